@@ -1,0 +1,113 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+/// Every Swift target: Swift 6 language mode (strict concurrency) and explicit existentials.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "ExternalUserAgent",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "ExternalUserAgent", targets: ["ExternalUserAgent"]),
+        .library(name: "ExternalUserAgentPluginKit", targets: ["ExternalUserAgentPluginKit"]),
+        .library(name: "ExternalUserAgentTesting", targets: ["ExternalUserAgentTesting"]),
+        .executable(name: "eua", targets: ["eua"]),
+        // Plugins: one shared library each, loaded at run time through the C ABI.
+        .library(name: "EUAHeadless", type: .dynamic, targets: ["HeadlessPlugin"]),
+        // Example: an agent written in plain C against the header only.
+        .library(name: "EUAExampleC", type: .dynamic, targets: ["CExamplePlugin"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    ],
+    targets: [
+        // The C ABI: one header, nothing else.
+        .target(name: "CExternalUserAgentPlugin"),
+        // The JSON values that cross the C ABI, shared by host and plugin kit.
+        .target(name: "ExternalUserAgentABI", swiftSettings: swiftSettings),
+        .target(
+            name: "ExternalUserAgent",
+            dependencies: [
+                "CExternalUserAgentPlugin",
+                "ExternalUserAgentABI",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "ExternalUserAgentPluginKit",
+            dependencies: ["CExternalUserAgentPlugin", "ExternalUserAgentABI"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "ExternalUserAgentTesting",
+            dependencies: ["ExternalUserAgent"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "eua",
+            dependencies: [
+                "ExternalUserAgent",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // Plugins
+        .target(
+            name: "HeadlessPlugin",
+            dependencies: [
+                "ExternalUserAgentPluginKit",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Plugins/Headless",
+            swiftSettings: swiftSettings
+        ),
+
+        // Examples
+        .target(
+            name: "CExamplePlugin",
+            dependencies: ["CExternalUserAgentPlugin"],
+            path: "Examples/CExamplePlugin"
+        ),
+
+        // Tests
+        .target(
+            name: "EUATestSupport",
+            dependencies: ["ExternalUserAgent", "ExternalUserAgentTesting"],
+            path: "Tests/EUATestSupport",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ExternalUserAgentTests",
+            dependencies: [
+                "ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HeadlessPluginTests",
+            dependencies: ["ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "CExamplePluginTests",
+            dependencies: ["ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "EUACommandTests",
+            dependencies: ["EUATestSupport"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

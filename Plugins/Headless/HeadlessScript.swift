@@ -1,0 +1,71 @@
+import ExternalUserAgentPluginKit
+
+/// What the headless agent does, chosen by agent options.
+///
+/// - `mode`: `redirect` (default) delivers a redirect with a code; `error` delivers an OAuth error
+///   redirect; `cancel` acts as if the person gave up; `never` never answers; `fail` cannot present.
+/// - `param.NAME=VALUE`: a query parameter of the redirect (`param.code=abc`, `param.iss=…`);
+///   `state` is copied from the authorization URL unless `param.state` is given.
+/// - `error`, `error_description`: the OAuth error for `mode=error` (default `access_denied`).
+/// - `deliver`: `http` (GET the redirect URI), `session` (hand it straight to the session), or
+///   `auto` (default: HTTP for `http://` redirect URIs, the session otherwise).
+/// - `count`: how many times to deliver the redirect (default 1), to test one-shot completion.
+/// - `delay-ms`: wait this long before answering.
+struct HeadlessScript: Sendable, Equatable {
+    enum Mode: String, Sendable, CaseIterable { case redirect, error, cancel, never, fail }
+    enum Delivery: String, Sendable, CaseIterable { case auto, http, session }
+
+    var mode: Mode = .redirect
+    var parameters: [(name: String, value: String)] = []
+    var error = "access_denied"
+    var errorDescription: String?
+    var delivery: Delivery = .auto
+    var count = 1
+    var delayMilliseconds = 0
+
+    static let knownKeys: Set<String> = ["mode", "error", "error_description", "deliver", "count", "delay-ms"]
+
+    init(options: [String: String]) throws {
+        for (key, value) in options.sorted(by: { $0.key < $1.key }) {
+            if key.hasPrefix("param.") {
+                let name = String(key.dropFirst("param.".count))
+                guard !name.isEmpty else { throw PluginError.invalidOptions("option 'param.' needs a parameter name, like 'param.code=abc'") }
+                parameters.append((name, value))
+                continue
+            }
+            switch key {
+            case "mode":
+                guard let mode = Mode(rawValue: value) else {
+                    throw PluginError.invalidOptions("option mode=\(value) is unknown; use one of " + Mode.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+                self.mode = mode
+            case "error": error = value
+            case "error_description": errorDescription = value
+            case "deliver":
+                guard let delivery = Delivery(rawValue: value) else {
+                    throw PluginError.invalidOptions("option deliver=\(value) is unknown; use one of " + Delivery.allCases.map(\.rawValue).joined(separator: ", "))
+                }
+                self.delivery = delivery
+            case "count":
+                guard let count = Int(value), (1...100).contains(count) else {
+                    throw PluginError.invalidOptions("option count=\(value) must be a whole number from 1 to 100")
+                }
+                self.count = count
+            case "delay-ms":
+                guard let delay = Int(value), (0...600_000).contains(delay) else {
+                    throw PluginError.invalidOptions("option delay-ms=\(value) must be a whole number of milliseconds from 0 to 600000")
+                }
+                delayMilliseconds = delay
+            default:
+                throw PluginError.invalidOptions("option '\(key)' is unknown to the headless agent; known: "
+                    + Self.knownKeys.sorted().joined(separator: ", ") + ", param.NAME")
+            }
+        }
+    }
+
+    static func == (lhs: HeadlessScript, rhs: HeadlessScript) -> Bool {
+        lhs.mode == rhs.mode && lhs.error == rhs.error && lhs.errorDescription == rhs.errorDescription
+            && lhs.delivery == rhs.delivery && lhs.count == rhs.count && lhs.delayMilliseconds == rhs.delayMilliseconds
+            && lhs.parameters.map(\.name) == rhs.parameters.map(\.name) && lhs.parameters.map(\.value) == rhs.parameters.map(\.value)
+    }
+}

@@ -1,0 +1,165 @@
+/*
+ * eua_plugin.h — the C ABI between an ExternalUserAgent host and a plugin.
+ *
+ * A plugin is a shared library (lib<Name>.so) that exports ONE symbol, named by
+ * EUA_PLUGIN_ENTRY_SYMBOL. The host calls it once, right after dlopen, and gets
+ * back a table of function pointers. Only C types cross this boundary: numbers,
+ * UTF-8 `const char *` (structured values are JSON objects), opaque `void *`
+ * handles owned by the side that made them, and function pointers.
+ *
+ * Versioning
+ *   - The major version is part of the entry symbol's name and is repeated in
+ *     `abi_version`. A host refuses any other major version.
+ *   - Both tables start with `abi_version` and `struct_size`; new fields are only
+ *     ever appended. A reader uses a field only if `struct_size` covers it.
+ *
+ * Threading
+ *   - The host may call any plugin function from any thread, and may call
+ *     functions of different instances concurrently. It never calls two
+ *     functions of the same instance at the same time.
+ *   - A plugin may call `eua_event_fn` and the host's `log` from any thread,
+ *     including from inside `start` itself, and must not hold its own locks
+ *     while doing so if that lock is also taken by `cancel`.
+ *
+ * Lifetime
+ *   - The host never unloads a plugin (no dlclose), so static strings and the
+ *     table itself may live in the plugin's static storage.
+ *   - Instances: create -> start -> (cancel)? -> terminal event -> destroy.
+ *
+ * Events (eua_event_fn), each a JSON object with an "event" key:
+ *   agents:     {"event":"presented"}                       the URL is on screen / handed off
+ *               {"event":"redirect","url":"..."}            the agent itself saw the redirect
+ *   receivers:  {"event":"listening","redirect_uri":"..."}  ready; the redirect URI to use
+ *               {"event":"callback","url":"..."}            a valid callback arrived
+ *   terminal (exactly one per start, nothing after it):
+ *               {"event":"finished"}                        done, nothing more will come
+ *               {"event":"failed","error":{"code":"...","message":"..."}}
+ *   Error codes a host understands: "userCanceled", "programCanceled",
+ *   "timedOut", "presentationFailed", "receiverFailed", "invalidOptions",
+ *   "oauthError". Unknown codes are treated as "presentationFailed" for agents
+ *   and "receiverFailed" for receivers. Events after the terminal one are
+ *   ignored by the host and logged as a plugin bug.
+ */
+#ifndef EUA_PLUGIN_H
+#define EUA_PLUGIN_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The major ABI version this header describes. */
+#define EUA_PLUGIN_ABI_VERSION 1u
+
+/** The name of the one symbol a plugin exports; its type is eua_plugin_entry_fn. */
+#define EUA_PLUGIN_ENTRY_SYMBOL "eua_plugin_entry_v1"
+
+/** Log levels for eua_host_table.log (the same order as swift-log's). */
+enum {
+    EUA_LOG_TRACE = 0,
+    EUA_LOG_DEBUG = 1,
+    EUA_LOG_INFO = 2,
+    EUA_LOG_NOTICE = 3,
+    EUA_LOG_WARNING = 4,
+    EUA_LOG_ERROR = 5
+};
+
+/**
+ * What the host offers a plugin. Owned by the host, valid for the life of the
+ * process; the plugin may keep the pointer.
+ */
+typedef struct eua_host_table {
+    /** EUA_PLUGIN_ABI_VERSION of the host. */
+    uint32_t abi_version;
+    /** sizeof(eua_host_table) as the host was compiled; check before reading later fields. */
+    uint32_t struct_size;
+    /** Opaque host value; pass it back as the first argument of `log`. */
+    void *context;
+    /**
+     * Writes `message` (UTF-8, borrowed for the call only) to the host's log at
+     * `level` (EUA_LOG_*). Any thread. Plugins never print to stdout; use this.
+     * Never pass tokens, codes, verifiers or secrets.
+     */
+    void (*log)(void *context, int32_t level, const char *message);
+} eua_host_table;
+
+/**
+ * Receives one event from a running instance. `event_json` is owned by the
+ * plugin and only borrowed for the duration of the call (the host copies it).
+ * `context` is the value the host passed to `start`.
+ */
+typedef void (*eua_event_fn)(void *context, const char *event_json);
+
+/**
+ * What a plugin offers the host. Owned by the plugin, in static storage or
+ * otherwise valid for the life of the process.
+ */
+typedef struct eua_plugin_table {
+    /** Must be EUA_PLUGIN_ABI_VERSION. */
+    uint32_t abi_version;
+    /** sizeof(eua_plugin_table) as the plugin was compiled. */
+    uint32_t struct_size;
+    /** Opaque plugin-wide value, passed back to `describe` and `create`. May be NULL. */
+    void *context;
+
+    /**
+     * Returns a JSON object, newly allocated with malloc and freed by the host
+     * with `free_string`, describing the plugin and what it offers on this machine:
+     *   {"id":"...", "name":"...", "version":"...",
+     *    "agents":[{"id":"...","kind":"externalBrowser|inAppBrowserTab|embeddedWebView|testDouble|manual",
+     *               "name":"...","version":"...","available":true,"reasons":["..."]}],
+     *    "receivers":[{"id":"...","name":"...","available":true,"reasons":[]}]}
+     * Called once per load, from one thread; must be fast (no subprocesses).
+     * Returns NULL only on a failure that leaves nothing to offer.
+     */
+    char *(*describe)(void *plugin_context);
+
+    /** Frees a string this plugin returned (describe, create's error). NULL is allowed. */
+    void (*free_string)(char *string);
+
+    /**
+     * Creates an instance of the agent or receiver `component_id` (one listed by
+     * `describe`) with `options_json` (a JSON object of string values, borrowed).
+     * Returns an opaque handle owned by the plugin, or NULL and sets `*error_json`
+     * to a malloc'd {"code":"...","message":"..."} (freed by the host with `free_string`).
+     */
+    void *(*create)(void *plugin_context, const char *component_id, const char *options_json,
+                    char **error_json);
+
+    /**
+     * Starts the instance's one piece of asynchronous work and returns at once.
+     * Agents get {"url":"...","redirect_uri":"...","timeout_seconds":N};
+     * receivers get {"state":"...", "path":"...", "timeout_seconds":N} (fields may be absent).
+     * `request_json` is borrowed for the call. Events go to `on_event(event_context, ...)`
+     * until exactly one terminal event; called at most once per instance.
+     */
+    void (*start)(void *instance, const char *request_json, eua_event_fn on_event,
+                  void *event_context);
+
+    /**
+     * Asks the instance to stop: dismiss the browser, close sockets. Returns at once;
+     * the instance then delivers its terminal event (if it has not already) promptly.
+     * May be called before start, after the terminal event, or more than once.
+     */
+    void (*cancel)(void *instance);
+
+    /**
+     * Frees the instance. Called once, after its terminal event (or when start
+     * was never called). The instance must not call `on_event` afterwards.
+     */
+    void (*destroy)(void *instance);
+} eua_plugin_table;
+
+/**
+ * The entry point a plugin exports under EUA_PLUGIN_ENTRY_SYMBOL. Called once,
+ * on the loading thread, with the host table (valid for the life of the process).
+ * Returns the plugin's table, or NULL when the plugin cannot run in this host.
+ */
+typedef const eua_plugin_table *(*eua_plugin_entry_fn)(const eua_host_table *host);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* EUA_PLUGIN_H */

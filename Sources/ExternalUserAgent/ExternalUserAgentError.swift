@@ -1,0 +1,94 @@
+/// The one error type of ExternalUserAgent.
+///
+/// `code` says what kind of failure it is (compare with `==`, switch over the static members);
+/// `message` says what happened, where, and what to do; `underlying` keeps the cause.
+/// New codes may be added in any release, so never switch exhaustively.
+public struct ExternalUserAgentError: Error, Sendable, CustomStringConvertible {
+    /// An extensible set of error codes.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable {
+            case userCanceled, programCanceled, timedOut
+            case redirectMismatch, stateMismatch, alreadyCompleted, notStarted
+            case presentationFailed, receiverFailed, invalidOptions, oauthError
+            case pluginNotLoadable, pluginEntryMissing, pluginABIMismatch, pluginTableTooSmall
+            case pluginDescriptionInvalid, pluginDuplicateID, pluginInsecurePermissions, pluginProtocolViolation
+            case agentNotFound
+        }
+
+        private let base: Base
+        private init(_ base: Base) { self.base = base }
+
+        /// The person closed the browser or said no to the flow.
+        public static let userCanceled = Code(.userCanceled)
+        /// The app (or its `Task`) cancelled the flow.
+        public static let programCanceled = Code(.programCanceled)
+        /// No callback arrived in time.
+        public static let timedOut = Code(.timedOut)
+        /// A callback URL did not match the redirect URI (scheme, host, port or path); the flow goes on.
+        public static let redirectMismatch = Code(.redirectMismatch)
+        /// A callback's `state` was missing, repeated or wrong; the flow goes on.
+        public static let stateMismatch = Code(.stateMismatch)
+        /// A callback arrived after the session had already completed.
+        public static let alreadyCompleted = Code(.alreadyCompleted)
+        /// A callback arrived before the session knew its redirect URI.
+        public static let notStarted = Code(.notStarted)
+        /// The agent could not show the URL.
+        public static let presentationFailed = Code(.presentationFailed)
+        /// The redirect receiver could not start or failed while waiting.
+        public static let receiverFailed = Code(.receiverFailed)
+        /// Options given to an agent or receiver are wrong.
+        public static let invalidOptions = Code(.invalidOptions)
+        /// The authorization server answered with an OAuth error.
+        public static let oauthError = Code(.oauthError)
+        /// The file is not a loadable shared library.
+        public static let pluginNotLoadable = Code(.pluginNotLoadable)
+        /// The library does not export the plugin entry symbol.
+        public static let pluginEntryMissing = Code(.pluginEntryMissing)
+        /// The plugin was built for another major ABI version.
+        public static let pluginABIMismatch = Code(.pluginABIMismatch)
+        /// The plugin's table lacks fields this host needs.
+        public static let pluginTableTooSmall = Code(.pluginTableTooSmall)
+        /// `describe()` returned nothing, or JSON that is not a plugin description.
+        public static let pluginDescriptionInvalid = Code(.pluginDescriptionInvalid)
+        /// A plugin, agent or receiver id was already taken by one loaded earlier.
+        public static let pluginDuplicateID = Code(.pluginDuplicateID)
+        /// The file or its folder is writable by everyone.
+        public static let pluginInsecurePermissions = Code(.pluginInsecurePermissions)
+        /// A plugin broke the ABI's rules at run time (bad event JSON, a second terminal event).
+        public static let pluginProtocolViolation = Code(.pluginProtocolViolation)
+        /// No agent or receiver has the requested id.
+        public static let agentNotFound = Code(.agentNotFound)
+
+        /// The code's name, as it is written in plugin events (`"userCanceled"`).
+        public var description: String { base.rawValue }
+
+        /// Maps a code name from a plugin event; unknown names give `nil`.
+        public init?(name: String) {
+            guard let base = Base(rawValue: name) else { return nil }
+            self.base = base
+        }
+    }
+
+    /// What kind of failure this is.
+    public var code: Code
+    /// What happened, where, and what to do about it.
+    public var message: String
+    /// The cause, when another error led to this one.
+    public var underlying: (any Error & Sendable)?
+
+    public init(_ code: Code, _ message: String, underlying: (any Error & Sendable)? = nil) {
+        self.code = code
+        self.message = message
+        self.underlying = underlying
+    }
+
+    public var description: String {
+        if let underlying {
+            return "\(message) (\(code); caused by: \(underlying))"
+        }
+        return "\(message) (\(code))"
+    }
+
+    /// Whether this error is one of the two cancel codes.
+    public var isCancellation: Bool { code == .userCanceled || code == .programCanceled }
+}

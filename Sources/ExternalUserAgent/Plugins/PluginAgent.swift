@@ -1,0 +1,102 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ExternalUserAgentABI
+import Synchronization
+
+/// An agent offered by a loaded plugin, seen through the C ABI.
+public struct PluginAgentEntry: Sendable {
+    /// Who the agent is; `path` is the plugin file.
+    public let descriptor: AgentDescriptor
+    /// Whether it can run on this machine, as the plugin probed it.
+    public let available: Bool
+    /// Why not, when it cannot (never empty then).
+    public let reasons: [String]
+    /// The plugin that offers it.
+    public let plugin: LoadedPlugin
+
+    /// An agent for one session, with `options` (`mode=redirect`, `profile=work`, …).
+    /// `dismissGrace` bounds how long `dismiss()` waits for the plugin to finish.
+    public func makeAgent(options: [String: String] = [:], dismissGrace: Duration = .seconds(5)) -> PluginAgent {
+        PluginAgent(entry: self, options: options, dismissGrace: dismissGrace)
+    }
+}
+
+/// An ``ExternalUserAgent`` that runs inside a plugin.
+public final class PluginAgent: ExternalUserAgent {
+    public let descriptor: AgentDescriptor
+    private let entry: PluginAgentEntry
+    private let options: [String: String]
+    private let instance = Mutex<PluginInstance?>(nil)
+
+    /// How long `dismiss()` waits for the plugin to finish before leaving it be.
+    public let dismissGrace: Duration
+
+    init(entry: PluginAgentEntry, options: [String: String], dismissGrace: Duration) {
+        self.entry = entry
+        self.descriptor = entry.descriptor
+        self.options = options
+        self.dismissGrace = dismissGrace
+    }
+
+    public func present(_ request: AgentRequest, session: ExternalUserAgentSession) async throws {
+        let instance = try entry.plugin.makeInstance(
+            componentID: descriptor.id, options: options, failureCode: .presentationFailed)
+        let replaced = self.instance.withLock { current -> Bool in
+            defer { current = instance }
+            return current != nil
+        }
+        if replaced {
+            throw ExternalUserAgentError(.presentationFailed, "agent '\(descriptor.id)' is already presenting; use one agent per session")
+        }
+        let presented = OneShot<Void>()
+        let label = "agent '\(descriptor.id)' (\(entry.plugin.path))"
+        let logger = entry.plugin.logger
+        let wire = PluginWire.AgentRequest(
+            url: request.url.absoluteString, redirectURI: request.redirectURI.absoluteString,
+            timeoutSeconds: request.timeout.map(Self.seconds))
+        instance.start(requestJSON: (try? PluginWire.encode(wire)) ?? "{}") { event in
+            switch event {
+            case .presented, .finished:
+                presented.fulfill(.success(()))
+            case .redirect(let text):
+                guard let url = URL(string: text) else {
+                    logger.error("agent sent a redirect that is not a URL; ignored", metadata: ["plugin": "\(label)"])
+                    return
+                }
+                do {
+                    try session.resume(with: url)
+                } catch {
+                    logger.warning("the session refused the agent's redirect: \(error)", metadata: ["plugin": "\(label)"])
+                }
+            case .failed(let value):
+                let error = Self.error(from: value, default: .presentationFailed, label: label)
+                if !presented.fulfill(.failure(error)) {
+                    session.fail(with: error)
+                }
+            case .listening, .callback:
+                logger.error("agent sent a receiver event; ignored (a plugin bug)", metadata: ["plugin": "\(label)"])
+            }
+        }
+        try await presented.value()
+    }
+
+    public func dismiss() async {
+        guard let instance = instance.withLock({ $0 }) else { return }
+        instance.cancel()
+        _ = await instance.waitForTerminal(timeout: dismissGrace)
+        instance.destroy()
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+
+    static func error(from value: PluginWire.ErrorValue, default code: ExternalUserAgentError.Code,
+                      label: String) -> ExternalUserAgentError {
+        ExternalUserAgentError(ExternalUserAgentError.Code(name: value.code) ?? code, "\(label): \(value.message)")
+    }
+}

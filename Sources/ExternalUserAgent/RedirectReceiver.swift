@@ -1,0 +1,33 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What a redirect receiver should expect.
+public struct ReceiverRequest: Sendable, Hashable {
+    /// The `state` the callback must carry, when the receiver is able to check it early.
+    public var expectedState: String?
+    /// How long the session will wait, when it has a limit.
+    public var timeout: Duration?
+
+    public init(expectedState: String? = nil, timeout: Duration? = nil) {
+        self.expectedState = expectedState
+        self.timeout = timeout
+    }
+}
+
+/// Provides the redirect URI and hands the callback URL back to the session.
+///
+/// A loopback HTTP listener, a private-use URI scheme handler, or a person pasting a URL.
+public protocol RedirectReceiver: Sendable {
+    /// Stable id (`loopback`).
+    var id: String { get }
+
+    /// Starts receiving for `session` and returns the redirect URI to put in the request.
+    /// Callback URLs go to `session.resume(with:)`, failures to `session.fail(with:)`.
+    func start(_ request: ReceiverRequest, session: ExternalUserAgentSession) async throws -> URL
+
+    /// Stops receiving and frees what `start` took (sockets, tasks). Called exactly once.
+    func stop() async
+}

@@ -1,0 +1,179 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The JSON shapes that cross the C plugin ABI (see `eua_plugin.h`).
+///
+/// Host and plugin kit each embed their own copy of this module; only the JSON
+/// text crosses the boundary, never these Swift types.
+public enum PluginWire {}
+
+extension PluginWire {
+    /// `describe()`: the plugin and what it offers on this machine.
+    public struct PluginDescription: Codable, Sendable, Equatable {
+        public var id: String
+        public var name: String
+        public var version: String
+        public var agents: [Component]
+        public var receivers: [Component]
+
+        public init(id: String, name: String, version: String, agents: [Component] = [], receivers: [Component] = []) {
+            self.id = id
+            self.name = name
+            self.version = version
+            self.agents = agents
+            self.receivers = receivers
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(String.self, forKey: .id)
+            name = try container.decodeIfPresent(String.self, forKey: .name) ?? id
+            version = try container.decodeIfPresent(String.self, forKey: .version) ?? "unknown"
+            agents = try container.decodeIfPresent([Component].self, forKey: .agents) ?? []
+            receivers = try container.decodeIfPresent([Component].self, forKey: .receivers) ?? []
+        }
+    }
+
+    /// One agent or receiver listed by a plugin.
+    public struct Component: Codable, Sendable, Equatable {
+        public var id: String
+        /// Agents only: one of `externalBrowser`, `inAppBrowserTab`, `embeddedWebView`, `testDouble`, `manual`.
+        public var kind: String?
+        public var name: String
+        public var version: String?
+        public var available: Bool
+        public var reasons: [String]
+
+        public init(id: String, kind: String? = nil, name: String, version: String? = nil,
+                    available: Bool = true, reasons: [String] = []) {
+            self.id = id
+            self.kind = kind
+            self.name = name
+            self.version = version
+            self.available = available
+            self.reasons = reasons
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(String.self, forKey: .id)
+            kind = try container.decodeIfPresent(String.self, forKey: .kind)
+            name = try container.decodeIfPresent(String.self, forKey: .name) ?? id
+            version = try container.decodeIfPresent(String.self, forKey: .version)
+            available = try container.decodeIfPresent(Bool.self, forKey: .available) ?? true
+            reasons = try container.decodeIfPresent([String].self, forKey: .reasons) ?? []
+        }
+    }
+
+    /// `start()` for an agent: what to show.
+    public struct AgentRequest: Codable, Sendable, Equatable {
+        public var url: String
+        public var redirectURI: String?
+        public var timeoutSeconds: Double?
+
+        public init(url: String, redirectURI: String? = nil, timeoutSeconds: Double? = nil) {
+            self.url = url
+            self.redirectURI = redirectURI
+            self.timeoutSeconds = timeoutSeconds
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case url
+            case redirectURI = "redirect_uri"
+            case timeoutSeconds = "timeout_seconds"
+        }
+    }
+
+    /// `start()` for a receiver: what to expect.
+    public struct ReceiverRequest: Codable, Sendable, Equatable {
+        public var state: String?
+        public var path: String?
+        public var timeoutSeconds: Double?
+
+        public init(state: String? = nil, path: String? = nil, timeoutSeconds: Double? = nil) {
+            self.state = state
+            self.path = path
+            self.timeoutSeconds = timeoutSeconds
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case state, path
+            case timeoutSeconds = "timeout_seconds"
+        }
+    }
+
+    /// An error as it crosses the ABI (`create`'s error, a `failed` event).
+    public struct ErrorValue: Codable, Sendable, Equatable {
+        public var code: String
+        public var message: String
+
+        public init(code: String, message: String) {
+            self.code = code
+            self.message = message
+        }
+    }
+
+    /// One event from a running instance.
+    public enum Event: Sendable, Equatable {
+        case presented
+        case redirect(url: String)
+        case listening(redirectURI: String)
+        case callback(url: String)
+        case finished
+        case failed(ErrorValue)
+
+        /// Whether this event ends the instance's work (exactly one per `start`).
+        public var isTerminal: Bool {
+            switch self {
+            case .finished, .failed: true
+            default: false
+            }
+        }
+    }
+}
+
+extension PluginWire.Event: Codable {
+    enum CodingKeys: String, CodingKey {
+        case event, url, error
+        case redirectURI = "redirect_uri"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let name = try container.decode(String.self, forKey: .event)
+        switch name {
+        case "presented": self = .presented
+        case "redirect": self = .redirect(url: try container.decode(String.self, forKey: .url))
+        case "listening": self = .listening(redirectURI: try container.decode(String.self, forKey: .redirectURI))
+        case "callback": self = .callback(url: try container.decode(String.self, forKey: .url))
+        case "finished": self = .finished
+        case "failed": self = .failed(try container.decode(PluginWire.ErrorValue.self, forKey: .error))
+        default:
+            throw DecodingError.dataCorruptedError(
+                forKey: .event, in: container, debugDescription: "unknown event \"\(name)\"")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .presented: try container.encode("presented", forKey: .event)
+        case .redirect(let url):
+            try container.encode("redirect", forKey: .event)
+            try container.encode(url, forKey: .url)
+        case .listening(let uri):
+            try container.encode("listening", forKey: .event)
+            try container.encode(uri, forKey: .redirectURI)
+        case .callback(let url):
+            try container.encode("callback", forKey: .event)
+            try container.encode(url, forKey: .url)
+        case .finished: try container.encode("finished", forKey: .event)
+        case .failed(let error):
+            try container.encode("failed", forKey: .event)
+            try container.encode(error, forKey: .error)
+        }
+    }
+}

@@ -1,0 +1,62 @@
+@_exported import ExternalUserAgentABI
+
+/// What a Swift plugin implements. Export it with ``PluginExport/table(for:host:)`` from a
+/// function marked `@_cdecl("eua_plugin_entry_v1")`; that is the whole plugin boilerplate.
+///
+/// ```swift
+/// @_cdecl("eua_plugin_entry_v1")
+/// public func euaPluginEntry(_ host: UnsafePointer<eua_host_table>?) -> UnsafePointer<eua_plugin_table>? {
+///     PluginExport.table(for: MyPlugin.self, host: host)
+/// }
+/// ```
+public protocol ExternalUserAgentPlugin {
+    /// The plugin and what it offers on this machine. Called once per load; must be fast
+    /// (no subprocesses): probe with files and the environment, cache the rest.
+    static func describe() -> PluginWire.PluginDescription
+
+    /// A new instance of the agent or receiver `componentID` with `options` (string values).
+    /// Throw ``PluginError`` for options that cannot work.
+    static func makeInstance(componentID: String, options: [String: String]) throws -> any PluginComponent
+}
+
+/// One running agent or receiver inside a plugin.
+public protocol PluginComponent: AnyObject, Sendable {
+    /// Starts the work and returns at once; report through `events`, ending with exactly one
+    /// terminal event (`finished` or `failed`).
+    func start(_ request: PluginStartRequest, events: PluginEvents)
+
+    /// Stop soon (close the browser, the sockets) and then send the terminal event if not sent yet.
+    func cancel()
+}
+
+/// An error a plugin reports to the host; `code` is one of the names in `eua_plugin.h`.
+public struct PluginError: Error, Sendable {
+    public var code: String
+    public var message: String
+
+    public init(_ code: String, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// Options that cannot work; say which and what is expected.
+    public static func invalidOptions(_ message: String) -> PluginError {
+        PluginError("invalidOptions", message)
+    }
+}
+
+/// The request `start` received, as the host sent it.
+public struct PluginStartRequest: Sendable {
+    /// The raw JSON text.
+    public let json: String
+
+    /// The request for an agent.
+    public func agentRequest() throws -> PluginWire.AgentRequest {
+        try PluginWire.decode(PluginWire.AgentRequest.self, from: json)
+    }
+
+    /// The request for a receiver.
+    public func receiverRequest() throws -> PluginWire.ReceiverRequest {
+        try PluginWire.decode(PluginWire.ReceiverRequest.self, from: json)
+    }
+}

@@ -1,0 +1,99 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ExternalUserAgent
+import Synchronization
+
+/// An in-process agent with a scripted outcome and a record of what it was asked to do,
+/// so an app's tests need no browser and no plugin.
+///
+/// It plays the same scripts as the headless test agent plugin, delivering straight to the session.
+public final class FakeExternalUserAgent: ExternalUserAgent {
+    /// What the fake does when asked to present.
+    public enum Script: Sendable {
+        /// Redirects with `parameters` (a random `code` and the request's `state` unless given), `count` times.
+        case redirect(parameters: [String: String] = [:], count: Int = 1)
+        /// Redirects with an OAuth error (`access_denied`, …).
+        case oauthError(String, description: String? = nil)
+        /// The person closes the browser.
+        case userCancels
+        /// Nothing ever happens.
+        case neverAnswers
+        /// Presenting fails.
+        case failsToPresent
+    }
+
+    /// What the fake saw.
+    public struct Record: Sendable {
+        /// Every request it was asked to present.
+        public var presented: [AgentRequest] = []
+        /// How often it was dismissed.
+        public var dismissCount = 0
+        /// What the session answered to each redirect it delivered (`nil` when accepted).
+        public var deliveryErrors: [ExternalUserAgentError?] = []
+    }
+
+    public let descriptor: AgentDescriptor
+    public let script: Script
+    private let state = Mutex(Record())
+
+    public init(id: String = "fake", kind: AgentKind = .testDouble, script: Script = .redirect()) {
+        self.descriptor = AgentDescriptor(id: id, kind: kind, name: "Fake agent (\(id))")
+        self.script = script
+    }
+
+    /// A copy of what the fake saw so far.
+    public var record: Record { state.withLock { $0 } }
+
+    public func present(_ request: AgentRequest, session: ExternalUserAgentSession) async throws {
+        state.withLock { $0.presented.append(request) }
+        switch script {
+        case .failsToPresent:
+            throw ExternalUserAgentError(.presentationFailed, "fake agent '\(descriptor.id)': scripted failure to present")
+        case .neverAnswers:
+            return
+        case .userCancels:
+            Task { session.cancel(by: .user, message: "fake agent '\(descriptor.id)': the person closed the browser (scripted)") }
+        case .redirect(let parameters, let count):
+            let url = Self.callback(request, parameters: parameters, isError: false)
+            Task { for _ in 0..<count { deliver(url, to: session) } }
+        case .oauthError(let error, let description):
+            var parameters = ["error": error]
+            parameters["error_description"] = description
+            let url = Self.callback(request, parameters: parameters, isError: true)
+            Task { deliver(url, to: session) }
+        }
+    }
+
+    public func dismiss() async {
+        state.withLock { $0.dismissCount += 1 }
+    }
+
+    private func deliver(_ url: URL, to session: ExternalUserAgentSession) {
+        do {
+            try session.resume(with: url)
+            state.withLock { $0.deliveryErrors.append(nil) }
+        } catch {
+            state.withLock { $0.deliveryErrors.append(error as? ExternalUserAgentError) }
+        }
+    }
+
+    /// The redirect an authorization server would send: the request's `state`, plus `parameters`.
+    static func callback(_ request: AgentRequest, parameters: [String: String], isError: Bool) -> URL {
+        var components = URLComponents(url: request.redirectURI, resolvingAgainstBaseURL: false)!
+        var items = components.queryItems ?? []
+        if !isError, parameters["code"] == nil {
+            items.append(URLQueryItem(name: "code", value: UUID().uuidString))
+        }
+        let state = URLComponents(url: request.url, resolvingAgainstBaseURL: false)?
+            .queryItems?.first { $0.name == "state" }?.value
+        if let state, parameters["state"] == nil {
+            items.append(URLQueryItem(name: "state", value: state))
+        }
+        items += parameters.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
+        components.queryItems = items
+        return components.url!
+    }
+}
