@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "ExternalUserAgent", targets: ["ExternalUserAgent"]),
         .library(name: "ExternalUserAgentPluginKit", targets: ["ExternalUserAgentPluginKit"]),
         .library(name: "ExternalUserAgentTesting", targets: ["ExternalUserAgentTesting"]),
+        .library(name: "ExternalUserAgentOAuth", targets: ["ExternalUserAgentOAuth"]),
         .executable(name: "eua", targets: ["eua"]),
         // Plugins: one shared library each, loaded at run time through the C ABI.
         .library(name: "EUAHeadless", type: .dynamic, targets: ["HeadlessPlugin"]),
@@ -23,6 +24,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "4.5.2"..<"5.0.0"),
     ],
     targets: [
         // The C ABI: one header, nothing else.
@@ -44,14 +48,36 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "ExternalUserAgentOAuth",
+            dependencies: [
+                "ExternalUserAgent",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "ExternalUserAgentTesting",
-            dependencies: ["ExternalUserAgent"],
+            dependencies: [
+                "ExternalUserAgent",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "eua",
             dependencies: [
                 "ExternalUserAgent",
+                "ExternalUserAgentOAuth",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -107,6 +133,21 @@ let package = Package(
         .testTarget(
             name: "EUACommandTests",
             dependencies: ["EUATestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ExternalUserAgentOAuthTests",
+            dependencies: [
+                "ExternalUserAgentOAuth", "ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport",
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["ExternalUserAgentTesting", "EUATestSupport"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -56,6 +56,18 @@ final class HeadlessAgent: PluginComponent {
                 for _ in 0..<script.count {
                     try await deliver(callback, script: script, events: events)
                 }
+            case .follow:
+                guard let redirectURI = request.redirectURI.flatMap(URL.init(string:)),
+                      let authorizationURL = URL(string: request.url) else {
+                    events.failed("presentationFailed", "headless agent: follow mode needs a valid URL and redirect_uri")
+                    return
+                }
+                var browser = BrowserFollow(script: script, redirectURI: redirectURI)
+                let callback = try await browser.callbackURL(from: authorizationURL)
+                PluginHost.log(.debug, "headless agent reached the redirect URI (follow mode)")
+                for _ in 0..<script.count {
+                    try await deliver(callback, script: script, events: events)
+                }
             case .fail:
                 return
             }
@@ -87,7 +99,7 @@ final class HeadlessAgent: PluginComponent {
         if target.isEmpty { target = "/" }
         if let query = components?.percentEncodedQuery { target += "?" + query }
         do {
-            let status = try await HTTPGet.status(host: host, port: port, target: target)
+            let status = try await MiniHTTPClient.status(host: host, port: port, target: target)
             PluginHost.log(.debug, "headless agent delivered the redirect over HTTP; the receiver answered \(status)")
         } catch {
             throw PluginError("presentationFailed",

@@ -3,7 +3,12 @@ import ExternalUserAgentPluginKit
 /// What the headless agent does, chosen by agent options.
 ///
 /// - `mode`: `redirect` (default) delivers a redirect with a code; `error` delivers an OAuth error
-///   redirect; `cancel` acts as if the person gave up; `never` never answers; `fail` cannot present.
+///   redirect; `cancel` acts as if the person gave up; `never` never answers; `fail` cannot present;
+///   `follow` acts as a browser against the real server: GETs the authorization URL with a cookie jar,
+///   follows redirects, submits HTML forms (filled with `form.NAME`), and delivers the redirect it reaches.
+/// - `form.NAME=VALUE`: a form field to fill in follow mode (`form.sub=alice`); it replaces the
+///   form's own value of that name, or is added; naming a submit button presses it.
+/// - `max-steps`: how many requests follow mode may make before giving up (default 20).
 /// - `param.NAME=VALUE`: a query parameter of the redirect (`param.code=abc`, `param.iss=…`);
 ///   `state` is copied from the authorization URL unless `param.state` is given.
 /// - `error`, `error_description`: the OAuth error for `mode=error` (default `access_denied`).
@@ -12,7 +17,7 @@ import ExternalUserAgentPluginKit
 /// - `count`: how many times to deliver the redirect (default 1), to test one-shot completion.
 /// - `delay-ms`: wait this long before answering.
 struct HeadlessScript: Sendable, Equatable {
-    enum Mode: String, Sendable, CaseIterable { case redirect, error, cancel, never, fail }
+    enum Mode: String, Sendable, CaseIterable { case redirect, error, cancel, never, fail, follow }
     enum Delivery: String, Sendable, CaseIterable { case auto, http, session }
 
     var mode: Mode = .redirect
@@ -22,8 +27,10 @@ struct HeadlessScript: Sendable, Equatable {
     var delivery: Delivery = .auto
     var count = 1
     var delayMilliseconds = 0
+    var formFields: [(name: String, value: String)] = []
+    var maximumSteps = 20
 
-    static let knownKeys: Set<String> = ["mode", "error", "error_description", "deliver", "count", "delay-ms"]
+    static let knownKeys: Set<String> = ["mode", "error", "error_description", "deliver", "count", "delay-ms", "max-steps"]
 
     init(options: [String: String]) throws {
         for (key, value) in options.sorted(by: { $0.key < $1.key }) {
@@ -31,6 +38,12 @@ struct HeadlessScript: Sendable, Equatable {
                 let name = String(key.dropFirst("param.".count))
                 guard !name.isEmpty else { throw PluginError.invalidOptions("option 'param.' needs a parameter name, like 'param.code=abc'") }
                 parameters.append((name, value))
+                continue
+            }
+            if key.hasPrefix("form.") {
+                let name = String(key.dropFirst("form.".count))
+                guard !name.isEmpty else { throw PluginError.invalidOptions("option 'form.' needs a field name, like 'form.sub=alice'") }
+                formFields.append((name, value))
                 continue
             }
             switch key {
@@ -56,9 +69,14 @@ struct HeadlessScript: Sendable, Equatable {
                     throw PluginError.invalidOptions("option delay-ms=\(value) must be a whole number of milliseconds from 0 to 600000")
                 }
                 delayMilliseconds = delay
+            case "max-steps":
+                guard let steps = Int(value), (1...100).contains(steps) else {
+                    throw PluginError.invalidOptions("option max-steps=\(value) must be a whole number from 1 to 100")
+                }
+                maximumSteps = steps
             default:
                 throw PluginError.invalidOptions("option '\(key)' is unknown to the headless agent; known: "
-                    + Self.knownKeys.sorted().joined(separator: ", ") + ", param.NAME")
+                    + Self.knownKeys.sorted().joined(separator: ", ") + ", param.NAME, form.NAME")
             }
         }
     }
@@ -67,5 +85,7 @@ struct HeadlessScript: Sendable, Equatable {
         lhs.mode == rhs.mode && lhs.error == rhs.error && lhs.errorDescription == rhs.errorDescription
             && lhs.delivery == rhs.delivery && lhs.count == rhs.count && lhs.delayMilliseconds == rhs.delayMilliseconds
             && lhs.parameters.map(\.name) == rhs.parameters.map(\.name) && lhs.parameters.map(\.value) == rhs.parameters.map(\.value)
+            && lhs.formFields.map(\.name) == rhs.formFields.map(\.name) && lhs.formFields.map(\.value) == rhs.formFields.map(\.value)
+            && lhs.maximumSteps == rhs.maximumSteps
     }
 }

@@ -13,6 +13,7 @@ public struct ExternalUserAgentError: Error, Sendable, CustomStringConvertible {
             case pluginNotLoadable, pluginEntryMissing, pluginABIMismatch, pluginTableTooSmall
             case pluginDescriptionInvalid, pluginDuplicateID, pluginInsecurePermissions, pluginProtocolViolation
             case agentNotFound
+            case discoveryFailed, issuerMismatch, tokenRequestFailed, idTokenInvalid, stateFileInvalid, notAuthorized
         }
 
         private let base: Base
@@ -58,6 +59,18 @@ public struct ExternalUserAgentError: Error, Sendable, CustomStringConvertible {
         public static let pluginProtocolViolation = Code(.pluginProtocolViolation)
         /// No agent or receiver has the requested id.
         public static let agentNotFound = Code(.agentNotFound)
+        /// The authorization server's metadata could not be fetched, or is not valid for the issuer.
+        public static let discoveryFailed = Code(.discoveryFailed)
+        /// An `iss` (in metadata, an authorization response or an ID token) is not the expected issuer.
+        public static let issuerMismatch = Code(.issuerMismatch)
+        /// The token endpoint could not be reached, or answered with something that is not a token response.
+        public static let tokenRequestFailed = Code(.tokenRequestFailed)
+        /// An ID token failed validation: signature, issuer, audience, nonce or time.
+        public static let idTokenInvalid = Code(.idTokenInvalid)
+        /// A saved authorization state file is unreadable, corrupt, not ours, or not private.
+        public static let stateFileInvalid = Code(.stateFileInvalid)
+        /// There is no authorization to use: never signed in, or no refresh token to renew it.
+        public static let notAuthorized = Code(.notAuthorized)
 
         /// The code's name, as it is written in plugin events (`"userCanceled"`).
         public var description: String { base.rawValue }

@@ -1,0 +1,140 @@
+import FoundationEssentials
+import ExternalUserAgentPluginKit
+import NIOHTTP1
+
+/// `mode=follow`: acts like a browser with no person at it. GETs the authorization URL with a
+/// cookie jar, follows redirects, submits HTML forms filled with the `form.NAME` options, and stops
+/// when the next URL is the redirect URI, which it returns for delivery to the receiver.
+struct BrowserFollow {
+    let script: HeadlessScript
+    let redirectURI: URL
+    private var cookies = CookieJar()
+
+    init(script: HeadlessScript, redirectURI: URL) {
+        self.script = script
+        self.redirectURI = redirectURI
+    }
+
+    /// Walks from `authorizationURL` to the callback URL (the redirect URI with the server's answer).
+    mutating func callbackURL(from authorizationURL: URL) async throws -> URL {
+        var url = authorizationURL
+        var method = HTTPMethod.GET
+        var body: [UInt8]?
+        for step in 0...script.maximumSteps {
+            if Self.isRedirectURI(url, redirectURI) { return url }
+            guard step < script.maximumSteps else { break }
+            try Task.checkCancellation()
+            let response = try await fetch(url, method: method, body: body)
+            cookies.store(response.headers("Set-Cookie"), from: url)
+            if (300..<400).contains(response.status), let location = response.header("Location") {
+                guard let next = URL(string: location, relativeTo: url)?.absoluteURL else {
+                    throw PluginError("presentationFailed", "headless agent: \(Self.describe(url)) redirected to an unusable Location")
+                }
+                // 307 and 308 repeat the request as it was; the others become a GET.
+                if response.status != 307, response.status != 308 { method = .GET; body = nil }
+                url = next
+                continue
+            }
+            let page = String(decoding: response.body, as: UTF8.self)
+            let forms = HTMLForm.forms(in: page)
+            guard response.status == 200, let form = choose(forms) else {
+                throw PluginError("presentationFailed",
+                    "headless agent: \(Self.describe(url)) answered HTTP \(response.status) with "
+                        + (forms.isEmpty ? "no form to submit and no redirect" : "forms, none of them usable")
+                        + "; the sign-in cannot go on")
+            }
+            let fields = form.submission(filling: script.formFields)
+            let encoded = fields.map { FormURLEncoding.escape($0.name) + "=" + FormURLEncoding.escape($0.value) }
+                .joined(separator: "&")
+            guard let action = URL(string: form.action ?? "", relativeTo: url)?.absoluteURL else {
+                throw PluginError("presentationFailed", "headless agent: a form's action on \(Self.describe(url)) is not a URL")
+            }
+            PluginHost.log(.debug, "headless agent submits a form (\(form.method), \(fields.count) fields) on \(Self.describe(url))")
+            if form.method == "POST" {
+                method = .POST
+                body = Array(encoded.utf8)
+                url = action
+            } else {
+                var components = URLComponents(url: action, resolvingAgainstBaseURL: false)
+                components?.percentEncodedQuery = encoded
+                guard let target = components?.url else {
+                    throw PluginError("presentationFailed", "headless agent: could not build the form's URL")
+                }
+                method = .GET
+                body = nil
+                url = target
+            }
+        }
+        throw PluginError("presentationFailed",
+            "headless agent: the redirect URI was not reached within \(script.maximumSteps) requests; last at \(Self.describe(url))")
+    }
+
+    /// The form to submit: the one with the most of the given field names, else the first.
+    private func choose(_ forms: [HTMLForm]) -> HTMLForm? {
+        let names = script.formFields.map(\.name)
+        return forms.enumerated().max { lhs, rhs in
+            let (left, right) = (lhs.element.matchCount(names), rhs.element.matchCount(names))
+            return left != right ? left < right : lhs.offset > rhs.offset
+        }?.element
+    }
+
+    private func fetch(_ url: URL, method: HTTPMethod, body: [UInt8]?) async throws -> MiniHTTPClient.Response {
+        guard url.scheme == "http", let host = url.host else {
+            throw PluginError("presentationFailed",
+                "headless agent: follow mode speaks plain http only (test providers on loopback), not \(Self.describe(url))")
+        }
+        let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        var target = components?.percentEncodedPath ?? "/"
+        if target.isEmpty { target = "/" }
+        if let query = components?.percentEncodedQuery { target += "?" + query }
+        var headers: [(String, String)] = [("Accept", "text/html,application/xhtml+xml")]
+        if let cookie = cookies.header(for: url) { headers.append(("Cookie", cookie)) }
+        if body != nil { headers.append(("Content-Type", "application/x-www-form-urlencoded")) }
+        do {
+            return try await MiniHTTPClient.send(method: method, host: host, port: url.port ?? 80, target: target,
+                                                 headers: headers, body: body)
+        } catch {
+            throw PluginError("presentationFailed", "headless agent: \(method.rawValue) \(Self.describe(url)) failed: \(error)")
+        }
+    }
+
+    /// Scheme, host, port and path equal (the query is the server's answer).
+    static func isRedirectURI(_ url: URL, _ redirectURI: URL) -> Bool {
+        let a = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        let b = URLComponents(url: redirectURI, resolvingAgainstBaseURL: false)
+        func path(_ c: URLComponents?) -> String { (c?.percentEncodedPath).flatMap { $0.isEmpty ? "/" : $0 } ?? "/" }
+        return a?.scheme?.lowercased() == b?.scheme?.lowercased() && a?.host?.lowercased() == b?.host?.lowercased()
+            && a?.port == b?.port && path(a) == path(b)
+    }
+
+    /// A URL without its query, which may carry codes.
+    static func describe(_ url: URL) -> String {
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        components?.query = nil
+        components?.fragment = nil
+        return components?.string ?? "(a URL)"
+    }
+}
+
+/// `application/x-www-form-urlencoded`, as browsers submit forms.
+enum FormURLEncoding {
+    static func escape(_ value: String) -> String {
+        var result = ""
+        for byte in value.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                 UInt8(ascii: "*"):
+                result.unicodeScalars.append(Unicode.Scalar(byte))
+            case UInt8(ascii: " "):
+                result += "+"
+            default:
+                let hex = Array("0123456789ABCDEF".unicodeScalars)
+                result += "%"
+                result.unicodeScalars.append(hex[Int(byte >> 4)])
+                result.unicodeScalars.append(hex[Int(byte & 0x0F)])
+            }
+        }
+        return result
+    }
+}

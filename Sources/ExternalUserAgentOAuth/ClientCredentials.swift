@@ -1,0 +1,43 @@
+/// Who the client is to the authorization server, and how it proves it at the token endpoint.
+public struct ClientCredentials: Sendable, Hashable, Codable {
+    /// How the client authenticates at the token endpoint (RFC 6749 §2.3, OIDC Core §9).
+    public enum AuthenticationMethod: String, Sendable, Hashable, Codable, CaseIterable {
+        /// A public client: `client_id` in the body, no secret (a native app's usual case).
+        case none
+        /// HTTP Basic with the form-encoded id and secret.
+        case clientSecretBasic = "client_secret_basic"
+        /// `client_id` and `client_secret` in the body.
+        case clientSecretPost = "client_secret_post"
+    }
+
+    public var clientID: String
+    /// The client secret, if the client has one. Never logged, never saved with the state.
+    public var clientSecret: String?
+    public var authenticationMethod: AuthenticationMethod
+
+    /// A client; with a secret and no method, `client_secret_basic` is used, without a secret `none`.
+    public init(clientID: String, clientSecret: String? = nil, authenticationMethod: AuthenticationMethod? = nil) {
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+        self.authenticationMethod = authenticationMethod ?? (clientSecret == nil ? .none : .clientSecretBasic)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case clientID = "client_id"
+        case authenticationMethod = "token_endpoint_auth_method"
+    }
+
+    /// Decodes the id and method only: the secret is never persisted.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        clientID = try container.decode(String.self, forKey: .clientID)
+        authenticationMethod = try container.decode(AuthenticationMethod.self, forKey: .authenticationMethod)
+        clientSecret = nil
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(clientID, forKey: .clientID)
+        try container.encode(authenticationMethod, forKey: .authenticationMethod)
+    }
+}

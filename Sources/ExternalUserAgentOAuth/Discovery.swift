@@ -1,0 +1,79 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ExternalUserAgent
+import Logging
+
+/// Finds an authorization server's ``ServiceConfiguration`` from its issuer identifier.
+///
+/// Tries OpenID Connect discovery (`<issuer>/.well-known/openid-configuration`) first, then RFC 8414
+/// (`/.well-known/oauth-authorization-server` inserted before the issuer's path). The metadata's
+/// `issuer` must equal the requested issuer exactly, or discovery fails with `issuerMismatch`.
+public struct Discovery: Sendable {
+    private let http: OAuthHTTP
+    private let logger: Logger
+
+    /// Uses `http` for requests (the shared AsyncHTTPClient by default).
+    public init(http: OAuthHTTP = OAuthHTTP(), logger: Logger = Logger(label: "eua.oauth")) {
+        self.http = http
+        self.logger = logger
+    }
+
+    /// Fetches and checks the configuration of `issuer`. Throws ``ExternalUserAgentError``
+    /// (`discoveryFailed`, `issuerMismatch`).
+    public func configuration(issuer: String) async throws -> ServiceConfiguration {
+        guard let components = URLComponents(string: issuer), let scheme = components.scheme?.lowercased(),
+              scheme == "https" || scheme == "http", components.host?.isEmpty == false,
+              components.query == nil, components.fragment == nil else {
+            throw ExternalUserAgentError(.discoveryFailed,
+                "issuer '\(issuer)' is not a valid issuer identifier: use an https URL with no query or fragment")
+        }
+        var failures: [String] = []
+        for url in Self.metadataURLs(issuer: issuer, components: components) {
+            logger.debug("fetching authorization server metadata", metadata: ["url": "\(url.absoluteString)"])
+            let response: OAuthHTTP.Response
+            do {
+                response = try await http.get(url)
+            } catch {
+                failures.append("\(url.absoluteString): \(error)")
+                continue
+            }
+            guard response.status == 200 else {
+                failures.append("\(url.absoluteString): HTTP \(response.status)")
+                continue
+            }
+            let configuration: ServiceConfiguration
+            do {
+                configuration = try JSONDecoder().decode(ServiceConfiguration.self, from: response.body)
+            } catch {
+                throw ExternalUserAgentError(.discoveryFailed,
+                    "the metadata at \(url.absoluteString) is not valid authorization server metadata: \(error)",
+                    underlying: error)
+            }
+            guard configuration.issuer == issuer else {
+                throw ExternalUserAgentError(.issuerMismatch,
+                    "the metadata at \(url.absoluteString) names issuer '\(configuration.issuer)', not '\(issuer)'; "
+                        + "use the issuer exactly as the server names it")
+            }
+            return configuration
+        }
+        throw ExternalUserAgentError(.discoveryFailed,
+            "no authorization server metadata for issuer '\(issuer)': " + failures.joined(separator: "; "))
+    }
+
+    /// The OpenID Connect URL, then the RFC 8414 one (the same when the issuer has no path).
+    static func metadataURLs(issuer: String, components: URLComponents) -> [URL] {
+        var trimmed = issuer
+        while trimmed.hasSuffix("/") { trimmed.removeLast() }
+        var urls: [URL] = []
+        if let oidc = URL(string: trimmed + "/.well-known/openid-configuration") { urls.append(oidc) }
+        var rfc8414 = components
+        var path = components.percentEncodedPath
+        while path.hasSuffix("/") { path.removeLast() }
+        rfc8414.percentEncodedPath = "/.well-known/oauth-authorization-server" + path
+        if let url = rfc8414.url { urls.append(url) }
+        return urls
+    }
+}

@@ -1,0 +1,72 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Where an authorization server's endpoints are and what it supports.
+///
+/// Fetch it with ``Discovery`` (OpenID Connect discovery or RFC 8414 metadata), or build it by hand
+/// for a server that publishes no metadata. Only `issuer`, `authorizationEndpoint` and `tokenEndpoint`
+/// are required; `jwksURI` is needed to validate ID tokens.
+public struct ServiceConfiguration: Sendable, Hashable, Codable {
+    /// The issuer identifier, exactly as the server names itself (`https://id.example.com`).
+    public var issuer: String
+    /// Where the browser is sent to sign in.
+    public var authorizationEndpoint: URL
+    /// Where codes and refresh tokens are exchanged for tokens.
+    public var tokenEndpoint: URL
+    /// The JSON Web Key Set that signs ID tokens.
+    public var jwksURI: URL?
+    /// The OpenID Connect UserInfo endpoint.
+    public var userinfoEndpoint: URL?
+    /// RFC 9207: the server puts `iss` in every authorization response, so a missing one is an error.
+    public var authorizationResponseIssParameterSupported: Bool
+    /// PKCE methods the server advertises (informational: this client always sends S256).
+    public var codeChallengeMethodsSupported: [String]?
+    /// Client authentication methods the token endpoint accepts, when advertised.
+    public var tokenEndpointAuthMethodsSupported: [String]?
+    /// Signing algorithms the server uses for ID tokens, when advertised.
+    public var idTokenSigningAlgValuesSupported: [String]?
+
+    public init(issuer: String, authorizationEndpoint: URL, tokenEndpoint: URL, jwksURI: URL? = nil,
+                userinfoEndpoint: URL? = nil, authorizationResponseIssParameterSupported: Bool = false,
+                codeChallengeMethodsSupported: [String]? = nil, tokenEndpointAuthMethodsSupported: [String]? = nil,
+                idTokenSigningAlgValuesSupported: [String]? = nil) {
+        self.issuer = issuer
+        self.authorizationEndpoint = authorizationEndpoint
+        self.tokenEndpoint = tokenEndpoint
+        self.jwksURI = jwksURI
+        self.userinfoEndpoint = userinfoEndpoint
+        self.authorizationResponseIssParameterSupported = authorizationResponseIssParameterSupported
+        self.codeChallengeMethodsSupported = codeChallengeMethodsSupported
+        self.tokenEndpointAuthMethodsSupported = tokenEndpointAuthMethodsSupported
+        self.idTokenSigningAlgValuesSupported = idTokenSigningAlgValuesSupported
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case issuer
+        case authorizationEndpoint = "authorization_endpoint"
+        case tokenEndpoint = "token_endpoint"
+        case jwksURI = "jwks_uri"
+        case userinfoEndpoint = "userinfo_endpoint"
+        case authorizationResponseIssParameterSupported = "authorization_response_iss_parameter_supported"
+        case codeChallengeMethodsSupported = "code_challenge_methods_supported"
+        case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
+        case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        issuer = try container.decode(String.self, forKey: .issuer)
+        authorizationEndpoint = try container.decode(URL.self, forKey: .authorizationEndpoint)
+        tokenEndpoint = try container.decode(URL.self, forKey: .tokenEndpoint)
+        jwksURI = try container.decodeIfPresent(URL.self, forKey: .jwksURI)
+        userinfoEndpoint = try container.decodeIfPresent(URL.self, forKey: .userinfoEndpoint)
+        authorizationResponseIssParameterSupported =
+            try container.decodeIfPresent(Bool.self, forKey: .authorizationResponseIssParameterSupported) ?? false
+        codeChallengeMethodsSupported = try container.decodeIfPresent([String].self, forKey: .codeChallengeMethodsSupported)
+        tokenEndpointAuthMethodsSupported = try container.decodeIfPresent([String].self, forKey: .tokenEndpointAuthMethodsSupported)
+        idTokenSigningAlgValuesSupported = try container.decodeIfPresent([String].self, forKey: .idTokenSigningAlgValuesSupported)
+    }
+}

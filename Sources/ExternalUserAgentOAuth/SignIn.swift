@@ -1,0 +1,98 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ExternalUserAgent
+import Logging
+import Synchronization
+
+/// One call for a whole sign-in: receiver → request → agent → response checks → token exchange
+/// → ID token validation → ``AuthState`` (saved when given a file).
+///
+/// ```swift
+/// let configuration = try await Discovery().configuration(issuer: "https://id.example.com")
+/// let signIn = SignIn(configuration: configuration, client: ClientCredentials(clientID: "my-app"),
+///                     scopes: ["openid", "email"])
+/// let state = try await signIn.run(agent: agent, receiver: receiver)
+/// let tokens = try await state.freshTokens()
+/// ```
+public struct SignIn: Sendable {
+    public var configuration: ServiceConfiguration
+    public var client: ClientCredentials
+    public var scopes: [String]
+    /// Extra authorization parameters (`prompt`, `login_hint`…); they cannot replace the security ones.
+    public var additionalParameters: [(name: String, value: String)]
+    /// How long to wait for the person to finish in the browser.
+    public var timeout: Duration?
+    /// Where to save the resulting state, if anywhere.
+    public var file: AuthStateFile?
+    private let http: OAuthHTTP
+    private let logger: Logger
+
+    public init(configuration: ServiceConfiguration, client: ClientCredentials, scopes: [String] = ["openid"],
+                additionalParameters: [(name: String, value: String)] = [], timeout: Duration? = .seconds(300),
+                file: AuthStateFile? = nil, http: OAuthHTTP = OAuthHTTP(), logger: Logger = Logger(label: "eua.oauth")) {
+        self.configuration = configuration
+        self.client = client
+        self.scopes = scopes
+        self.additionalParameters = additionalParameters
+        self.timeout = timeout
+        self.file = file
+        self.http = http
+        self.logger = logger
+    }
+
+    /// Runs the flow with `agent` showing the authorization URL and `receiver` catching the redirect.
+    ///
+    /// Throws ``ExternalUserAgent/ExternalUserAgentError``: the session's codes (`userCanceled`,
+    /// `timedOut`…), `stateMismatch`, `issuerMismatch`, `oauthError`, `tokenRequestFailed`,
+    /// `idTokenInvalid`, `stateFileInvalid`.
+    public func run(agent: any ExternalUserAgent, receiver: any RedirectReceiver) async throws -> AuthState {
+        // The session is given no expected state: the response is checked below, and a wrong
+        // `state` ends the flow with `stateMismatch` (as AppAuth does) instead of waiting on.
+        let session = ExternalUserAgentSession(agent: agent, receiver: receiver,
+                                               configuration: .init(expectedState: nil, timeout: timeout))
+        let requestBox = RequestBox()
+        let (configuration, client, scopes, extra) = (self.configuration, self.client, self.scopes, additionalParameters)
+        logger.info("starting sign-in", metadata: [
+            "issuer": "\(configuration.issuer)", "client_id": "\(client.clientID)",
+            "agent": "\(agent.descriptor.id)", "receiver": "\(receiver.id)",
+        ])
+        let callback = try await session.run { redirectURI in
+            let request = try AuthorizationRequest(configuration: configuration, clientID: client.clientID, scopes: scopes,
+                                                   redirectURI: redirectURI, additionalParameters: extra)
+            requestBox.set(request)
+            return request.url
+        }
+        guard let request = requestBox.get() else {
+            throw ExternalUserAgentError(.invalidOptions, "the sign-in ended before its request was made")
+        }
+        let response = try AuthorizationResponse(callbackURL: callback, request: request)
+        logger.debug("authorization response accepted", metadata: ["iss_present": "\(response.issuer != nil)"])
+
+        let tokens = try await TokenEndpoint(configuration: configuration, client: client, http: http, logger: logger)
+            .exchange(response, for: request)
+        var claims: IDTokenClaims?
+        if let idToken = tokens.idToken {
+            claims = try await IDTokenValidator(configuration: configuration, clientID: client.clientID, http: http,
+                                                logger: logger)
+                .validate(idToken, nonce: request.nonce)
+        } else if scopes.contains("openid") {
+            throw ExternalUserAgentError(.idTokenInvalid,
+                "the token response has no ID token although 'openid' was asked for (OIDC Core §3.1.3.3)")
+        }
+        let state = AuthState(configuration: configuration, client: client, scope: scopes.joined(separator: " "),
+                              tokenResponse: nil, file: file, http: http, logger: logger)
+        try await state.record(authorization: response, tokens: tokens, claims: claims)
+        logger.info("signed in", metadata: ["issuer": "\(configuration.issuer)", "saved": "\(file?.path ?? "no")"])
+        return state
+    }
+}
+
+/// Carries the request out of the session's URL builder.
+private final class RequestBox: Sendable {
+    private let value = Mutex<AuthorizationRequest?>(nil)
+    func set(_ request: AuthorizationRequest) { value.withLock { $0 = request } }
+    func get() -> AuthorizationRequest? { value.withLock { $0 } }
+}

@@ -1,0 +1,101 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ExternalUserAgent
+import Logging
+
+/// Talks to the token endpoint: exchanges a code (RFC 6749 §4.1.3) and refreshes (§6).
+///
+/// A public client sends `client_id` in the body; a client with a secret uses `client_secret_basic`
+/// or `client_secret_post`. Failures are ``ExternalUserAgent/ExternalUserAgentError``:
+/// `tokenRequestFailed` for transport errors, HTTP failures and bodies that are not a token
+/// response; `oauthError` (cause: ``OAuthErrorResponse``) when the server answers with an OAuth error.
+public struct TokenEndpoint: Sendable {
+    public let configuration: ServiceConfiguration
+    public let client: ClientCredentials
+    private let http: OAuthHTTP
+    private let logger: Logger
+
+    public init(configuration: ServiceConfiguration, client: ClientCredentials, http: OAuthHTTP = OAuthHTTP(),
+                logger: Logger = Logger(label: "eua.oauth")) {
+        self.configuration = configuration
+        self.client = client
+        self.http = http
+        self.logger = logger
+    }
+
+    /// Exchanges `response.code` for tokens, with the request's `redirect_uri` and PKCE verifier.
+    public func exchange(_ response: AuthorizationResponse, for request: AuthorizationRequest) async throws -> TokenResponse {
+        try await send([
+            ("grant_type", "authorization_code"),
+            ("code", response.code),
+            ("redirect_uri", request.redirectURI.absoluteString),
+            ("code_verifier", request.pkce.codeVerifier),
+        ], purpose: "code exchange")
+    }
+
+    /// Gets new tokens with `refreshToken`; `scope` narrows the grant when given.
+    public func refresh(refreshToken: String, scope: String? = nil) async throws -> TokenResponse {
+        var fields = [("grant_type", "refresh_token"), ("refresh_token", refreshToken)]
+        if let scope { fields.append(("scope", scope)) }
+        return try await send(fields, purpose: "refresh")
+    }
+
+    private func send(_ grantFields: [(String, String)], purpose: String) async throws -> TokenResponse {
+        var fields = grantFields
+        var authorization: String?
+        let secret = client.clientSecret ?? ""
+        switch client.authenticationMethod {
+        case .none:
+            fields.append(("client_id", client.clientID))
+        case .clientSecretPost:
+            fields.append(("client_id", client.clientID))
+            fields.append(("client_secret", secret))
+        case .clientSecretBasic:
+            // RFC 6749 §2.3.1: both parts are form-encoded before Base64.
+            let pair = FormEncoding.escape(client.clientID) + ":" + FormEncoding.escape(secret)
+            authorization = "Basic " + Data(pair.utf8).base64EncodedString()
+        }
+        let endpoint = configuration.tokenEndpoint.absoluteString
+        logger.debug("token request", metadata: [
+            "endpoint": "\(endpoint)", "grant": "\(purpose)", "client_auth": "\(client.authenticationMethod.rawValue)",
+        ])
+        let response: OAuthHTTP.Response
+        do {
+            response = try await http.postForm(configuration.tokenEndpoint, fields: fields, authorization: authorization)
+        } catch {
+            throw ExternalUserAgentError(.tokenRequestFailed,
+                "the token endpoint \(endpoint) could not be reached for the \(purpose): \(error)",
+                underlying: error)
+        }
+        logger.debug("token response", metadata: ["status": "\(response.status)"])
+        let isJSON = response.contentType?.lowercased().contains("json") ?? false
+        if response.status != 200 {
+            if let oauthError = try? JSONDecoder().decode(OAuthErrorResponse.self, from: response.body) {
+                throw ExternalUserAgentError(.oauthError,
+                    "the token endpoint refused the \(purpose) with '\(oauthError.error)'"
+                        + (oauthError.errorDescription.map { ": \($0)" } ?? "") + " (HTTP \(response.status))",
+                    underlying: oauthError)
+            }
+            throw ExternalUserAgentError(.tokenRequestFailed,
+                "the token endpoint \(endpoint) answered the \(purpose) with HTTP \(response.status)"
+                    + (isJSON ? "" : " and a body that is not JSON (\(response.contentType ?? "no content type"))"))
+        }
+        do {
+            return try JSONDecoder().decode(TokenResponse.self, from: response.body)
+        } catch {
+            if let oauthError = try? JSONDecoder().decode(OAuthErrorResponse.self, from: response.body) {
+                throw ExternalUserAgentError(.oauthError,
+                    "the token endpoint refused the \(purpose) with '\(oauthError.error)'"
+                        + (oauthError.errorDescription.map { ": \($0)" } ?? ""), underlying: oauthError)
+            }
+            let what = isJSON ? "JSON that is not a token response (it needs access_token and token_type)"
+                : "a body that is not JSON (\(response.contentType ?? "no content type"))"
+            // The decoding error may quote the body, which can hold tokens: keep only its kind.
+            throw ExternalUserAgentError(.tokenRequestFailed,
+                "the token endpoint \(endpoint) answered the \(purpose) with \(what)")
+        }
+    }
+}

@@ -1,0 +1,326 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Crypto
+import Synchronization
+
+/// An OAuth 2.0 / OpenID Connect authorization server on 127.0.0.1, for an app's tests.
+///
+/// It serves discovery (`/.well-known/openid-configuration`), a JWKS (`/jwks`), an authorization
+/// endpoint that approves at once (`/authorize`, redirecting with `code`, `state` and `iss`), and a
+/// token endpoint (`/token`) that checks the client, the `redirect_uri` and the PKCE S256 verifier,
+/// and answers the code and refresh grants with ID tokens signed RS256 or ES256. Options can make it
+/// misbehave on purpose (``LocalAuthorizationServerOptions/Misbehavior``), so a client's checks can be tested.
+///
+/// ```swift
+/// let server = try await LocalAuthorizationServer.start()
+/// defer { Task { await server.stop() } }
+/// // discover server.issuer, sign in with client id server.options.clientID …
+/// ```
+public final class LocalAuthorizationServer: Sendable {
+    /// What the token endpoint was asked, for tests to inspect.
+    public struct TokenRequestRecord: Sendable {
+        public var grantType: String
+        /// `client_secret_basic`, `client_secret_post` or `none`.
+        public var clientAuthentication: String
+        public var clientID: String?
+        public var redirectURI: String?
+        public var codeVerifier: String?
+    }
+
+    private struct Grant {
+        var clientID: String
+        var redirectURI: String
+        var codeChallenge: String
+        var nonce: String?
+        var scope: String
+        var used = false
+    }
+
+    private struct State {
+        var options: LocalAuthorizationServerOptions
+        var signingKey: SigningKey
+        var codes: [String: Grant] = [:]
+        var refreshTokens: [String: Grant] = [:]
+        var tokenRequests: [TokenRequestRecord] = []
+        var authorizationRequests: [[String: String]] = []
+        var jwksFetches = 0
+    }
+
+    /// `http://127.0.0.1:PORT`, the issuer identifier.
+    public let issuer: String
+    public let port: Int
+    private let http: LocalHTTPServer
+    private let unpublishedKey: SigningKey
+    private let state: Mutex<State>
+    private let serving: Mutex<Task<Void, Never>?> = Mutex(nil)
+
+    private init(http: LocalHTTPServer, options: LocalAuthorizationServerOptions, signingKey: SigningKey,
+                 unpublishedKey: SigningKey) {
+        self.http = http
+        self.port = http.port
+        self.issuer = "http://127.0.0.1:\(http.port)"
+        self.unpublishedKey = unpublishedKey
+        self.state = Mutex(State(options: options, signingKey: signingKey))
+    }
+
+    /// Starts a server on 127.0.0.1 (`port` 0: a free one).
+    public static func start(_ options: LocalAuthorizationServerOptions = .init(), port: Int = 0) async throws
+        -> LocalAuthorizationServer {
+        let key = try await SigningKey.make(options.signingAlgorithm, kid: "key-\(randomString(8))")
+        let unpublished = try await SigningKey.make(options.signingAlgorithm, kid: "unpublished-\(randomString(8))")
+        let http = try await LocalHTTPServer.bind(host: "127.0.0.1", port: port)
+        let server = LocalAuthorizationServer(http: http, options: options, signingKey: key, unpublishedKey: unpublished)
+        let task = Task { [http] in
+            await http.serve { [weak server] request in
+                guard let server else { return .text(503, "stopped") }
+                return await server.respond(to: request)
+            }
+        }
+        server.serving.withLock { $0 = task }
+        return server
+    }
+
+    /// Stops listening.
+    public func stop() async {
+        await http.close()
+        serving.withLock { $0 }?.cancel()
+    }
+
+    /// The options in force; change them with ``update(_:)``.
+    public var options: LocalAuthorizationServerOptions { state.withLock { $0.options } }
+
+    /// Changes the options of a running server (to misbehave from the next request on).
+    public func update(_ change: (inout LocalAuthorizationServerOptions) -> Void) {
+        state.withLock { change(&$0.options) }
+    }
+
+    /// Replaces the signing key with a new one (new `kid`), as a provider rotating its keys does.
+    public func rotateSigningKey() async throws {
+        let algorithm = options.signingAlgorithm
+        let key = try await SigningKey.make(algorithm, kid: "key-\(Self.randomString(8))")
+        state.withLock { $0.signingKey = key }
+    }
+
+    /// Every token request so far.
+    public var tokenRequests: [TokenRequestRecord] { state.withLock { $0.tokenRequests } }
+    /// The query of every authorization request so far.
+    public var authorizationRequests: [[String: String]] { state.withLock { $0.authorizationRequests } }
+    /// How many times the JWKS was fetched.
+    public var jwksFetchCount: Int { state.withLock { $0.jwksFetches } }
+
+    // MARK: - Endpoints
+
+    private func respond(to request: LocalHTTPServer.Request) async -> LocalHTTPServer.Response {
+        switch (request.method, request.path) {
+        case ("GET", "/.well-known/openid-configuration"), ("GET", "/.well-known/oauth-authorization-server"):
+            return metadata()
+        case ("GET", "/jwks"):
+            return jwks()
+        case ("GET", "/authorize"):
+            return authorize(request.query)
+        case ("POST", "/token"):
+            return await token(request)
+        default:
+            return .text(404, "not found")
+        }
+    }
+
+    private func metadata() -> LocalHTTPServer.Response {
+        let options = self.options
+        let issuer = options.misbehaviors.contains(.wrongIssuerInMetadata) ? "http://issuer.invalid" : self.issuer
+        return .json(MetadataDocument(
+            issuer: issuer, authorization_endpoint: self.issuer + "/authorize", token_endpoint: self.issuer + "/token",
+            jwks_uri: self.issuer + "/jwks", response_types_supported: ["code"],
+            grant_types_supported: ["authorization_code", "refresh_token"], code_challenge_methods_supported: ["S256"],
+            token_endpoint_auth_methods_supported: options.clientSecret == nil
+                ? ["none"] : ["client_secret_basic", "client_secret_post"],
+            id_token_signing_alg_values_supported: [options.signingAlgorithm.rawValue],
+            scopes_supported: ["openid", "email", "profile", "offline_access"], subject_types_supported: ["public"],
+            authorization_response_iss_parameter_supported: options.sendsIssuerInResponse))
+    }
+
+    private func jwks() -> LocalHTTPServer.Response {
+        let key = state.withLock { state in
+            state.jwksFetches += 1
+            return state.signingKey
+        }
+        return .json(["keys": [key.publicJWK]])
+    }
+
+    private func authorize(_ query: [String: String]) -> LocalHTTPServer.Response {
+        let options = self.options
+        state.withLock { $0.authorizationRequests.append(query) }
+        guard query["client_id"] == options.clientID else {
+            return .text(400, "unknown client_id '\(query["client_id"] ?? "")'")
+        }
+        guard let redirectURI = query["redirect_uri"], var target = URLComponents(string: redirectURI),
+              target.scheme == "http" || target.scheme == "https" else {
+            return .text(400, "missing or invalid redirect_uri")
+        }
+        func back(_ items: [(String, String?)]) -> LocalHTTPServer.Response {
+            var all = target.queryItems ?? []
+            all += items.compactMap { item in item.1.map { URLQueryItem(name: item.0, value: $0) } }
+            var issuerValue: String? = options.sendsIssuerInResponse ? issuer : nil
+            if options.misbehaviors.contains(.wrongIssuerInResponse) { issuerValue = "http://issuer.invalid" }
+            if options.misbehaviors.contains(.missingIssuerInResponse) { issuerValue = nil }
+            if let issuerValue { all.append(URLQueryItem(name: "iss", value: issuerValue)) }
+            target.queryItems = all
+            return .redirect(to: target.url?.absoluteString ?? redirectURI)
+        }
+        var state = query["state"]
+        if options.misbehaviors.contains(.wrongState) { state = "not-the-state-\(Self.randomString(8))" }
+        guard query["response_type"] == "code" else {
+            return back([("error", "unsupported_response_type"), ("state", state)])
+        }
+        guard let challenge = query["code_challenge"], query["code_challenge_method"] == "S256" else {
+            return back([("error", "invalid_request"), ("error_description", "PKCE with S256 is required"), ("state", state)])
+        }
+        if options.misbehaviors.contains(.denyAccess) {
+            return back([("error", "access_denied"), ("error_description", "The user said no"), ("state", state)])
+        }
+        let code = Self.randomString(32)
+        let grant = Grant(clientID: options.clientID, redirectURI: redirectURI, codeChallenge: challenge,
+                          nonce: query["nonce"], scope: query["scope"] ?? "")
+        self.state.withLock { $0.codes[code] = grant }
+        return back([("code", code), ("state", state)])
+    }
+
+    private func token(_ request: LocalHTTPServer.Request) async -> LocalHTTPServer.Response {
+        let options = self.options
+        let form = request.form
+        var clientID = form["client_id"]
+        var secret = form["client_secret"]
+        var method = secret == nil ? "none" : "client_secret_post"
+        if let authorization = request.header("Authorization"), authorization.hasPrefix("Basic "),
+           let decoded = Data(base64Encoded: String(authorization.dropFirst(6))).map({ String(decoding: $0, as: UTF8.self) }),
+           let colon = decoded.firstIndex(of: ":") {
+            clientID = LocalHTTPServer.Request.decode(String(decoded[..<colon]))
+            secret = LocalHTTPServer.Request.decode(String(decoded[decoded.index(after: colon)...]))
+            method = "client_secret_basic"
+        }
+        let grantType = form["grant_type"] ?? ""
+        state.withLock {
+            $0.tokenRequests.append(TokenRequestRecord(grantType: grantType, clientAuthentication: method, clientID: clientID,
+                                                       redirectURI: form["redirect_uri"], codeVerifier: form["code_verifier"]))
+        }
+        if options.misbehaviors.contains(.tokenEndpointServerError) {
+            return .text(500, "Internal Server Error")
+        }
+        if options.misbehaviors.contains(.tokenEndpointHTML) {
+            return .text(200, "<!doctype html><html><body><h1>Sign in</h1></body></html>", contentType: "text/html")
+        }
+        guard clientID == options.clientID else { return Self.oauthError(401, "invalid_client", "unknown client") }
+        if let expected = options.clientSecret {
+            guard secret == expected else { return Self.oauthError(401, "invalid_client", "wrong or missing client secret") }
+        } else if secret != nil {
+            return Self.oauthError(401, "invalid_client", "this is a public client; it has no secret")
+        }
+
+        let grant: Grant
+        switch grantType {
+        case "authorization_code":
+            let code = form["code"] ?? ""
+            let found = state.withLock { state -> Grant? in
+                guard var grant = state.codes[code], !grant.used else { return nil }
+                grant.used = true
+                state.codes[code] = grant
+                return grant
+            }
+            guard let found else { return Self.oauthError(400, "invalid_grant", "unknown or used code") }
+            guard form["redirect_uri"] == found.redirectURI else {
+                return Self.oauthError(400, "invalid_grant", "redirect_uri differs from the authorization request's")
+            }
+            guard let verifier = form["code_verifier"],
+                  Self.s256(verifier) == found.codeChallenge else {
+                return Self.oauthError(400, "invalid_grant", "PKCE verification failed")
+            }
+            grant = found
+        case "refresh_token":
+            guard let found = state.withLock({ $0.refreshTokens[form["refresh_token"] ?? ""] }) else {
+                return Self.oauthError(400, "invalid_grant", "unknown refresh token")
+            }
+            grant = found
+        default:
+            return Self.oauthError(400, "unsupported_grant_type", "grant_type '\(grantType)' is not supported")
+        }
+
+        let refreshToken = "rt-" + Self.randomString(32)
+        state.withLock { $0.refreshTokens[refreshToken] = Grant(clientID: grant.clientID, redirectURI: grant.redirectURI,
+                                                                 codeChallenge: "", nonce: nil, scope: grant.scope) }
+        var idToken: String?
+        if grant.scope.split(separator: " ").contains("openid") {
+            do {
+                idToken = try await makeIDToken(nonce: grantType == "authorization_code" ? grant.nonce : nil, options: options)
+            } catch {
+                return .text(500, "signing failed: \(error)")
+            }
+        }
+        return .json(TokenDocument(access_token: "at-" + Self.randomString(32), token_type: "Bearer",
+                                   expires_in: options.accessTokenLifetime, refresh_token: refreshToken,
+                                   id_token: idToken, scope: grant.scope))
+    }
+
+    private func makeIDToken(nonce: String?, options: LocalAuthorizationServerOptions) async throws -> String {
+        let now = Int(Date().timeIntervalSince1970)
+        var claims = ServerIDTokenClaims(iss: issuer, sub: options.subject, aud: options.clientID, exp: now + 3600,
+                                         iat: now, nonce: nonce, azp: nil, email: "\(options.subject)@example.com",
+                                         preferred_username: options.subject)
+        let misbehaviors = options.misbehaviors
+        if misbehaviors.contains(.wrongAudience) { claims.aud = "another-client" }
+        if misbehaviors.contains(.wrongNonce) { claims.nonce = "not-the-nonce" }
+        if misbehaviors.contains(.expiredIDToken) {
+            claims.iat = now - 7200
+            claims.exp = now - 3600
+        }
+        let key = misbehaviors.contains(.unknownKeyID) ? unpublishedKey : state.withLock { $0.signingKey }
+        var token = try await key.sign(claims)
+        if misbehaviors.contains(.tamperedSignature), let dot = token.lastIndex(of: ".") {
+            // Change the signature's first character: still base64url, no longer valid.
+            let first = token.index(after: dot)
+            let replacement: Character = token[first] == "A" ? "B" : "A"
+            token.replaceSubrange(first...first, with: String(replacement))
+        }
+        return token
+    }
+
+    private static func oauthError(_ status: Int, _ error: String, _ description: String) -> LocalHTTPServer.Response {
+        .json(["error": error, "error_description": description], status: status)
+    }
+
+    static func s256(_ verifier: String) -> String {
+        SigningKey.base64URL(Data(SHA256.hash(data: Data(verifier.utf8))))
+    }
+
+    static func randomString(_ length: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+        return String((0..<length).map { _ in alphabet.randomElement(using: &generator)! })
+    }
+}
+
+private struct MetadataDocument: Encodable {
+    var issuer: String
+    var authorization_endpoint: String
+    var token_endpoint: String
+    var jwks_uri: String
+    var response_types_supported: [String]
+    var grant_types_supported: [String]
+    var code_challenge_methods_supported: [String]
+    var token_endpoint_auth_methods_supported: [String]
+    var id_token_signing_alg_values_supported: [String]
+    var scopes_supported: [String]
+    var subject_types_supported: [String]
+    var authorization_response_iss_parameter_supported: Bool
+}
+
+private struct TokenDocument: Encodable {
+    var access_token: String
+    var token_type: String
+    var expires_in: Int
+    var refresh_token: String
+    var id_token: String?
+    var scope: String
+}

@@ -1,0 +1,55 @@
+import ArgumentParser
+import ExternalUserAgent
+import ExternalUserAgentOAuth
+import Logging
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// `eua refresh`: new tokens from a saved state's refresh token.
+struct RefreshCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "refresh",
+        abstract: "Refresh the tokens of a state saved by 'eua login', and save them.",
+        discussion: "A confidential client needs its secret again (--client-secret or EUA_CLIENT_SECRET): it is never saved."
+    )
+
+    @Option(help: "The saved state (default: $XDG_STATE_HOME/eua/auth-state.json).")
+    var stateFile: String?
+
+    @Option(help: "The client secret, for a confidential client (default: $EUA_CLIENT_SECRET).")
+    var clientSecret: String?
+
+    @Flag(help: "Refresh only when the access token expires within a minute.")
+    var ifNeeded = false
+
+    @Flag(help: "Print the token response as one JSON object on the last line (it holds the tokens).")
+    var json = false
+
+    func run() throws {
+        let environment = ProcessInfo.processInfo.environment
+        CommandLogging.bootstrap(environment: environment)
+        let logger = Logger(label: "eua.refresh")
+        let file = stateFile.map(AuthStateFile.init(path:)) ?? AuthStateFile.standard(environment: environment)
+        let secret = clientSecret ?? environment["EUA_CLIENT_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
+        let force = !ifNeeded
+        let outcome = try Blocking.run {
+            try await CommandFailure.reporting {
+                let state = try AuthState.load(from: file, clientSecret: secret, logger: logger)
+                let tokens = try await state.freshTokens(force: force)
+                return (tokens, await state.idTokenClaims, state.configuration.issuer)
+            }
+        }
+        let (tokens, claims, issuer) = outcome
+        if json {
+            print(try TokenOutput(tokens: tokens, claims: claims, issuer: issuer, stateFile: file.path).jsonText())
+        } else {
+            let who = claims.map { " for \($0.displayName)" } ?? ""
+            let until = tokens.accessTokenExpirationDate.map { ", valid until \($0.formatted(.iso8601))" } ?? ""
+            print("Tokens\(who) at \(issuer) are fresh\(until).")
+            print("State saved to \(file.path).")
+        }
+    }
+}
