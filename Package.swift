@@ -118,6 +118,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "LoopbackReceiverTests",
+            dependencies: ["ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "EUACommandTests",
             dependencies: ["EUATestSupport"],
             swiftSettings: swiftSettings

@@ -143,12 +143,9 @@ final class LoopbackServer: Sendable {
         return true
     }
 
+    /// Closes the listening sockets (again is harmless).
     private func closeListeners() {
-        let channels = listeners.withLock { channels -> [any Channel] in
-            defer { channels = [] }
-            return channels
-        }
-        for channel in channels { channel.close(promise: nil) }
+        for channel in listeners.withLock({ $0 }) { channel.close(promise: nil) }
     }
 
     /// Closes everything; the connection answering the redirect may finish its reply (bounded).
