@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "eua", targets: ["eua"]),
         // Plugins: one shared library each, loaded at run time through the C ABI.
         .library(name: "EUAHeadless", type: .dynamic, targets: ["HeadlessPlugin"]),
+        .library(name: "EUALoopback", type: .dynamic, targets: ["LoopbackReceiverPlugin"]),
         // Example: an agent written in plain C against the header only.
         .library(name: "EUAExampleC", type: .dynamic, targets: ["CExamplePlugin"]),
     ],
@@ -97,6 +98,18 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .target(
+            name: "LoopbackReceiverPlugin",
+            dependencies: [
+                "ExternalUserAgentPluginKit",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Plugins/LoopbackReceiver",
+            swiftSettings: swiftSettings
+        ),
+
         // Examples
         .target(
             name: "CExamplePlugin",
@@ -127,6 +140,11 @@ let package = Package(
         ),
         .testTarget(
             name: "CExamplePluginTests",
+            dependencies: ["ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "LoopbackReceiverTests",
             dependencies: ["ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport"],
             swiftSettings: swiftSettings
         ),

@@ -89,8 +89,7 @@ public final class ExternalUserAgentSession: Sendable {
                 session: self)
         } catch {
             await cleanUp(dismissing: false)
-            throw outcomeError ?? Self.wrap(error, as: .receiverFailed,
-                                            "redirect receiver '\(receiver.id)' could not start")
+            throw finish(Self.wrap(error, as: .receiverFailed, "redirect receiver '\(receiver.id)' could not start"))
         }
         state.withLock { $0.redirectURI = redirectURI }
 
@@ -99,7 +98,7 @@ public final class ExternalUserAgentSession: Sendable {
             url = try await authorizationURL(redirectURI)
         } catch {
             await cleanUp(dismissing: false)
-            throw outcomeError ?? Self.wrap(error, as: .invalidOptions, "the authorization URL could not be built")
+            throw finish(Self.wrap(error, as: .invalidOptions, "the authorization URL could not be built"))
         }
 
         let timer = configuration.timeout.map { timeout in
@@ -139,10 +138,12 @@ public final class ExternalUserAgentSession: Sendable {
         }.value
     }
 
-    private var outcomeError: ExternalUserAgentError? {
-        state.withLock { state in
-            if case .failure(let error) = state.outcome { return error }
-            return nil
+    /// Ends the session with `error` unless it already has an outcome; returns the outcome's error.
+    private func finish(_ error: ExternalUserAgentError) -> ExternalUserAgentError {
+        complete(.failure(error))
+        return state.withLock { state in
+            if case .failure(let outcome) = state.outcome { return outcome }
+            return error
         }
     }
 

@@ -1,0 +1,123 @@
+import NIOHTTP1
+
+/// Decides what one request to the loopback listener is: the real redirect, or something to refuse.
+///
+/// Pure: no sockets, no state beyond what it is given, so each rule is easy to read and test.
+struct CallbackValidation: Sendable {
+    /// What the listener expects.
+    let path: String
+    let port: Int
+    let expectedState: String?
+
+    enum Verdict: Equatable {
+        /// The redirect: its query parameters, and whether it carries an OAuth `error`.
+        case callback(parameters: [String: String], query: String, isError: Bool)
+        /// Refused: status code and a short reason for the page (never request data).
+        case refuse(HTTPResponseStatus, String)
+    }
+
+    /// Parameters that must appear at most once (RFC 6749 §3.1, RFC 9207).
+    static let singleParameters: Set<String> = ["code", "state", "iss", "error", "error_description", "error_uri"]
+
+    func check(_ head: HTTPRequestHead) -> Verdict {
+        guard head.method == .GET else {
+            return .refuse(.methodNotAllowed, "Only GET is served here.")
+        }
+        guard head.uri.utf8.count <= LoopbackOptions.maxTargetLength else {
+            return .refuse(.uriTooLong, "The address is too long.")
+        }
+        guard head.uri.hasPrefix("/") else {
+            return .refuse(.badRequest, "Only origin-form request targets are served here.")
+        }
+        let hosts = head.headers["Host"]
+        guard hosts.count == 1, allowedHost(hosts[0]) else {
+            return .refuse(.misdirectedRequest, "This listener only answers requests addressed to the loopback interface.")
+        }
+        let target = head.uri
+        let pathPart: Substring
+        let query: Substring
+        if let mark = target.firstIndex(of: "?") {
+            pathPart = target[..<mark]
+            query = target[target.index(after: mark)...]
+        } else {
+            pathPart = target[...]
+            query = ""
+        }
+        guard pathPart == path else {
+            return .refuse(.notFound, "Nothing is served at this address.")
+        }
+        guard let pairs = Self.parseQuery(query) else {
+            return .refuse(.badRequest, "The address holds a malformed query.")
+        }
+        var parameters: [String: String] = [:]
+        for (name, value) in pairs {
+            if Self.singleParameters.contains(name), parameters[name] != nil {
+                return .refuse(.badRequest, "A parameter is repeated.")
+            }
+            parameters[name] = parameters[name] ?? value
+        }
+        if let expectedState {
+            guard let state = parameters["state"] else {
+                return .refuse(.badRequest, "The redirect has no state parameter.")
+            }
+            guard Self.constantTimeEquals(state, expectedState) else {
+                return .refuse(.badRequest, "The redirect's state does not belong to this sign-in.")
+            }
+        }
+        let isError = parameters["error"] != nil
+        guard isError || parameters["code"] != nil else {
+            return .refuse(.badRequest, "The redirect has neither a code nor an error.")
+        }
+        return .callback(parameters: parameters, query: String(query), isError: isError)
+    }
+
+    /// `127.0.0.1:PORT`, `[::1]:PORT` or `localhost:PORT` (DNS rebinding defence: any other name is refused).
+    private func allowedHost(_ value: String) -> Bool {
+        let lower = value.lowercased()
+        return ["127.0.0.1:\(port)", "[::1]:\(port)", "localhost:\(port)"].contains(lower)
+    }
+
+    /// `name=value&…` percent-decoded (`+` is a space); `nil` for a bad escape or invalid UTF-8.
+    static func parseQuery(_ query: Substring) -> [(String, String)]? {
+        var pairs: [(String, String)] = []
+        for piece in query.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = piece.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = percentDecode(parts[0]), !name.isEmpty else { return nil }
+            guard let value = parts.count > 1 ? percentDecode(parts[1]) : "" else { return nil }
+            pairs.append((name, value))
+        }
+        return pairs
+    }
+
+    static func percentDecode(_ text: Substring) -> String? {
+        var bytes: [UInt8] = []
+        var iterator = text.utf8.makeIterator()
+        while let byte = iterator.next() {
+            switch byte {
+            case UInt8(ascii: "%"):
+                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                    return nil
+                }
+                bytes.append(high << 4 | low)
+            case UInt8(ascii: "+"): bytes.append(UInt8(ascii: " "))
+            default: bytes.append(byte)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    private static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        guard x.count == y.count else { return false }
+        return zip(x, y).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+}

@@ -1,0 +1,91 @@
+import ExternalUserAgentPluginKit
+
+/// The loopback receiver's options (all strings, as they cross the ABI).
+///
+/// - `port=N`: a fixed port (clients registered with one need it); default: the OS picks.
+/// - `port-range=A-B`: the first free port in the range.
+/// - `path=/cb`: the redirect path; default: `/cb-` and 22 random characters.
+/// - `ipv6=auto|true|false`: `auto` (default) also listens on [::1] when it exists; `true` puts [::1]
+///   in the redirect URI (and requires it); `false` listens on 127.0.0.1 only.
+/// - `success-url=URL`, `failure-url=URL`: redirect the browser there instead of showing our page.
+/// - `success-html=TEXT`, `failure-html=TEXT`: the app's own page.
+/// - `max-connections=N` (default 128), `request-timeout-ms=N` (default 5000): time a client has to send
+///   its whole request head before it is dropped.
+struct LoopbackOptions: Sendable {
+    enum IPv6: String, Sendable, CaseIterable { case auto, `true`, `false` }
+
+    var ports: ClosedRange<Int>?
+    var path: String?
+    var ipv6: IPv6 = .auto
+    var successURL: String?
+    var failureURL: String?
+    var successHTML: String?
+    var failureHTML: String?
+    var maxConnections = 128
+    var requestTimeoutMilliseconds = 5000
+
+    static let maxHeadBytes = 16 * 1024
+    static let maxTargetLength = 8 * 1024
+
+    init(options: [String: String]) throws {
+        for (key, value) in options {
+            switch key {
+            case "port":
+                guard let port = Int(value), (1...65535).contains(port) else {
+                    throw PluginError.invalidOptions("option port=\(value) must be a port number from 1 to 65535")
+                }
+                guard ports == nil else { throw PluginError.invalidOptions("give either port or port-range, not both") }
+                ports = port...port
+            case "port-range":
+                let parts = value.split(separator: "-").compactMap { Int($0) }
+                guard parts.count == 2, (1...65535).contains(parts[0]), (parts[0]...65535).contains(parts[1]) else {
+                    throw PluginError.invalidOptions("option port-range=\(value) must look like 8400-8410 (ports 1–65535, low first)")
+                }
+                guard ports == nil else { throw PluginError.invalidOptions("give either port or port-range, not both") }
+                ports = parts[0]...parts[1]
+            case "path":
+                guard value.hasPrefix("/"), !value.contains("?"), !value.contains("#"), !value.contains(" ") else {
+                    throw PluginError.invalidOptions("option path=\(value) must start with '/' and hold no '?', '#' or space")
+                }
+                path = value
+            case "ipv6":
+                guard let mode = IPv6(rawValue: value) else {
+                    throw PluginError.invalidOptions("option ipv6=\(value) must be auto, true or false")
+                }
+                ipv6 = mode
+            case "success-url": successURL = try Self.httpURL(key, value)
+            case "failure-url": failureURL = try Self.httpURL(key, value)
+            case "success-html": successHTML = value
+            case "failure-html": failureHTML = value
+            case "max-connections":
+                guard let count = Int(value), (2...4096).contains(count) else {
+                    throw PluginError.invalidOptions("option max-connections=\(value) must be from 2 to 4096")
+                }
+                maxConnections = count
+            case "request-timeout-ms":
+                guard let timeout = Int(value), (50...120_000).contains(timeout) else {
+                    throw PluginError.invalidOptions("option request-timeout-ms=\(value) must be from 50 to 120000")
+                }
+                requestTimeoutMilliseconds = timeout
+            default:
+                throw PluginError.invalidOptions("option '\(key)' is unknown to the loopback receiver; known: port, port-range, path, "
+                    + "ipv6, success-url, failure-url, success-html, failure-html, max-connections, request-timeout-ms")
+            }
+        }
+    }
+
+    private static func httpURL(_ key: String, _ value: String) throws -> String {
+        guard value.hasPrefix("https://") || value.hasPrefix("http://"),
+              !value.contains("\r"), !value.contains("\n") else {
+            throw PluginError.invalidOptions("option \(key)=\(value) must be an http(s) URL")
+        }
+        return value
+    }
+
+    /// The default path: unguessable, so a page that learns the port still cannot aim at it.
+    static func randomPath() -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        var generator = SystemRandomNumberGenerator()
+        return "/cb-" + String((0..<22).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })
+    }
+}

@@ -1,0 +1,65 @@
+import NIOHTTP1
+
+/// The pages the browser sees after the redirect: plain, self-contained, no scripts, nothing echoed unescaped.
+enum Pages {
+    /// Security headers on every response.
+    static func headers(contentType: String = "text/html; charset=utf-8", length: Int) -> HTTPHeaders {
+        HTTPHeaders([
+            ("Content-Type", contentType),
+            ("Content-Length", String(length)),
+            ("Cache-Control", "no-store"),
+            ("Pragma", "no-cache"),
+            ("Referrer-Policy", "no-referrer"),
+            ("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; form-action 'none'"),
+            ("X-Content-Type-Options", "nosniff"),
+            ("X-Frame-Options", "DENY"),
+            ("Connection", "close"),
+        ])
+    }
+
+    static func success() -> String {
+        page(title: "Signed in", heading: "You are signed in",
+             body: "The app has received your sign-in. You may close this tab and return to it.")
+    }
+
+    static func oauthError(_ error: String, description: String?) -> String {
+        var text = "The sign-in was not completed: the server answered <code>\(escape(error))</code>"
+        if let description, !description.isEmpty { text += " — \(escape(description))" }
+        text += ". You may close this tab; the app will tell you what to do next."
+        return page(title: "Sign-in not completed", heading: "Sign-in not completed", body: text)
+    }
+
+    static func refusal(_ reason: String) -> String {
+        page(title: "Not accepted", heading: "This request was not accepted",
+             body: escape(reason) + " If you were signing in, return to the app and start again.")
+    }
+
+    private static func page(title: String, heading: String, body: String) -> String {
+        """
+        <!doctype html>
+        <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>\(escape(title))</title>
+        <style>body{font:16px/1.5 system-ui,sans-serif;max-width:36em;margin:4em auto;padding:0 1em;color:#222}
+        h1{font-size:1.4em}code{background:#eee;padding:0 .2em}</style></head>
+        <body><h1>\(escape(heading))</h1><p>\(body)</p></body></html>
+
+        """
+    }
+
+    /// HTML-escapes text so request data can never become markup.
+    static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.count)
+        for character in text {
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            default: out.append(character)
+            }
+        }
+        return out
+    }
+}

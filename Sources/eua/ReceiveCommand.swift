@@ -1,0 +1,128 @@
+import ArgumentParser
+import ExternalUserAgent
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `eua receive`: run the loopback redirect receiver alone, for scripts and for checking a setup.
+///
+/// Contract (other tools script it): the redirect URI is the FIRST stdout line, flushed at once;
+/// on the real callback its parameters are one JSON object on the LAST stdout line and the exit is 0;
+/// an OAuth error, a timeout or a cancel exit non-zero with a one-line reason on stderr.
+struct ReceiveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "receive",
+        abstract: "Listen on the loopback interface for one OAuth redirect and print its parameters.",
+        discussion: """
+            Prints the redirect URI first; then waits. Exit status: 0 callback received, 1 OAuth error \
+            in the callback, 2 bad usage or the receiver could not start, 124 timeout, 130 cancelled.
+            """
+    )
+
+    @Option(help: "The state the redirect must carry; other requests get 400 and the wait goes on.")
+    var state: String?
+
+    @Option(help: "The redirect path (default: a random one).")
+    var path: String?
+
+    @Option(help: "A fixed port.")
+    var port: Int?
+
+    @Option(name: .customLong("port-range"), help: "The first free port in a range, like 8400-8410.")
+    var portRange: String?
+
+    @Flag(help: "Put [::1] in the redirect URI (IPv6 loopback) instead of 127.0.0.1.")
+    var ipv6 = false
+
+    @Option(help: "Give up after this many seconds.")
+    var timeout: Double = 300
+
+    @Flag(help: "On failure, also print {\"error\":code,\"message\":…} as the last stdout line.")
+    var json = false
+
+    func validate() throws {
+        if port != nil && portRange != nil { throw ValidationError("give --port or --port-range, not both") }
+        if timeout <= 0 { throw ValidationError("--timeout must be more than 0 seconds") }
+    }
+
+    func run() throws {
+        let environment = ProcessInfo.processInfo.environment
+        CommandLogging.bootstrap(environment: environment)
+        let catalog = PluginLoader(searchPath: .standard(environment: environment)).load()
+        guard let entry = catalog.receiver(id: "loopback") else {
+            fail(code: "receiverFailed", "the loopback receiver plugin (libEUALoopback.so) was not found on the plugin "
+                 + "search path; run 'eua agents' to see what loaded", exit: 2)
+        }
+        var options: [String: String] = [:]
+        options["path"] = path
+        options["port"] = port.map(String.init)
+        options["port-range"] = portRange
+        if ipv6 { options["ipv6"] = "true" }
+        let receiver = entry.makeReceiver(options: options)
+        let session = ExternalUserAgentSession(
+            agent: NothingToPresent(), receiver: receiver,
+            configuration: .init(expectedState: state, timeout: .milliseconds(Int64(timeout * 1000))))
+        let interrupts = InterruptHandler.install { session.cancel(by: .user, message: "interrupted (Ctrl-C)") }
+        defer { interrupts.remove() }
+
+        let outcome = Result { try Blocking.run {
+            try await session.run { redirectURI in
+                print(redirectURI.absoluteString)
+                Output.flush()
+                return redirectURI
+            }
+        } }
+        switch outcome {
+        case .success(let url):
+            let parameters = Self.parameters(of: url)
+            if let error = parameters["error"] {
+                let description = parameters["error_description"].map { ": \($0)" } ?? ""
+                print(Self.jsonLine(parameters))
+                fail(code: "oauthError", "the authorization server answered with error '\(error)'\(description)", exit: 1)
+            }
+            print(Self.jsonLine(parameters))
+        case .failure(let error as ExternalUserAgentError):
+            let status: Int32 = switch error.code {
+            case .timedOut: 124
+            case .userCanceled, .programCanceled: 130
+            default: 2
+            }
+            fail(code: error.code.description, error.message, exit: status)
+        case .failure(let error):
+            fail(code: "receiverFailed", "\(error)", exit: 2)
+        }
+    }
+
+    private func fail(code: String, _ message: String, exit status: Int32) -> Never {
+        if json { print(Self.jsonLine(["error": code, "message": message])) }
+        Output.standardError("eua receive: \(message)\n")
+        Output.exit(status)
+    }
+
+    static func parameters(of url: URL) -> [String: String] {
+        var parameters: [String: String] = [:]
+        for item in URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? [] where parameters[item.name] == nil {
+            parameters[item.name] = item.value ?? ""
+        }
+        return parameters
+    }
+
+    static func jsonLine(_ object: [String: String]) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? String(decoding: encoder.encode(object), as: UTF8.self)) ?? "{}"
+    }
+}
+
+/// The agent for `eua receive`: the person (or a script) opens the URL themselves.
+struct NothingToPresent: ExternalUserAgent {
+    let descriptor = AgentDescriptor(id: "none", kind: .manual, name: "nothing to present")
+    func present(_ request: AgentRequest, session: ExternalUserAgentSession) async throws {}
+    func dismiss() async {}
+}
+
