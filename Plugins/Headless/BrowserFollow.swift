@@ -46,7 +46,9 @@ struct BrowserFollow {
             let fields = form.submission(filling: script.formFields)
             let encoded = fields.map { FormURLEncoding.escape($0.name) + "=" + FormURLEncoding.escape($0.value) }
                 .joined(separator: "&")
-            guard let action = URL(string: form.action ?? "", relativeTo: url)?.absoluteURL else {
+            // No action (or an empty one) submits to the page's own URL, query included.
+            let actionText = form.action.flatMap { $0.isEmpty ? nil : $0 }
+            guard let action = actionText.map({ URL(string: $0, relativeTo: url)?.absoluteURL }) ?? url else {
                 throw PluginError("presentationFailed", "headless agent: a form's action on \(Self.describe(url)) is not a URL")
             }
             PluginHost.log(.debug, "headless agent submits a form (\(form.method), \(fields.count) fields) on \(Self.describe(url))")
