@@ -22,7 +22,7 @@ public actor AuthState {
     public private(set) var lastTokenResponse: TokenResponse?
     /// The claims of the last validated ID token.
     public private(set) var idTokenClaims: IDTokenClaims?
-    /// Set when the server refused a refresh with an OAuth error (`invalid_grant`…): sign in again.
+    /// Set when the server refused a refresh with `invalid_grant`: sign in again.
     public private(set) var authorizationError: OAuthErrorResponse?
     /// Where the state is saved after each change, if anywhere.
     public nonisolated let file: AuthStateFile?
@@ -66,7 +66,7 @@ public actor AuthState {
     /// Tokens good for at least `minimumValidity`, refreshing first when needed (or when `force`).
     ///
     /// Concurrent callers share one refresh. Throws `notAuthorized` when there is nothing to refresh
-    /// with, and the token endpoint's errors otherwise (an OAuth error also sets ``authorizationError``).
+    /// with, and the token endpoint's errors otherwise (`invalid_grant` also sets ``authorizationError``).
     public func freshTokens(minimumValidity: Duration = .seconds(60), force: Bool = false) async throws -> TokenResponse {
         guard let current = lastTokenResponse else {
             throw ExternalUserAgentError(.notAuthorized, "not signed in: there are no tokens yet; sign in first")
@@ -85,7 +85,11 @@ public actor AuthState {
             let response = try await task.value
             return try await update(with: response)
         } catch let error as ExternalUserAgentError {
-            if let oauthError = error.underlying as? OAuthErrorResponse { authorizationError = oauthError }
+            // invalid_grant: the refresh token is dead; other errors (invalid_client…) are the caller's to fix.
+            if let oauthError = error.underlying as? OAuthErrorResponse, oauthError.error == "invalid_grant" {
+                authorizationError = oauthError
+                if let file { try? save(to: file) }
+            }
             throw error
         }
     }

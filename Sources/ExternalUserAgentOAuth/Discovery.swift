@@ -37,8 +37,9 @@ public struct Discovery: Sendable {
             do {
                 response = try await http.get(url)
             } catch {
+                // Both metadata URLs are on the same host: one that cannot be reached will not be the second time.
                 failures.append("\(url.absoluteString): \(error)")
-                continue
+                break
             }
             guard response.status == 200 else {
                 failures.append("\(url.absoluteString): HTTP \(response.status)")

@@ -20,12 +20,13 @@ public struct OAuthHTTP: Sendable {
     }
 
     private let client: HTTPClient
-    /// How long one request may take.
+    /// How long one request may take, connection attempts included (AsyncHTTPClient retries a refused
+    /// connection until then).
     public var timeout: Duration
     /// The largest body accepted.
     public var maximumBodyBytes: Int
 
-    public init(client: HTTPClient = .shared, timeout: Duration = .seconds(30), maximumBodyBytes: Int = 1 << 20) {
+    public init(client: HTTPClient = .shared, timeout: Duration = .seconds(15), maximumBodyBytes: Int = 1 << 20) {
         self.client = client
         self.timeout = timeout
         self.maximumBodyBytes = maximumBodyBytes

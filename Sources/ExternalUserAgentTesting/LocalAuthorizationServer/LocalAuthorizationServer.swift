@@ -28,6 +28,9 @@ public final class LocalAuthorizationServer: Sendable {
         public var clientID: String?
         public var redirectURI: String?
         public var codeVerifier: String?
+        /// The authorization code or refresh token presented.
+        public var grantValue: String?
+        public var clientSecret: String?
     }
 
     private struct Grant {
@@ -204,7 +207,8 @@ public final class LocalAuthorizationServer: Sendable {
         let grantType = form["grant_type"] ?? ""
         state.withLock {
             $0.tokenRequests.append(TokenRequestRecord(grantType: grantType, clientAuthentication: method, clientID: clientID,
-                                                       redirectURI: form["redirect_uri"], codeVerifier: form["code_verifier"]))
+                                                       redirectURI: form["redirect_uri"], codeVerifier: form["code_verifier"],
+                                                       grantValue: form["code"] ?? form["refresh_token"], clientSecret: secret))
         }
         if options.misbehaviors.contains(.tokenEndpointServerError) {
             return .text(500, "Internal Server Error")
