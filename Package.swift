@@ -164,6 +164,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "HeadlessFollowTests",
+            dependencies: ["HeadlessPlugin"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "EndToEndTests",
             dependencies: ["ExternalUserAgentTesting", "EUATestSupport"],
             swiftSettings: swiftSettings

@@ -56,16 +56,13 @@ public final class LocalAuthorizationServer: Sendable {
     public let issuer: String
     public let port: Int
     private let http: LocalHTTPServer
-    private let unpublishedKey: SigningKey
     private let state: Mutex<State>
     private let serving: Mutex<Task<Void, Never>?> = Mutex(nil)
 
-    private init(http: LocalHTTPServer, options: LocalAuthorizationServerOptions, signingKey: SigningKey,
-                 unpublishedKey: SigningKey) {
+    private init(http: LocalHTTPServer, options: LocalAuthorizationServerOptions, signingKey: SigningKey) {
         self.http = http
         self.port = http.port
         self.issuer = "http://127.0.0.1:\(http.port)"
-        self.unpublishedKey = unpublishedKey
         self.state = Mutex(State(options: options, signingKey: signingKey))
     }
 
@@ -73,9 +70,8 @@ public final class LocalAuthorizationServer: Sendable {
     public static func start(_ options: LocalAuthorizationServerOptions = .init(), port: Int = 0) async throws
         -> LocalAuthorizationServer {
         let key = try await SigningKey.make(options.signingAlgorithm, kid: "key-\(randomString(8))")
-        let unpublished = try await SigningKey.make(options.signingAlgorithm, kid: "unpublished-\(randomString(8))")
         let http = try await LocalHTTPServer.bind(host: "127.0.0.1", port: port)
-        let server = LocalAuthorizationServer(http: http, options: options, signingKey: key, unpublishedKey: unpublished)
+        let server = LocalAuthorizationServer(http: http, options: options, signingKey: key)
         let task = Task { [http] in
             await http.serve { [weak server] request in
                 guard let server else { return .text(503, "stopped") }
@@ -279,7 +275,9 @@ public final class LocalAuthorizationServer: Sendable {
             claims.iat = now - 7200
             claims.exp = now - 3600
         }
-        let key = misbehaviors.contains(.unknownKeyID) ? unpublishedKey : state.withLock { $0.signingKey }
+        let key = misbehaviors.contains(.unknownKeyID)
+            ? try await SigningKey.make(options.signingAlgorithm, kid: "unpublished-\(Self.randomString(8))")
+            : state.withLock { $0.signingKey }
         var token = try await key.sign(claims)
         if misbehaviors.contains(.tamperedSignature), let dot = token.lastIndex(of: ".") {
             // Change the signature's first character: still base64url, no longer valid.

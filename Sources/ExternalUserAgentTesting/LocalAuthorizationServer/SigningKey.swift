@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import CryptoExtras
+import Dispatch
 import JWTKit
 
 /// A freshly made signing key of a local server, with its public half as a JWK.
@@ -19,7 +20,9 @@ struct SigningKey: Sendable {
         let identifier = JWKIdentifier(string: kid)
         switch algorithm {
         case .rs256:
-            let privateKey = try Insecure.RSA.PrivateKey(backing: _RSA.Signing.PrivateKey(keySize: .bits2048))
+            let privateKey = try await generateOffThePool {
+                try Insecure.RSA.PrivateKey(backing: _RSA.Signing.PrivateKey(keySize: .bits2048))
+            }
             let primitives = try privateKey.publicKey.getKeyPrimitives()
             await keys.add(rsa: privateKey, digestAlgorithm: .sha256, kid: identifier)
             return SigningKey(kid: kid, algorithm: algorithm, keys: keys, publicJWK: [
@@ -36,6 +39,13 @@ struct SigningKey: Sendable {
                 "kty": "EC", "use": "sig", "alg": "ES256", "crv": "P-256", "kid": kid,
                 "x": parameters.x, "y": parameters.y,
             ])
+        }
+    }
+
+    /// Key generation takes long (RSA): it runs on a Dispatch thread, not one of the few cooperative ones.
+    private static func generateOffThePool<Key: Sendable>(_ make: @escaping @Sendable () throws -> Key) async throws -> Key {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try make() }) }
         }
     }
 

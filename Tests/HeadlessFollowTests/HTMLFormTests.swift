@@ -1,0 +1,83 @@
+@testable import HeadlessPlugin
+import FoundationEssentials
+import Testing
+
+@Suite("headless follow mode: HTML forms")
+struct HTMLFormTests {
+    @Test("oidc-provider-mock's page: two forms, the one with 'sub' is chosen by the fields given")
+    func mockPage() {
+        let html = """
+            <!doctype html><html><main>
+            <form method="post" style="display: contents">
+              <input type="text" name="sub" placeholder="sub" required autofocus />
+              <button type="submit">Authorize</button>
+            </form>
+            <form method="post">
+              <button type="submit" name="action" value="deny" class="contrast">Deny</button>
+            </form></main></html>
+            """
+        let forms = HTMLForm.forms(in: html)
+        #expect(forms.count == 2)
+        #expect(forms[0].method == "POST" && forms[0].action == nil)
+        #expect(forms[0].matchCount(["sub"]) == 1 && forms[1].matchCount(["sub"]) == 0)
+        #expect(forms[1].submitButtons == [.init(name: "action", value: "deny")])
+        #expect(forms[0].submission(filling: [("sub", "alice")]) == [.init(name: "sub", value: "alice")])
+    }
+
+    @Test("hidden inputs, quoting styles, entities, checkboxes, selects, textareas, comments and scripts")
+    func fields() {
+        let html = """
+            <!-- <form action="/fake"><input name="no"></form> -->
+            <script>var s = "<form><input name='nope'></form>";</script>
+            <FORM ACTION='/login?x=1&amp;y=2' Method=POST>
+              <input type=hidden name=csrf value="a&quot;b&#39;c&#x41;">
+              <input type="hidden" name='session' value='s 1'>
+              <input type="password" name="password">
+              <input type="checkbox" name="remember" checked>
+              <input type="checkbox" name="spam" value="yes">
+              <input type="radio" name="color" value="red"><input type="radio" name="color" value="blue" checked>
+              <input type="file" name="upload"><input type="submit" name="go" value="Go">
+              <input name="disabled" value="x" disabled>
+              <select name="lang"><option value="en">English<option value="fr" selected>French</select>
+              <textarea name="note">Hello &amp; bye</textarea>
+            </FORM>
+            """
+        let forms = HTMLForm.forms(in: html)
+        #expect(forms.count == 1)
+        let form = forms[0]
+        #expect(form.action == "/login?x=1&y=2" && form.method == "POST")
+        let fields = Dictionary(uniqueKeysWithValues: form.fields.map { ($0.name, $0.value) })
+        #expect(fields == ["csrf": "a\"b'cA", "session": "s 1", "password": "", "remember": "on", "color": "blue",
+                           "lang": "fr", "note": "Hello & bye"])
+        #expect(form.submitButtons == [.init(name: "go", value: "Go")])
+        let submitted = form.submission(filling: [("password", "pw"), ("go", "Go"), ("extra", "1")])
+        #expect(submitted.first { $0.name == "password" }?.value == "pw")
+        #expect(submitted.contains(.init(name: "go", value: "Go")) && submitted.contains(.init(name: "extra", value: "1")))
+    }
+
+    @Test("broken HTML does not crash and yields what it can")
+    func broken() {
+        #expect(HTMLForm.forms(in: "").isEmpty)
+        #expect(HTMLForm.forms(in: "<form><input name=\"a\" value=\"unterminated").count == 1)
+        #expect(HTMLForm.forms(in: "<<<>>> </ > <form").count == 1)
+        #expect(HTMLForm.forms(in: "<!-- never closed <form>").isEmpty)
+    }
+
+    @Test("follow mode options: form.NAME and max-steps")
+    func options() throws {
+        let script = try HeadlessScript(options: ["mode": "follow", "form.sub": "alice", "max-steps": "5"])
+        #expect(script.mode == .follow && script.maximumSteps == 5)
+        #expect(script.formFields.map(\.name) == ["sub"] && script.formFields.map(\.value) == ["alice"])
+        #expect(throws: (any Error).self) { try HeadlessScript(options: ["form.": "x"]) }
+        #expect(throws: (any Error).self) { try HeadlessScript(options: ["max-steps": "0"]) }
+    }
+
+    @Test("cookies go back to the host that set them")
+    func cookies() throws {
+        var jar = CookieJar()
+        let url = try #require(URL(string: "http://127.0.0.1:9/a"))
+        jar.store(["sid=1; Path=/; HttpOnly", "theme = dark", "gone=x; Max-Age=0"], from: url)
+        #expect(jar.header(for: try #require(URL(string: "http://127.0.0.1:9/b"))) == "sid=1; theme=dark")
+        #expect(jar.header(for: try #require(URL(string: "http://localhost:9/b"))) == nil)
+    }
+}
