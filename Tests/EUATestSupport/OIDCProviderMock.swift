@@ -24,29 +24,48 @@ public final class OIDCProviderMock: @unchecked Sendable {
         process = Process()
         process.executableURL = python
         process.arguments = ["-W", "ignore", "-m", "oidc_provider_mock", "--host", "127.0.0.1", "--port", String(port)] + arguments
-        process.standardOutput = FileHandle.nullDevice
-        let errors = Pipe()
-        process.standardError = errors
+        // Its log goes to a file, not a pipe nobody reads (a full pipe would stop it).
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("oidc-provider-mock-\(port).log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let logHandle = try FileHandle(forWritingTo: log)
+        process.standardOutput = logHandle
+        process.standardError = logHandle
         try process.run()
         let deadline = Date().addingTimeInterval(timeout)
-        let discovery = URL(string: "http://127.0.0.1:\(port)/.well-known/openid-configuration")!
         while Date() < deadline {
             if !process.isRunning {
-                let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
                 throw TestSupportError("oidc-provider-mock exited at start (is it installed? run scripts/bootstrap):\n\(text)")
             }
-            if let data = try? Data(contentsOf: discovery), !data.isEmpty { return }
+            if Self.accepts(port: port) { return }
             usleep(100_000)
         }
-        process.terminate()
-        throw TestSupportError("oidc-provider-mock did not answer on port \(port) within \(timeout) s")
+        stop()
+        throw TestSupportError("oidc-provider-mock did not listen on port \(port) within \(timeout) s; its log: \(log.path)")
     }
 
-    deinit {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+    /// Ends the mock: SIGTERM, then SIGKILL if it lingers.
+    public func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        for _ in 0..<50 where process.isRunning { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    deinit { stop() }
+
+    /// Whether something accepts TCP connections on 127.0.0.1:`port`.
+    static func accepts(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0
     }
 
     /// A port that was free a moment ago (bound to 0, read back, closed).
