@@ -17,6 +17,8 @@ let package = Package(
         // Plugins: one shared library each, loaded at run time through the C ABI.
         .library(name: "EUAHeadless", type: .dynamic, targets: ["HeadlessPlugin"]),
         .library(name: "EUALoopback", type: .dynamic, targets: ["LoopbackReceiverPlugin"]),
+        // Benchmarks (see Benchmarks/): built in release by their scripts.
+        .executable(name: "eua-receiver-latency", targets: ["ReceiverLatencyBenchmark"]),
         // Example: an agent written in plain C against the header only.
         .library(name: "EUAExampleC", type: .dynamic, targets: ["CExamplePlugin"]),
     ],
@@ -89,6 +91,14 @@ let package = Package(
             name: "CExamplePlugin",
             dependencies: ["CExternalUserAgentPlugin"],
             path: "Examples/CExamplePlugin"
+        ),
+
+        // Benchmarks
+        .executableTarget(
+            name: "ReceiverLatencyBenchmark",
+            dependencies: ["ExternalUserAgent", "ExternalUserAgentTesting"],
+            path: "Benchmarks/ReceiverLatency",
+            swiftSettings: swiftSettings
         ),
 
         // Tests
