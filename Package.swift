@@ -17,6 +17,7 @@ let package = Package(
         // Plugins: one shared library each, loaded at run time through the C ABI.
         .library(name: "EUAHeadless", type: .dynamic, targets: ["HeadlessPlugin"]),
         .library(name: "EUALoopback", type: .dynamic, targets: ["LoopbackReceiverPlugin"]),
+        .library(name: "EUASystemBrowser", type: .dynamic, targets: ["SystemBrowserPlugin"]),
         // Benchmarks (see Benchmarks/): built in release by their scripts.
         .executable(name: "eua-receiver-latency", targets: ["ReceiverLatencyBenchmark"]),
         // Example: an agent written in plain C against the header only.
@@ -30,6 +31,8 @@ let package = Package(
     targets: [
         // The C ABI: one header, nothing else.
         .target(name: "CExternalUserAgentPlugin"),
+        // GIO (GLib's app launching), from Debian's libglib2.0-dev.
+        .systemLibrary(name: "CGIO", pkgConfig: "gio-unix-2.0", providers: [.apt(["libglib2.0-dev"])]),
         // The JSON values that cross the C ABI, shared by host and plugin kit.
         .target(name: "ExternalUserAgentABI", swiftSettings: swiftSettings),
         .target(
@@ -86,6 +89,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .target(
+            name: "SystemBrowserPlugin",
+            dependencies: ["ExternalUserAgentPluginKit", "CGIO"],
+            path: "Plugins/SystemBrowser",
+            swiftSettings: swiftSettings
+        ),
+
         // Examples
         .target(
             name: "CExamplePlugin",
@@ -130,6 +140,11 @@ let package = Package(
         .testTarget(
             name: "LoopbackReceiverTests",
             dependencies: ["ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SystemBrowserTests",
+            dependencies: ["EUATestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
