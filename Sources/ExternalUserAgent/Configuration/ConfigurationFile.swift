@@ -17,9 +17,13 @@ struct ConfigurationFile {
         do {
             table = try TOMLTable(string: text)
         } catch let error as TOMLParseError {
+            let line = error.source.begin.line
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            let written = line >= 1 && line <= lines.count ? " in '\(lines[line - 1].trimmingWhitespace())'" : ""
+            let what = error.description.split(separator: "\n").map { $0.trimmingWhitespace() }.joined(separator: " ")
             throw ExternalUserAgentError(
                 .configurationInvalid,
-                "\(path):\(error.source.begin.line):\(error.source.begin.column): not valid TOML: \(error.description); "
+                "\(path):\(line):\(error.source.begin.column): not valid TOML\(written): \(what); "
                     + "fix the \(layer) configuration file (see Examples/config.toml for the format)")
         } catch {
             throw ExternalUserAgentError(.configurationInvalid, "\(path): not valid TOML: \(error)")
