@@ -49,7 +49,7 @@ public struct Configuration: Sendable {
             }
             settings[setting.key] = setting
         }
-        for setting in ordered where setting.origin.layer != .managed {
+        for setting in ordered where setting.origin.layer != .managed && setting.origin.layer != .defaults {
             if let pin = settings[setting.key], pin.origin.layer == .managed, pin.value != setting.value {
                 ignored.append(IgnoredSetting(setting: setting, pinnedBy: pin))
             }
