@@ -4,7 +4,7 @@ public struct SelectionReport: Sendable {
     public var verdicts: [CandidateVerdict]
     /// The configuration the rules read.
     public var configuration: Configuration
-    /// Problems with the candidates themselves (a plugin agent hidden by one registered in code with its id).
+    /// Problems with the candidates themselves: two with one id, a preference entry that names no candidate.
     public var warnings: [String]
 
     /// The winner's verdict, if any candidate survived.
