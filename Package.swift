@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // The C ABI: one header, nothing else.
@@ -41,6 +42,7 @@ let package = Package(
                 "CExternalUserAgentPlugin",
                 "ExternalUserAgentABI",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -145,6 +147,11 @@ let package = Package(
         .testTarget(
             name: "SystemBrowserTests",
             dependencies: ["EUATestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SelectionTests",
+            dependencies: ["ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

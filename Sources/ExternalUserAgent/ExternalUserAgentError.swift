@@ -13,6 +13,7 @@ public struct ExternalUserAgentError: Error, Sendable, CustomStringConvertible {
             case pluginNotLoadable, pluginEntryMissing, pluginABIMismatch, pluginTableTooSmall
             case pluginDescriptionInvalid, pluginDuplicateID, pluginInsecurePermissions, pluginProtocolViolation
             case agentNotFound
+            case noAgentAvailable, configurationInvalid
         }
 
         private let base: Base
@@ -58,6 +59,10 @@ public struct ExternalUserAgentError: Error, Sendable, CustomStringConvertible {
         public static let pluginProtocolViolation = Code(.pluginProtocolViolation)
         /// No agent or receiver has the requested id.
         public static let agentNotFound = Code(.agentNotFound)
+        /// Selection found no agent that may and can run; the message lists every candidate and why it lost.
+        public static let noAgentAvailable = Code(.noAgentAvailable)
+        /// A configuration file, variable or code setting is wrong; the message gives `file:line` and the key.
+        public static let configurationInvalid = Code(.configurationInvalid)
 
         /// The code's name, as it is written in plugin events (`"userCanceled"`).
         public var description: String { base.rawValue }
