@@ -49,6 +49,7 @@ struct ExplainCommand: ParsableCommand {
         var code = CodeConfiguration()
         if let agent {
             code.preference = [agent]
+            code.namedAgent = agent
             var options: [String: String] = [:]
             for option in agentOptions {
                 let parts = option.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)

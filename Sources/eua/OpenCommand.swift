@@ -17,8 +17,8 @@ struct OpenCommand: ParsableCommand {
     @Argument(help: "The URL to open.")
     var url: String
 
-    @Option(help: "The agent to use (see 'eua agents').")
-    var agent: String = "system-browser"
+    @Option(help: "The agent to use (see 'eua agents'); default: the one the selection policy picks ('eua explain').")
+    var agent: String?
 
     @Option(name: .customLong("agent-option"), help: "An agent option, key=value (repeatable).")
     var agentOptions: [String] = []
@@ -31,16 +31,21 @@ struct OpenCommand: ParsableCommand {
         }
         let options = try AgentOptions.parse(agentOptions)
         let catalog = PluginLoader(searchPath: .standard(environment: environment)).load()
-        guard let entry = catalog.agent(id: agent) else {
-            let known = catalog.agents.map(\.descriptor.id).joined(separator: ", ")
-            Output.standardError("eua open: no agent '\(agent)' is loaded (loaded: \(known.isEmpty ? "none" : known)); run 'eua agents'\n")
+        var code = CodeConfiguration()
+        if let agent {
+            code.preference = [agent]
+            code.namedAgent = agent
+            if !options.isEmpty { code.agentOptions = [agent: options] }
+        }
+        let selected: SelectedAgent
+        do {
+            selected = try AgentSelection.select(catalog: catalog, code: code,
+                                                 sources: .standard(environment: environment))
+        } catch {
+            Output.standardError("eua open: \(error.message)\n")
             Output.exit(2)
         }
-        if entry.descriptor.kind == .embeddedWebView {
-            Output.standardError("eua open: agent '\(agent)' is an embedded web view, which RFC 8252 §8.12 forbids for sign-in\n")
-            Output.exit(2)
-        }
-        let chosen = entry.makeAgent(options: options)
+        let chosen = selected.makeAgent()
         let session = ExternalUserAgentSession(agent: chosen, receiver: HandOffOnly(redirectURI: target))
         do {
             try Blocking.run {

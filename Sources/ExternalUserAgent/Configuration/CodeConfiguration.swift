@@ -3,6 +3,10 @@
 public struct CodeConfiguration: Sendable, Hashable {
     /// Agent ids in order of preference; add `"*"` to allow any other agent after them.
     public var preference: [String]?
+    /// An agent the person named explicitly (`eua --agent ID`): it becomes the whole preference, and it
+    /// is used even where its plugin says it cannot run here (rule 4) or a non-managed allow/deny list
+    /// leaves it out (rule 3) — but never past rules 1–2 or the managed file.
+    public var namedAgent: String?
     /// Allows `testDouble` agents (unless the managed file forbids them).
     public var allowTestAgents: Bool?
     /// When non-empty, only matching agents may be selected.

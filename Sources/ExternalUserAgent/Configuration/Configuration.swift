@@ -22,6 +22,8 @@ public struct Configuration: Sendable {
     public private(set) var files: [ConfigurationFileStatus] = []
     /// Unknown keys, refused files, variables that could not be used.
     public private(set) var warnings: [ConfigurationWarning] = []
+    /// The agent named explicitly in code (`--agent`), if any; see ``CodeConfiguration/namedAgent``.
+    public var namedAgent: String?
 
     /// The settings ExternalUserAgent starts from.
     public static let defaults: [ConfigurationSetting] = {
@@ -90,7 +92,9 @@ public struct Configuration: Sendable {
         warnings += environment.warnings
         settings += try code.settings()
         if let managed = sources.managedFile { try read(managed, .managed) }
-        return Configuration(settings: settings, files: files, warnings: warnings)
+        var configuration = Configuration(settings: settings, files: files, warnings: warnings)
+        configuration.namedAgent = code.namedAgent
+        return configuration
     }
 
     /// The setting in effect for `key`, if any layer sets it.

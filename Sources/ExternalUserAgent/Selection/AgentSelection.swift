@@ -80,15 +80,18 @@ public enum AgentSelection {
                 }
             }
 
+            let named = configuration.namedAgent == descriptor.id
             let unknownVersion = descriptor.version.flatMap(BrowserVersion.init) == nil
                 ? " (its version is \(descriptor.version.map { "'\($0)', not a version number" } ?? "unknown"), and a "
                     + "version range never matches an unknown version)" : ""
-            if let hit = deny.first(where: { $0.matches(id: descriptor.id, version: descriptor.version) }) {
+            if let hit = deny.first(where: { $0.matches(id: descriptor.id, version: descriptor.version) }),
+               !named || denySetting?.origin.layer == .managed {
                 removed.append((.allowDeny,
                     "denied by the deny entry '\(hit)' from \(denySetting.map { "\($0.origin)" } ?? "configuration"); "
                         + "remove it there to allow this agent"))
             }
-            if !allow.isEmpty, !allow.contains(where: { $0.matches(id: descriptor.id, version: descriptor.version) }) {
+            if !allow.isEmpty, !allow.contains(where: { $0.matches(id: descriptor.id, version: descriptor.version) }),
+               !named || allowSetting?.origin.layer == .managed {
                 let ranged = allow.contains { ($0.id == descriptor.id || $0.id == "*") && $0.versions != nil }
                 removed.append((.allowDeny,
                     "not on the allow list [\(allow.map(\.description).joined(separator: ", "))] from "
@@ -100,7 +103,12 @@ public enum AgentSelection {
 
             if !verdicts[index].candidate.available {
                 let why = verdicts[index].candidate.reasons.joined(separator: "; ")
-                removed.append((.availability, "not available on this machine: \(why)"))
+                if named {
+                    verdicts[index].reasons.append(
+                        "its plugin says it cannot run here (\(why)); used anyway because it was named explicitly")
+                } else {
+                    removed.append((.availability, "not available on this machine: \(why)"))
+                }
             }
 
             verdicts[index].reasons += removed.map(\.1)
