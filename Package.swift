@@ -18,6 +18,8 @@ let package = Package(
         .library(name: "EUAHeadless", type: .dynamic, targets: ["HeadlessPlugin"]),
         .library(name: "EUALoopback", type: .dynamic, targets: ["LoopbackReceiverPlugin"]),
         .library(name: "EUASystemBrowser", type: .dynamic, targets: ["SystemBrowserPlugin"]),
+        .library(name: "EUAFirefox", type: .dynamic, targets: ["FirefoxPlugin"]),
+        .library(name: "EUAChromium", type: .dynamic, targets: ["ChromiumPlugin"]),
         // Benchmarks (see Benchmarks/): built in release by their scripts.
         .executable(name: "eua-receiver-latency", targets: ["ReceiverLatencyBenchmark"]),
         // Example: an agent written in plain C against the header only.
@@ -98,6 +100,26 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // What the Firefox and Chromium plugins share: discovery, options, launching, owned instances.
+        .target(
+            name: "BrowserAgentSupport",
+            dependencies: ["ExternalUserAgentPluginKit", "CGIO"],
+            path: "Plugins/BrowserSupport",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "FirefoxPlugin",
+            dependencies: ["BrowserAgentSupport", "ExternalUserAgentPluginKit"],
+            path: "Plugins/Firefox",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "ChromiumPlugin",
+            dependencies: ["BrowserAgentSupport", "ExternalUserAgentPluginKit"],
+            path: "Plugins/Chromium",
+            swiftSettings: swiftSettings
+        ),
+
         // Examples
         .target(
             name: "CExamplePlugin",
@@ -152,6 +174,11 @@ let package = Package(
         .testTarget(
             name: "SelectionTests",
             dependencies: ["ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "BrowserAgentTests",
+            dependencies: ["BrowserAgentSupport", "ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
