@@ -6,6 +6,16 @@ import Glibc
 /// starts a new session and process group.
 private let posixSpawnSetSID: Int16 = 0x80
 
+/// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34+, also _GNU_SOURCE-only), found at run time:
+/// the child closes every descriptor from 3 up, so a browser never inherits the host's sockets (a
+/// listening loopback socket kept open by a browser would keep the one-shot port accepting).
+private let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? = {
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
+        return nil
+    }
+    return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+}()
+
 /// Starts programs without a shell: `posix_spawn` with explicit file actions.
 public enum ProcessSpawn {
     public struct Failure: Error, CustomStringConvertible {
@@ -22,6 +32,7 @@ public enum ProcessSpawn {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        _ = addCloseFrom?(&actions, 3)
         return try spawn(arguments, environment: environment, actions: &actions, newSession: newSession)
     }
 
@@ -36,6 +47,7 @@ public enum ProcessSpawn {
         posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
+        _ = addCloseFrom?(&actions, 3)
         let pid: pid_t
         do {
             pid = try spawn(arguments, environment: [:], actions: &actions, newSession: true)
