@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "EUALoopback", type: .dynamic, targets: ["LoopbackReceiverPlugin"]),
         .library(name: "EUASystemBrowser", type: .dynamic, targets: ["SystemBrowserPlugin"]),
         .library(name: "EUAFirefox", type: .dynamic, targets: ["FirefoxPlugin"]),
+        .library(name: "EUAManual", type: .dynamic, targets: ["ManualPlugin"]),
         .library(name: "EUAChromium", type: .dynamic, targets: ["ChromiumPlugin"]),
         // Benchmarks (see Benchmarks/): built in release by their scripts.
         .executable(name: "eua-receiver-latency", targets: ["ReceiverLatencyBenchmark"]),
@@ -100,6 +101,12 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .target(
+            name: "ManualPlugin",
+            dependencies: ["ExternalUserAgentPluginKit"],
+            path: "Plugins/Manual",
+            swiftSettings: swiftSettings
+        ),
         // What the Firefox and Chromium plugins share: discovery, options, launching, owned instances.
         .target(
             name: "BrowserAgentSupport",

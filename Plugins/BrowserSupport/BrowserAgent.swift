@@ -80,7 +80,7 @@ public final class BrowserAgent: PluginComponent {
             events?.finished()
             return
         }
-        WatcherThread.start {
+        PluginThread.detach {
             process.terminate()
             PluginHost.log(.debug, "\(self.browser.family.id): ended the owned instance and removed its temporary profile")
             events?.finished()

@@ -1,3 +1,4 @@
+import ExternalUserAgentPluginKit
 import FoundationEssentials
 import Synchronization
 #if canImport(Glibc)
@@ -35,7 +36,7 @@ public final class BrowserProcess: Sendable {
             throw error
         }
         let pid = self.pid
-        WatcherThread.start { [self] in
+        PluginThread.detach { [self] in
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
             let terminating = self.state.withLock { state -> Bool in
@@ -86,25 +87,3 @@ public final class BrowserProcess: Sendable {
     }
 }
 
-/// A plain pthread for blocking work (waitpid) that must not sit on Swift's cooperative pool.
-enum WatcherThread {
-    private final class Box {
-        let work: () -> Void
-        init(_ work: @escaping () -> Void) { self.work = work }
-    }
-
-    static func start(_ work: @escaping @Sendable () -> Void) {
-        let box = Unmanaged.passRetained(Box(work)).toOpaque()
-        var thread = pthread_t()
-        let result = pthread_create(&thread, nil, { context in
-            let box = Unmanaged<Box>.fromOpaque(context!).takeRetainedValue()
-            box.work()
-            return nil
-        }, box)
-        if result == 0 {
-            pthread_detach(thread)
-        } else {
-            Unmanaged<Box>.fromOpaque(box).takeRetainedValue().work()
-        }
-    }
-}
