@@ -97,16 +97,34 @@ final class Flood: @unchecked Sendable {
     }
 }
 
+/// An agent that presents nothing and notes when the session dismisses it: the moment the session
+/// completed and began its clean-up (dismiss comes before the receiver is stopped).
+final class DismissClock: ExternalUserAgent, @unchecked Sendable {
+    let descriptor = AgentDescriptor(id: "bench", kind: .testDouble)
+    private let lock = NSLock()
+    private var dismissedAt: ContinuousClock.Instant?
+    func present(_ request: AgentRequest, session: ExternalUserAgentSession) async throws {}
+    func dismiss() async { lock.withLock { dismissedAt = .now } }
+    var dismissed: ContinuousClock.Instant? { lock.lock(); defer { lock.unlock() }; return dismissedAt }
+}
+
+func milliseconds(_ duration: Duration) -> Double {
+    Double(duration.components.attoseconds) / 1e15 + Double(duration.components.seconds) * 1000
+}
+
 func percentile(_ sorted: [Double], _ p: Double) -> Double {
     sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.up)) - 1)]
 }
 
-func measure(flood: Flood?, receiver entry: PluginReceiverEntry) async throws -> [Double] {
+/// Each redirect's latency to `run` returning, and to the session completing; both sorted.
+func measure(flood: Flood?, receiver entry: PluginReceiverEntry) async throws -> (resumed: [Double], completed: [Double]) {
     var samples: [Double] = []
+    var completionSamples: [Double] = []
     let clock = ContinuousClock()
     for _ in 0..<iterations {
+        let agent = DismissClock()
         let session = ExternalUserAgentSession(
-            agent: FakeExternalUserAgent(script: .neverAnswers), receiver: entry.makeReceiver(),
+            agent: agent, receiver: entry.makeReceiver(),
             configuration: .init(expectedState: state, timeout: .seconds(30)))
         let running = Task { try await session.run { $0 } }
         while session.redirectURI == nil { try await Task.sleep(for: .microseconds(200)) }
@@ -120,9 +138,10 @@ func measure(flood: Flood?, receiver entry: PluginReceiverEntry) async throws ->
         _ = try await running.value
         let elapsed = clock.now - start
         close(fd)
-        samples.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
+        samples.append(milliseconds(elapsed))
+        if let dismissed = agent.dismissed { completionSamples.append(milliseconds(dismissed - start)) }
     }
-    return samples.sorted()
+    return (samples.sorted(), completionSamples.sorted())
 }
 
 let folder = PluginSearchPath.executableDirectory() ?? "."
@@ -132,10 +151,10 @@ guard let entry = catalog.receiver(id: "loopback") else {
     exit(2)
 }
 _ = try await measure(flood: nil, receiver: entry)  // warm-up
-let idle = try await measure(flood: nil, receiver: entry)
+let (idle, idleCompletion) = try await measure(flood: nil, receiver: entry)
 let flood = Flood()
 flood.start()
-let flooded = try await measure(flood: flood, receiver: entry)
+let (flooded, floodCompletion) = try await measure(flood: flood, receiver: entry)
 flood.stop()
 
 let rows: [(String, [Double], Double)] = [("idle", idle, 2), ("64-connection junk flood", flooded, 10)]
@@ -148,4 +167,7 @@ for (name, samples, target) in rows {
     let key = name == "idle" ? "redirect_resume_idle" : "redirect_resume_flood"
     measures.append(String(format: "{\"name\":\"%@_p50\",\"ours\":%.4f,\"unit\":\"ms\"},{\"name\":\"%@_p99\",\"ours\":%.4f,\"target\":%.0f,\"unit\":\"ms\"}", key, p50, key, p99, target))
 }
+print("of which: redirect written → session completed (the agent is dismissed), p50/p99 ms: idle "
+    + String(format: "%.3f/%.3f", percentile(idleCompletion, 0.5), percentile(idleCompletion, 0.99))
+    + ", flood " + String(format: "%.3f/%.3f", percentile(floodCompletion, 0.5), percentile(floodCompletion, 0.99)))
 print("{\"measures\":[\(measures.joined(separator: ","))]}")

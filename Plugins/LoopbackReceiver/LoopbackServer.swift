@@ -137,6 +137,8 @@ final class LoopbackServer: Sendable {
         guard first else { return false }
         registry.responding(connectionID)
         closeListeners()
+        // Every other connection can go now: the flow is over, and stop() then has little left to wait for.
+        _ = registry.closeAll()
         let url = query.isEmpty ? redirectURI : redirectURI + "?" + query
         completion.withLock { $0 }?(url)
         return true
@@ -158,7 +160,8 @@ final class LoopbackServer: Sendable {
             try await Task.sleep(for: .seconds(2))
             registry.forceCloseAll()
         }
-        for future in listenersClosing + connections { try? await future.get() }
+        let loop = MultiThreadedEventLoopGroup.singleton.any()
+        try? await EventLoopFuture.andAllComplete(listenersClosing + connections, on: loop).get()
         cutOff.cancel()
     }
 }
