@@ -18,6 +18,12 @@ let package = Package(
         // Plugins: one shared library each, loaded at run time through the C ABI.
         .library(name: "EUAHeadless", type: .dynamic, targets: ["HeadlessPlugin"]),
         .library(name: "EUALoopback", type: .dynamic, targets: ["LoopbackReceiverPlugin"]),
+        .library(name: "EUASystemBrowser", type: .dynamic, targets: ["SystemBrowserPlugin"]),
+        .library(name: "EUAFirefox", type: .dynamic, targets: ["FirefoxPlugin"]),
+        .library(name: "EUAManual", type: .dynamic, targets: ["ManualPlugin"]),
+        .library(name: "EUAChromium", type: .dynamic, targets: ["ChromiumPlugin"]),
+        // Benchmarks (see Benchmarks/): built in release by their scripts.
+        .executable(name: "eua-receiver-latency", targets: ["ReceiverLatencyBenchmark"]),
         // Example: an agent written in plain C against the header only.
         .library(name: "EUAExampleC", type: .dynamic, targets: ["CExamplePlugin"]),
     ],
@@ -28,10 +34,13 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
         .package(url: "https://github.com/apple/swift-crypto", "4.5.2"..<"5.0.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // The C ABI: one header, nothing else.
         .target(name: "CExternalUserAgentPlugin"),
+        // GIO (GLib's app launching), from Debian's libglib2.0-dev.
+        .systemLibrary(name: "CGIO", pkgConfig: "gio-unix-2.0", providers: [.apt(["libglib2.0-dev"])]),
         // The JSON values that cross the C ABI, shared by host and plugin kit.
         .target(name: "ExternalUserAgentABI", swiftSettings: swiftSettings),
         .target(
@@ -40,6 +49,7 @@ let package = Package(
                 "CExternalUserAgentPlugin",
                 "ExternalUserAgentABI",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -110,11 +120,52 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .target(
+            name: "SystemBrowserPlugin",
+            dependencies: ["ExternalUserAgentPluginKit", "CGIO"],
+            path: "Plugins/SystemBrowser",
+            swiftSettings: swiftSettings
+        ),
+
+        .target(
+            name: "ManualPlugin",
+            dependencies: ["ExternalUserAgentPluginKit"],
+            path: "Plugins/Manual",
+            swiftSettings: swiftSettings
+        ),
+        // What the Firefox and Chromium plugins share: discovery, options, launching, owned instances.
+        .target(
+            name: "BrowserAgentSupport",
+            dependencies: ["ExternalUserAgentPluginKit", "CGIO"],
+            path: "Plugins/BrowserSupport",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "FirefoxPlugin",
+            dependencies: ["BrowserAgentSupport", "ExternalUserAgentPluginKit"],
+            path: "Plugins/Firefox",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "ChromiumPlugin",
+            dependencies: ["BrowserAgentSupport", "ExternalUserAgentPluginKit"],
+            path: "Plugins/Chromium",
+            swiftSettings: swiftSettings
+        ),
+
         // Examples
         .target(
             name: "CExamplePlugin",
             dependencies: ["CExternalUserAgentPlugin"],
             path: "Examples/CExamplePlugin"
+        ),
+
+        // Benchmarks
+        .executableTarget(
+            name: "ReceiverLatencyBenchmark",
+            dependencies: ["ExternalUserAgent", "ExternalUserAgentTesting"],
+            path: "Benchmarks/ReceiverLatency",
+            swiftSettings: swiftSettings
         ),
 
         // Tests
@@ -146,6 +197,21 @@ let package = Package(
         .testTarget(
             name: "LoopbackReceiverTests",
             dependencies: ["ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SystemBrowserTests",
+            dependencies: ["EUATestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SelectionTests",
+            dependencies: ["ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "BrowserAgentTests",
+            dependencies: ["BrowserAgentSupport", "ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -32,6 +32,11 @@ final class LoopbackReceiver: PluginComponent {
                 let server = try await LoopbackServer.start(options: options, expectedState: parsed.state) { url in
                     events.callback(url)
                     PluginHost.log(.debug, "loopback receiver: redirect accepted; listeners closed")
+                    // One-shot: finish on our own once the browser has its reply, so stop() finds us done.
+                    Task { [self] in
+                        if let server = state.withLock({ $0.server }) { await server.shutdown() }
+                        events.finished()
+                    }
                 }
                 let cancelled = state.withLock { state -> Bool in
                     state.server = server

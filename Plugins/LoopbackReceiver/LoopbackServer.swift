@@ -93,9 +93,8 @@ final class LoopbackServer: Sendable {
     }
 
     private static func bind(host: String, port: Int, holder: ServerHolder) async throws -> any Channel {
-        try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+        let socket = try LoopbackSocket.listen(host: host, port: port)
+        return try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 guard let server = holder.server.withLock({ $0 }) else {
@@ -103,7 +102,7 @@ final class LoopbackServer: Sendable {
                 }
                 return server.accept(channel)
             }
-            .bind(host: host, port: port)
+            .withBoundSocket(socket)
             .get()
     }
 
@@ -138,6 +137,8 @@ final class LoopbackServer: Sendable {
         guard first else { return false }
         registry.responding(connectionID)
         closeListeners()
+        // Every other connection can go now: the flow is over, and stop() then has little left to wait for.
+        _ = registry.closeAll()
         let url = query.isEmpty ? redirectURI : redirectURI + "?" + query
         completion.withLock { $0 }?(url)
         return true
@@ -159,7 +160,8 @@ final class LoopbackServer: Sendable {
             try await Task.sleep(for: .seconds(2))
             registry.forceCloseAll()
         }
-        for future in listenersClosing + connections { try? await future.get() }
+        let loop = MultiThreadedEventLoopGroup.singleton.any()
+        try? await EventLoopFuture.andAllComplete(listenersClosing + connections, on: loop).get()
         cutOff.cancel()
     }
 }

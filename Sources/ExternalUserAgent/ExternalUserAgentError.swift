@@ -14,6 +14,7 @@ public struct ExternalUserAgentError: Error, Sendable, CustomStringConvertible {
             case pluginDescriptionInvalid, pluginDuplicateID, pluginInsecurePermissions, pluginProtocolViolation
             case agentNotFound
             case discoveryFailed, issuerMismatch, tokenRequestFailed, idTokenInvalid, stateFileInvalid, notAuthorized
+            case noAgentAvailable, configurationInvalid
         }
 
         private let base: Base
@@ -71,6 +72,10 @@ public struct ExternalUserAgentError: Error, Sendable, CustomStringConvertible {
         public static let stateFileInvalid = Code(.stateFileInvalid)
         /// There is no authorization to use: never signed in, or no refresh token to renew it.
         public static let notAuthorized = Code(.notAuthorized)
+        /// Selection found no agent that may and can run; the message lists every candidate and why it lost.
+        public static let noAgentAvailable = Code(.noAgentAvailable)
+        /// A configuration file, variable or code setting is wrong; the message gives `file:line` and the key.
+        public static let configurationInvalid = Code(.configurationInvalid)
 
         /// The code's name, as it is written in plugin events (`"userCanceled"`).
         public var description: String { base.rawValue }

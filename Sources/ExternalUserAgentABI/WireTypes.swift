@@ -46,15 +46,18 @@ extension PluginWire {
         public var version: String?
         public var available: Bool
         public var reasons: [String]
+        /// What the plugin found on this machine that a capability report shows (handler, browsers, …).
+        public var details: [String: JSONValue]?
 
         public init(id: String, kind: String? = nil, name: String, version: String? = nil,
-                    available: Bool = true, reasons: [String] = []) {
+                    available: Bool = true, reasons: [String] = [], details: [String: JSONValue]? = nil) {
             self.id = id
             self.kind = kind
             self.name = name
             self.version = version
             self.available = available
             self.reasons = reasons
+            self.details = details
         }
 
         public init(from decoder: any Decoder) throws {
@@ -65,6 +68,7 @@ extension PluginWire {
             version = try container.decodeIfPresent(String.self, forKey: .version)
             available = try container.decodeIfPresent(Bool.self, forKey: .available) ?? true
             reasons = try container.decodeIfPresent([String].self, forKey: .reasons) ?? []
+            details = try container.decodeIfPresent([String: JSONValue].self, forKey: .details)
         }
     }
 

@@ -41,6 +41,21 @@ struct AgentListing: Encodable {
         var plugin: String
         var available: Bool
         var reasons: [String]
+
+        enum CodingKeys: String, CodingKey { case id, kind, name, version, path, plugin, available, reasons }
+
+        /// Every key is always present (`version` and `path` as null when unknown): other tools read them.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(id, forKey: .id)
+            try container.encode(kind, forKey: .kind)
+            try container.encode(name, forKey: .name)
+            try container.encode(version, forKey: .version)
+            try container.encode(path, forKey: .path)
+            try container.encode(plugin, forKey: .plugin)
+            try container.encode(available, forKey: .available)
+            try container.encode(reasons, forKey: .reasons)
+        }
     }
 
     struct Receiver: Encodable {
@@ -88,13 +103,22 @@ struct AgentListing: Encodable {
         } else {
             lines += TextTable.render(
                 header: ["ID", "KIND", "VERSION", "AVAILABLE", "PATH"],
-                rows: agents.map { [$0.id, $0.kind, $0.version ?? "-", $0.available ? "yes" : "no: " + $0.reasons.joined(separator: "; "), $0.path ?? "(in code)"] })
+                rows: agents.map { [$0.id, $0.kind, $0.version ?? "-", $0.available ? "yes" : "no", $0.path ?? "(in code)"] })
         }
         if !receivers.isEmpty {
             lines.append("")
             lines += TextTable.render(
                 header: ["RECEIVER", "AVAILABLE", "PATH"],
-                rows: receivers.map { [$0.id, $0.available ? "yes" : "no: " + $0.reasons.joined(separator: "; "), $0.path] })
+                rows: receivers.map { [$0.id, $0.available ? "yes" : "no", $0.path] })
+        }
+        let unavailable = agents.filter { !$0.available }.map { ($0.id, $0.reasons) }
+            + receivers.filter { !$0.available }.map { ($0.id, $0.reasons) }
+        if !unavailable.isEmpty {
+            lines.append("")
+            lines.append("Not available here:")
+            for (id, reasons) in unavailable {
+                lines += reasons.map { "  \(id): \($0)" }
+            }
         }
         if !errors.isEmpty {
             lines.append("")

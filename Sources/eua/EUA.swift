@@ -12,7 +12,10 @@ struct EUA: ParsableCommand {
             then in EUA_PLUGIN_PATH (a colon-separated list), then in <prefix>/lib/eua/plugins. \
             Set EUA_LOG_LEVEL (trace, debug, info, notice, warning, error) to see more on stderr.
             """,
-        subcommands: [AgentsCommand.self, ReceiveCommand.self, LoginCommand.self, RefreshCommand.self]
+        subcommands: [
+            AgentsCommand.self, CapabilitiesCommand.self, ExplainCommand.self, OpenCommand.self, ReceiveCommand.self,
+            LoginCommand.self, RefreshCommand.self,
+        ]
     )
 }
 

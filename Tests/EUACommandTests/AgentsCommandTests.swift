@@ -6,7 +6,12 @@ import Testing
 @Suite("eua agents", .timeLimit(.minutes(1)))
 struct AgentsCommandTests {
     struct Listing: Decodable {
-        struct Agent: Decodable { var id, kind, name, version, path, plugin: String; var available: Bool; var reasons: [String] }
+        struct Agent: Decodable {
+            var id, kind, name, path, plugin: String
+            var version: String?
+            var available: Bool
+            var reasons: [String]
+        }
         struct Failure: Decodable { var path, error, code: String }
         var agents: [Agent]
         var errors: [Failure]
@@ -29,6 +34,9 @@ struct AgentsCommandTests {
         #expect(example.path.hasSuffix("/libEUAExampleC.so"))
         #expect(listing.errors.isEmpty)
         #expect(result.stdout.split(separator: "\n").count == 1, "one JSON object, one line")
+        for key in ["\"id\"", "\"kind\"", "\"name\"", "\"version\"", "\"path\""] {
+            #expect(result.stdout.components(separatedBy: key).count - 1 >= listing.agents.count, "every agent has \(key)")
+        }
     }
 
     @Test("bad plugins on EUA_PLUGIN_PATH are reported in errors with their paths, and the exit is 0")

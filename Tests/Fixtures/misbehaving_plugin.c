@@ -10,7 +10,8 @@
  *   NEVER_ANSWERS   start() and cancel() never send an event
  *   ANSWERS_TWICE   start() sends presented, finished, then finished again and another event
  *   EMBEDDED        offers an agent of kind embeddedWebView
- * PLUGIN_ID sets the plugin and agent id (default "misbehaving").
+ * PLUGIN_ID sets the plugin and agent id (default "misbehaving"); KIND="externalBrowser" any kind;
+ * AGENT_VERSION="128.0" the agent's version; UNAVAILABLE="why" marks it unavailable with that reason.
  */
 #include "eua_plugin.h"
 #include <stdio.h>
@@ -20,10 +21,22 @@
 #ifndef PLUGIN_ID
 #define PLUGIN_ID "misbehaving"
 #endif
+#ifndef KIND
 #ifdef EMBEDDED
 #define KIND "embeddedWebView"
 #else
 #define KIND "testDouble"
+#endif
+#endif
+#ifdef AGENT_VERSION
+#define VERSION_FIELD ",\"version\":\"" AGENT_VERSION "\""
+#else
+#define VERSION_FIELD ""
+#endif
+#ifdef UNAVAILABLE
+#define AVAILABILITY_FIELD ",\"available\":false,\"reasons\":[\"" UNAVAILABLE "\"]"
+#else
+#define AVAILABILITY_FIELD ""
 #endif
 
 static char *describe(void *context) {
@@ -32,7 +45,8 @@ static char *describe(void *context) {
     return strdup("this is { not json");
 #else
     return strdup("{\"id\":\"" PLUGIN_ID "\",\"name\":\"Misbehaving\",\"version\":\"0.1\","
-                  "\"agents\":[{\"id\":\"" PLUGIN_ID "\",\"kind\":\"" KIND "\",\"name\":\"Misbehaving agent\"}]}");
+                  "\"agents\":[{\"id\":\"" PLUGIN_ID "\",\"kind\":\"" KIND "\",\"name\":\"Misbehaving agent\""
+                  VERSION_FIELD AVAILABILITY_FIELD "}]}");
 #endif
 }
 

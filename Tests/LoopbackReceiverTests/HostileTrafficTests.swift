@@ -243,6 +243,17 @@ struct LoopbackLifecycleTests {
         #expect(openFileDescriptorCount() <= before, "descriptors before \(before), after \(openFileDescriptorCount())")
     }
 
+    @Test("a child process started during the flow does not inherit the listening socket (close-on-exec)")
+    func childDoesNotInherit() async throws {
+        let harness = try await LoopbackHarness()
+        var pid: pid_t = 0
+        var argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sleep"), strdup("5"), nil]
+        defer { for pointer in argv { free(pointer) } }
+        #expect(posix_spawn(&pid, "/bin/sleep", nil, nil, &argv, environ) == 0)
+        defer { kill(pid, SIGKILL); waitpid(pid, nil, 0) }
+        try await harness.finishWithRealRedirect()
+    }
+
     @Test("a timeout closes the sockets")
     func timeoutCloses() async throws {
         let harness = try await LoopbackHarness(timeout: .milliseconds(300))

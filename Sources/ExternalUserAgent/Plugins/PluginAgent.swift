@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import ExternalUserAgentABI
+@_exported import enum ExternalUserAgentABI.JSONValue
 import Synchronization
 
 /// An agent offered by a loaded plugin, seen through the C ABI.
@@ -14,6 +15,8 @@ public struct PluginAgentEntry: Sendable {
     public let available: Bool
     /// Why not, when it cannot (never empty then).
     public let reasons: [String]
+    /// What the plugin found on this machine (default handler, installed browsers, …), for reports.
+    public let details: [String: JSONValue]
     /// The plugin that offers it.
     public let plugin: LoadedPlugin
 

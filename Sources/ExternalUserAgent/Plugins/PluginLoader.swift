@@ -45,7 +45,7 @@ public struct PluginLoader: Sendable {
     public func load(file path: String, into catalog: inout PluginCatalog) {
         switch loadPlugin(at: path) {
         case .failure(let error):
-            logger.warning("plugin refused: \(error.message)", metadata: ["path": "\(path)"])
+            logger.info("plugin refused: \(error.message)", metadata: ["path": "\(path)"])
             catalog.failures.append(PluginLoadFailure(path: path, error: error))
         case .success(let plugin):
             add(plugin, to: &catalog)
@@ -81,7 +81,7 @@ public struct PluginLoader: Sendable {
                 id: component.id, kind: kind, name: component.name, version: component.version, path: plugin.path)
             catalog.agents.append(PluginAgentEntry(
                 descriptor: descriptor, available: component.available,
-                reasons: Self.reasons(component), plugin: plugin))
+                reasons: Self.reasons(component), details: component.details ?? [:], plugin: plugin))
         }
         for component in plugin.description.receivers {
             if let first = catalog.receivers.first(where: { $0.id == component.id }) {
@@ -93,7 +93,7 @@ public struct PluginLoader: Sendable {
             }
             catalog.receivers.append(PluginReceiverEntry(
                 id: component.id, name: component.name, available: component.available,
-                reasons: Self.reasons(component), plugin: plugin))
+                reasons: Self.reasons(component), details: component.details ?? [:], plugin: plugin))
         }
     }
 

@@ -15,6 +15,8 @@ public struct PluginReceiverEntry: Sendable {
     /// Whether it can run on this machine, and why not.
     public let available: Bool
     public let reasons: [String]
+    /// What the plugin found on this machine, for reports.
+    public let details: [String: JSONValue]
     /// The plugin that offers it.
     public let plugin: LoadedPlugin
 

@@ -1,0 +1,23 @@
+import BrowserAgentSupport
+import CExternalUserAgentPlugin
+import ExternalUserAgentPluginKit
+
+/// The plugin's entry symbol.
+@_cdecl("eua_plugin_entry_v1")
+public func euaPluginEntry(_ host: UnsafePointer<eua_host_table>?) -> UnsafePointer<eua_plugin_table>? {
+    PluginExport.table(for: ChromiumPlugin.self, host: host)
+}
+
+/// The Chromium family (chromium, google-chrome, brave-browser, microsoft-edge, vivaldi, opera):
+/// one agent per installed browser.
+enum ChromiumPlugin: ExternalUserAgentPlugin {
+    static func describe() -> PluginWire.PluginDescription {
+        PluginWire.PluginDescription(
+            id: "chromium-family", name: "Chromium-family agents", version: "1.0.0",
+            agents: BrowserPluginDescription.components(for: BrowserDiscovery.find(BrowserFamily.chromium)))
+    }
+
+    static func makeInstance(componentID: String, options: [String: String]) throws -> any PluginComponent {
+        try BrowserPluginDescription.makeAgent(componentID: componentID, options: options, families: BrowserFamily.chromium)
+    }
+}

@@ -1,0 +1,44 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import NIOCore
+
+/// A listening loopback socket made by hand so it can be close-on-exec: SwiftNIO's own sockets are
+/// not, and a child process the app starts (a browser, a helper) would otherwise inherit the listening
+/// socket and keep the one-shot port accepting after the flow closed it.
+enum LoopbackSocket {
+    /// Binds `host` (`127.0.0.1` or `::1`) on `port` (0: the OS picks) and listens; throws NIO's `IOError`.
+    static func listen(host: String, port: Int, backlog: Int32 = 256) throws -> CInt {
+        let ipv6 = host.contains(":")
+        let fd = socket(ipv6 ? AF_INET6 : AF_INET,
+                        Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { throw IOError(errnoCode: errno, reason: "socket") }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        let bound: Int32
+        if ipv6 {
+            setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &one, socklen_t(MemoryLayout<Int32>.size))
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = UInt16(port).bigEndian
+            address.sin6_addr = in6addr_loopback
+            bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+            }
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = UInt16(port).bigEndian
+            address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+            bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+        }
+        guard bound == 0, Glibc.listen(fd, backlog) == 0 else {
+            let code = errno
+            close(fd)
+            throw IOError(errnoCode: code, reason: "bind to \(host):\(port)")
+        }
+        return fd
+    }
+}

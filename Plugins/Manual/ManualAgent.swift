@@ -1,0 +1,98 @@
+import ExternalUserAgentPluginKit
+import FoundationEssentials
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One flow with the manual agent: prints the instructions on stderr (stdout may carry a program's
+/// output), then, in paste mode, reads lines from standard input until a valid final URL arrives,
+/// standard input ends, or the flow is cancelled.
+final class ManualAgent: PluginComponent {
+    private let options: ManualOptions
+    private let cancelled = Mutex(false)
+    private let events = Mutex<PluginEvents?>(nil)
+
+    init(options: ManualOptions) {
+        self.options = options
+    }
+
+    func start(_ request: PluginStartRequest, events: PluginEvents) {
+        self.events.withLock { $0 = events }
+        let parsed: PluginWire.AgentRequest
+        do {
+            parsed = try request.agentRequest()
+        } catch {
+            events.failed("presentationFailed", "manual agent: the host's request is not valid JSON: \(error)")
+            return
+        }
+        let redirectURI = parsed.redirectURI ?? ""
+        let paste: Bool = switch options.paste {
+        case .true: true
+        case .false: false
+        case .auto: Self.standardInputIsOpen()
+        }
+        let situation = Instructions.situation(environment: ProcessInfo.processInfo.environment, options: options,
+                                               redirectURI: redirectURI, paste: paste)
+        Self.writeError(Instructions.text(url: parsed.url, situation: situation))
+        events.presented()
+        guard paste else { return }
+        PluginThread.detach { [self] in
+            self.readPastedURLs(redirectURI: redirectURI, authorizationURL: parsed.url, events: events)
+        }
+    }
+
+    func cancel() {
+        cancelled.withLock { $0 = true }
+        // The reader notices within 200 ms; without paste mode there is nothing running.
+        if options.paste == .false || !Self.standardInputIsOpen() {
+            events.withLock { $0 }?.finished()
+        }
+    }
+
+    private func readPastedURLs(redirectURI: String, authorizationURL: String, events: PluginEvents) {
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while !cancelled.withLock({ $0 }) {
+            var poller = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 200) > 0 else { continue }
+            let count = read(0, &byte, 1)
+            if count <= 0 {
+                // Standard input ended: the loopback redirect may still come; nothing more to read here.
+                PluginHost.log(.debug, "manual agent: standard input ended; waiting for the redirect only")
+                while !cancelled.withLock({ $0 }) { usleep(200_000) }
+                break
+            }
+            guard byte == UInt8(ascii: "\n") else {
+                if line.count < 16 * 1024 { line.append(byte) }
+                continue
+            }
+            let pasted = String(String(decoding: line, as: UTF8.self).filter { !$0.isWhitespace })
+            line.removeAll()
+            if pasted.isEmpty { continue }
+            if let problem = PastedURLCheck.problem(pasted: pasted, redirectURI: redirectURI, authorizationURL: authorizationURL) {
+                Self.writeError("Not accepted: \(problem).\nPaste the address again, then press Enter:\n")
+                continue
+            }
+            Self.writeError("Thank you: the sign-in continues.\n")
+            events.redirect(pasted)
+            break
+        }
+        events.finished()
+    }
+
+    static func standardInputIsOpen() -> Bool {
+        fcntl(0, F_GETFD) != -1
+    }
+
+    static func writeError(_ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress! + offset, $0.count - offset) }
+            if written <= 0 { return }
+            offset += written
+        }
+    }
+}
+

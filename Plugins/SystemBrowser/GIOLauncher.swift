@@ -1,0 +1,64 @@
+import CGIO
+import ExternalUserAgentPluginKit
+import FoundationEssentials
+
+/// Hands a URL to a browser through GLib, returning as soon as the launch is handed off.
+enum GIOLauncher {
+    /// Launches the default https handler. Outside a sandbox: `g_desktop_app_info_launch_uris_as_manager`
+    /// with the browser's stdout/stderr sent to /dev/null (it must never write into our output, nor keep
+    /// a pipe reader waiting). In Flatpak/Snap: `g_app_info_launch_default_for_uri`, which uses the portal.
+    static func openWithDefaultHandler(_ url: String, sandbox: Sandbox?) throws(GIOError) -> String {
+        let context = g_app_launch_context_new()
+        defer { eua_object_unref(UnsafeMutableRawPointer(context)) }
+        var error: UnsafeMutablePointer<GError>?
+        if let sandbox {
+            if g_app_info_launch_default_for_uri(url, context, &error) == 0, let error {
+                throw GIOError(taking: error)
+            }
+            return "the \(sandbox.rawValue) portal (org.freedesktop.portal.OpenURI)"
+        }
+        guard let info = g_app_info_get_default_for_uri_scheme("https") else {
+            throw GIOError(domain: "g-io-error-quark", code: Int32(G_IO_ERROR_NOT_SUPPORTED.rawValue),
+                           message: "no default application for x-scheme-handler/https")
+        }
+        defer { eua_object_unref(UnsafeMutableRawPointer(info)) }
+        let id = g_app_info_get_id(info).map { String(cString: $0) } ?? "(no id)"
+        guard let desktop = eua_desktop_app_info(info) else {
+            // Not a desktop entry (rare): GIO's generic launch; it cannot silence the child's output.
+            var uris: UnsafeMutablePointer<GList>? = g_list_append(nil, g_strdup(url))
+            defer { g_list_free_full(uris, g_free); uris = nil }
+            if g_app_info_launch_uris(info, uris, context, &error) == 0, let error { throw GIOError(taking: error) }
+            return id
+        }
+        let uris = g_list_append(nil, g_strdup(url))
+        defer { g_list_free_full(uris, g_free) }
+        let flags = GSpawnFlags(rawValue: G_SPAWN_SEARCH_PATH.rawValue | G_SPAWN_STDOUT_TO_DEV_NULL.rawValue
+                                    | G_SPAWN_STDERR_TO_DEV_NULL.rawValue)
+        let launched = g_desktop_app_info_launch_uris_as_manager(
+            desktop, uris, context, flags, nil, nil,
+            { _, pid, _ in PluginHost.log(.debug, "system browser: launched process \(pid)") }, nil, &error)
+        if launched == 0, let error { throw GIOError(taking: error) }
+        return id
+    }
+
+    /// Runs one `$BROWSER` command with `url`, through GLib's spawn (no shell; output to /dev/null;
+    /// the child is reaped by GLib, not left as a zombie).
+    static func spawn(_ arguments: [String]) throws(GIOError) {
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var error: UnsafeMutablePointer<GError>?
+        let flags = GSpawnFlags(rawValue: G_SPAWN_SEARCH_PATH.rawValue | G_SPAWN_STDOUT_TO_DEV_NULL.rawValue
+                                    | G_SPAWN_STDERR_TO_DEV_NULL.rawValue)
+        if g_spawn_async(nil, &argv, nil, flags, nil, nil, nil, &error) == 0, let error {
+            throw GIOError(taking: error)
+        }
+    }
+}
+
+extension GIOError {
+    init(domain: String, code: Int32, message: String) {
+        self.domain = domain
+        self.code = code
+        self.message = message
+    }
+}

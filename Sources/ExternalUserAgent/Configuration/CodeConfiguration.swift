@@ -1,0 +1,84 @@
+/// The code layer: what the app (or `eua --agent …`) sets; stronger than files and environment,
+/// weaker than the managed file. Every property left `nil` (or empty) leaves the weaker layers' value.
+public struct CodeConfiguration: Sendable, Hashable {
+    /// Agent ids in order of preference; add `"*"` to allow any other agent after them.
+    public var preference: [String]?
+    /// An agent the person named explicitly (`eua --agent ID`): it becomes the whole preference, and it
+    /// is used even where its plugin says it cannot run here (rule 4) or a non-managed allow/deny list
+    /// leaves it out (rule 3) — but never past rules 1–2 or the managed file.
+    public var namedAgent: String?
+    /// Allows `testDouble` agents (unless the managed file forbids them).
+    public var allowTestAgents: Bool?
+    /// When non-empty, only matching agents may be selected.
+    public var allow: [AgentMatcher]?
+    /// Agents that may not be selected.
+    public var deny: [AgentMatcher]?
+    /// Options per agent id (`["firefox": ["profile": "work"]]`).
+    public var agentOptions: [String: [String: String]]
+    public var receiverPort: Int?
+    public var receiverPortRange: ClosedRange<Int>?
+    public var receiverPath: String?
+    public var authorizationTimeout: Duration?
+    public var dismissTimeout: Duration?
+    public var successPage: String?
+    public var failurePage: String?
+
+    public init(preference: [String]? = nil, allowTestAgents: Bool? = nil, allow: [AgentMatcher]? = nil,
+                deny: [AgentMatcher]? = nil, agentOptions: [String: [String: String]] = [:],
+                receiverPort: Int? = nil, receiverPortRange: ClosedRange<Int>? = nil, receiverPath: String? = nil,
+                authorizationTimeout: Duration? = nil, dismissTimeout: Duration? = nil,
+                successPage: String? = nil, failurePage: String? = nil) {
+        self.preference = preference
+        self.allowTestAgents = allowTestAgents
+        self.allow = allow
+        self.deny = deny
+        self.agentOptions = agentOptions
+        self.receiverPort = receiverPort
+        self.receiverPortRange = receiverPortRange
+        self.receiverPath = receiverPath
+        self.authorizationTimeout = authorizationTimeout
+        self.dismissTimeout = dismissTimeout
+        self.successPage = successPage
+        self.failurePage = failurePage
+    }
+
+    /// The settings this value makes, checked like a file's. Throws `configurationInvalid` naming the key.
+    func settings() throws(ExternalUserAgentError) -> [ConfigurationSetting] {
+        var values: [(ConfigurationKey, ConfigurationValue)] = []
+        func seconds(_ duration: Duration) -> ConfigurationValue {
+            let (whole, fraction) = duration.components
+            return fraction == 0 ? .integer(Int(whole)) : .number(Double(whole) + Double(fraction) / 1e18)
+        }
+        if let preference { values.append((.preference, .list(preference.map(ConfigurationValue.string)))) }
+        if let allowTestAgents { values.append((.allowTestAgents, .bool(allowTestAgents))) }
+        if let allow { values.append((.allow, .list(allow.map { .string($0.description) }))) }
+        if let deny { values.append((.deny, .list(deny.map { .string($0.description) }))) }
+        for (agent, options) in agentOptions.sorted(by: { $0.key < $1.key }) {
+            for (name, value) in options.sorted(by: { $0.key < $1.key }) {
+                let key = ConfigurationKey.agentOption(agent, name)
+                let shape = ConfigurationSchema.shape(of: key)
+                values.append((key, shape == .bool && (value == "true" || value == "false") ? .bool(value == "true") : .string(value)))
+            }
+        }
+        if let receiverPort { values.append((.receiverPort, .integer(receiverPort))) }
+        if let receiverPortRange {
+            values.append((.receiverPortRange, .string("\(receiverPortRange.lowerBound)-\(receiverPortRange.upperBound)")))
+        }
+        if let receiverPath { values.append((.receiverPath, .string(receiverPath))) }
+        if let authorizationTimeout { values.append((.authorizationTimeout, seconds(authorizationTimeout))) }
+        if let dismissTimeout { values.append((.dismissTimeout, seconds(dismissTimeout))) }
+        if let successPage { values.append((.successPage, .string(successPage))) }
+        if let failurePage { values.append((.failurePage, .string(failurePage))) }
+
+        let origin = ConfigurationOrigin(layer: .code, source: "code")
+        var settings: [ConfigurationSetting] = []
+        for (key, value) in values {
+            if let shape = ConfigurationSchema.shape(of: key), let problem = ConfigurationSchema.problem(with: value, for: shape) {
+                throw ExternalUserAgentError(
+                    .configurationInvalid, "code: key '\(key)': expected \(shape.expectation); \(problem)")
+            }
+            settings.append(ConfigurationSetting(key: key, value: value, origin: origin))
+        }
+        return settings
+    }
+}

@@ -1,0 +1,177 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The configuration in effect: every layer merged, with where each value came from.
+///
+/// Layers, weakest first: built-in defaults < system files < user file < environment < code.
+/// The managed file pins every key it sets; other layers' values for those keys are kept in
+/// ``ignored``. Read it with ``load(sources:code:)``; a broken file throws `configurationInvalid`
+/// with `file:line`, the key and what was expected.
+public struct Configuration: Sendable {
+    /// The value in effect for each key that any layer sets, and where it came from.
+    public private(set) var settings: [ConfigurationKey: ConfigurationSetting] = [:]
+    /// Values that lost to a managed pin.
+    public private(set) var ignored: [IgnoredSetting] = []
+    /// Every file considered, weakest layer first, and what became of it.
+    public private(set) var files: [ConfigurationFileStatus] = []
+    /// Unknown keys, refused files, variables that could not be used.
+    public private(set) var warnings: [ConfigurationWarning] = []
+    /// The agent named explicitly in code (`--agent`), if any; see ``CodeConfiguration/namedAgent``.
+    public var namedAgent: String?
+
+    /// The settings ExternalUserAgent starts from.
+    public static let defaults: [ConfigurationSetting] = {
+        let origin = ConfigurationOrigin(layer: .defaults, source: "built-in")
+        return [
+            ConfigurationSetting(key: .preference, value: .list([.string("*")]), origin: origin),
+            ConfigurationSetting(key: .allowTestAgents, value: .bool(false), origin: origin),
+            ConfigurationSetting(key: .allow, value: .list([]), origin: origin),
+            ConfigurationSetting(key: .deny, value: .list([]), origin: origin),
+        ]
+    }()
+
+    /// Merges `layers` (settings of any layers, in any order); `files` and `warnings` are kept for the report.
+    public init(settings layers: [ConfigurationSetting], files: [ConfigurationFileStatus] = [],
+                warnings: [ConfigurationWarning] = []) {
+        self.files = files
+        self.warnings = warnings
+        let ordered = layers.enumerated().sorted {
+            ($0.element.origin.layer, $0.offset) < ($1.element.origin.layer, $1.offset)
+        }.map(\.element)
+        for setting in ordered {
+            if let current = settings[setting.key], current.origin.layer == .managed {
+                if setting.origin.layer == .managed { settings[setting.key] = setting }
+                continue
+            }
+            settings[setting.key] = setting
+        }
+        for setting in ordered where setting.origin.layer != .managed && setting.origin.layer != .defaults {
+            if let pin = settings[setting.key], pin.origin.layer == .managed, pin.value != setting.value {
+                ignored.append(IgnoredSetting(setting: setting, pinnedBy: pin))
+            }
+        }
+        if let port = settings[.receiverPort], let range = settings[.receiverPortRange] {
+            self.warnings.append(ConfigurationWarning(
+                origin: port.origin,
+                message: "receiver.port (\(port.origin)) and receiver.port-range (\(range.origin)) are both set; "
+                    + "the fixed port is used"))
+        }
+    }
+
+    /// Reads every layer from `sources`, with `code` as the code layer.
+    ///
+    /// A missing file is fine; a managed or system file that anyone may write is refused (and warned
+    /// about); a file that is not valid TOML, or sets a key to a wrong value, throws `configurationInvalid`.
+    public static func load(sources: ConfigurationSources = .standard(),
+                            code: CodeConfiguration = CodeConfiguration()) throws(ExternalUserAgentError) -> Configuration {
+        var settings = defaults
+        var files: [ConfigurationFileStatus] = []
+        var warnings: [ConfigurationWarning] = []
+        func read(_ path: String, _ layer: ConfigurationLayer) throws(ExternalUserAgentError) {
+            let (status, text) = Self.readFile(path, refuseWorldWritable: layer == .system || layer == .managed)
+            files.append(ConfigurationFileStatus(path: path, layer: layer, status: status))
+            if case .refused(let why) = status {
+                warnings.append(ConfigurationWarning(
+                    origin: ConfigurationOrigin(layer: layer, source: path), message: "not read: \(why)"))
+            }
+            guard let text else { return }
+            let file = try ConfigurationFile(text: text, path: path, layer: layer)
+            settings += file.settings
+            warnings += file.warnings
+        }
+        for path in sources.systemFiles { try read(path, .system) }
+        if let user = sources.userFile { try read(user, .user) }
+        let environment = try EnvironmentLayer.settings(sources.environment)
+        settings += environment.settings
+        warnings += environment.warnings
+        settings += try code.settings()
+        if let managed = sources.managedFile { try read(managed, .managed) }
+        var configuration = Configuration(settings: settings, files: files, warnings: warnings)
+        configuration.namedAgent = code.namedAgent
+        return configuration
+    }
+
+    /// The setting in effect for `key`, if any layer sets it.
+    public subscript(key: ConfigurationKey) -> ConfigurationSetting? { settings[key] }
+
+    /// Agent ids in order of preference; `*` stands for every agent not named.
+    public var preference: [String] { settings[.preference]?.value.stringList ?? ["*"] }
+
+    /// Whether `testDouble` agents may be selected.
+    public var allowTestAgents: Bool { settings[.allowTestAgents]?.value.boolValue ?? false }
+
+    /// When non-empty, only agents matching one of these may be selected.
+    public var allow: [AgentMatcher] { matchers(.allow) }
+
+    /// Agents matching one of these may not be selected.
+    public var deny: [AgentMatcher] { matchers(.deny) }
+
+    /// Options for the agent `id` (`profile`, `private`, …), as strings, each from its strongest layer.
+    public func options(for id: String) -> [String: String] {
+        var options: [String: String] = [:]
+        for (key, setting) in settings where key.agentOptionAgent == id {
+            options[key.components[2]] = setting.value.optionText
+        }
+        return options
+    }
+
+    /// The redirect receiver's options (`port`, `port-range`, `path`) for the loopback receiver plugin.
+    public var receiverOptions: [String: String] {
+        var options: [String: String] = [:]
+        options["port"] = settings[.receiverPort]?.value.optionText
+        options["port-range"] = settings[.receiverPortRange]?.value.optionText
+        options["path"] = settings[.receiverPath]?.value.optionText
+        return options
+    }
+
+    /// How long a sign-in may take, when a layer sets it.
+    public var authorizationTimeout: Duration? { duration(.authorizationTimeout) }
+
+    /// How long an agent may take to close, when a layer sets it.
+    public var dismissTimeout: Duration? { duration(.dismissTimeout) }
+
+    /// The page (file path or URL) shown after a successful redirect, when a layer sets it.
+    public var successPage: String? { settings[.successPage]?.value.stringValue }
+
+    /// The page (file path or URL) shown after a failed redirect, when a layer sets it.
+    public var failurePage: String? { settings[.failurePage]?.value.stringValue }
+
+    private func matchers(_ key: ConfigurationKey) -> [AgentMatcher] {
+        (settings[key]?.value.stringList ?? []).compactMap { try? AgentMatcher(parsing: $0) }
+    }
+
+    private func duration(_ key: ConfigurationKey) -> Duration? {
+        settings[key]?.value.secondsValue.map { .milliseconds(Int64(($0 * 1000).rounded())) }
+    }
+
+    /// Reads `path`: its status and, when loaded, its text.
+    static func readFile(_ path: String, refuseWorldWritable: Bool) -> (ConfigurationFileStatus.Status, String?) {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if errno == ENOENT || errno == ENOTDIR { return (.notFound, nil) }
+            return (.refused("cannot read its file status (\(String(cString: strerror(errno))))"), nil)
+        }
+        if info.st_mode & S_IFMT != S_IFREG { return (.refused("not a regular file"), nil) }
+        if refuseWorldWritable {
+            if info.st_mode & S_IWOTH != 0 {
+                return (.refused("the file is writable by everyone, so anyone could change this policy; run 'chmod o-w \(path)'"), nil)
+            }
+            let folder = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+            var folderInfo = stat()
+            if stat(folder, &folderInfo) == 0, folderInfo.st_mode & S_IWOTH != 0, folderInfo.st_mode & S_ISVTX == 0 {
+                return (.refused("its folder \(folder) is writable by everyone, so anyone could replace the file; "
+                                 + "run 'chmod o-w \(folder)'"), nil)
+            }
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            return (.refused("cannot read it (\(String(cString: strerror(errno))))"), nil)
+        }
+        return (.loaded, String(decoding: data, as: UTF8.self))
+    }
+}

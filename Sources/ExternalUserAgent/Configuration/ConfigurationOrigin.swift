@@ -1,0 +1,75 @@
+/// Where one setting was written: its layer and the file and line, environment variable, or code.
+public struct ConfigurationOrigin: Sendable, Hashable, CustomStringConvertible {
+    /// The layer the setting belongs to.
+    public var layer: ConfigurationLayer
+    /// The file path, environment variable name, `code` or `built-in`.
+    public var source: String
+    /// The line in `source`, for files (1-based), when known.
+    public var line: Int?
+
+    public init(layer: ConfigurationLayer, source: String, line: Int? = nil) {
+        self.layer = layer
+        self.source = source
+        self.line = line
+    }
+
+    /// `source:line`, or `source` when the line is not known.
+    public var location: String {
+        line.map { "\(source):\($0)" } ?? source
+    }
+
+    /// `user file /home/me/.config/eua/config.toml:3`, `environment EUA_AGENT`, `code`, `built-in defaults`.
+    public var description: String {
+        switch layer {
+        case .defaults: "built-in defaults"
+        case .code: "code"
+        case .environment: "environment \(source)"
+        case .system, .user, .managed: "\(layer) file \(location)"
+        }
+    }
+}
+
+/// One setting from one layer.
+public struct ConfigurationSetting: Sendable, Hashable {
+    public var key: ConfigurationKey
+    public var value: ConfigurationValue
+    public var origin: ConfigurationOrigin
+
+    public init(key: ConfigurationKey, value: ConfigurationValue, origin: ConfigurationOrigin) {
+        self.key = key
+        self.value = value
+        self.origin = origin
+    }
+}
+
+/// A setting that had no effect because the managed file pins its key.
+public struct IgnoredSetting: Sendable, Hashable, CustomStringConvertible {
+    /// What was tried, and where.
+    public var setting: ConfigurationSetting
+    /// The managed setting that wins.
+    public var pinnedBy: ConfigurationSetting
+
+    public var description: String {
+        "\(setting.key) = \(setting.value) from \(setting.origin) is ignored: the key is pinned to "
+            + "\(pinnedBy.value) by \(pinnedBy.origin)"
+    }
+}
+
+/// A problem that does not stop the configuration from loading (an unknown key, a refused file).
+public struct ConfigurationWarning: Sendable, Hashable, CustomStringConvertible {
+    /// Where, when known.
+    public var origin: ConfigurationOrigin?
+    /// What, and what to do.
+    public var message: String
+
+    public init(origin: ConfigurationOrigin?, message: String) {
+        self.origin = origin
+        self.message = message
+    }
+
+    public var description: String {
+        guard let origin else { return message }
+        return origin.layer == .environment || origin.layer == .code || origin.layer == .defaults
+            ? "\(origin): \(message)" : "\(origin.location): \(message)"
+    }
+}

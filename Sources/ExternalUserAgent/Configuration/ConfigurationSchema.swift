@@ -1,0 +1,153 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Every key a configuration may set, what each expects, and the nearest known key for a typo.
+enum ConfigurationSchema {
+    /// What a key's value must be.
+    enum Shape: Sendable {
+        case bool, port, portRange, redirectPath, seconds, page, text, agentList, matcherList, optionValue
+
+        var expectation: String {
+            switch self {
+            case .bool: "true or false"
+            case .port: "an integer from 0 to 65535 (0: any free port)"
+            case .portRange: "a string \"LOW-HIGH\" with 1 <= LOW <= HIGH <= 65535, like \"8400-8410\""
+            case .redirectPath: "a string starting with '/', like \"/callback\""
+            case .seconds: "a number of seconds greater than 0"
+            case .page: "an absolute file path or an http(s) URL, as a string"
+            case .text: "a string"
+            case .agentList: "an array of agent ids (and '*' for any other agent), like [\"firefox\", \"*\"]"
+            case .matcherList: "an array of agent matchers, like [\"firefox>=115\", \"chromium 120..<130\"]"
+            case .optionValue: "a string, a boolean or a number"
+            }
+        }
+    }
+
+    static let keys: [ConfigurationKey: Shape] = [
+        .preference: .agentList, .allow: .matcherList, .deny: .matcherList, .allowTestAgents: .bool,
+        .receiverPort: .port, .receiverPortRange: .portRange, .receiverPath: .redirectPath,
+        .authorizationTimeout: .seconds, .dismissTimeout: .seconds, .successPage: .page, .failurePage: .page,
+    ]
+
+    /// Agent options every browser agent understands; others are passed to the agent as they are.
+    static let agentOptions: [String: Shape] = [
+        "profile": .text, "private": .bool, "ephemeral": .bool, "executable": .text,
+    ]
+
+    static let tables: Set<[String]> = [["receiver"], ["timeouts"], ["pages"], ["agent-options"]]
+
+    /// Whether `path` names a table (`[receiver]`, `[agent-options.firefox]`).
+    static func isTable(_ path: [String]) -> Bool {
+        tables.contains(path) || (path.count == 2 && path[0] == "agent-options")
+    }
+
+    /// What `key` expects, or `nil` for an unknown key.
+    static func shape(of key: ConfigurationKey) -> Shape? {
+        if let shape = keys[key] { return shape }
+        if key.agentOptionAgent != nil {
+            return agentOptions[key.components[2]] ?? .optionValue
+        }
+        return nil
+    }
+
+    /// `nil` when `value` fits `shape`, else what was wrong.
+    static func problem(with value: ConfigurationValue, for shape: Shape) -> String? {
+        let got = "got \(value.typeName) \(value)"
+        switch shape {
+        case .bool:
+            return value.boolValue == nil ? got : nil
+        case .port:
+            guard let port = value.integerValue else { return got }
+            return (0...65535).contains(port) ? nil : "got \(port)"
+        case .portRange:
+            guard let text = value.stringValue else { return got }
+            return portRange(text) == nil ? "got \(value)" : nil
+        case .redirectPath:
+            guard let text = value.stringValue else { return got }
+            return text.hasPrefix("/") && !text.contains("?") && !text.contains("#") ? nil : "got \(value)"
+        case .seconds:
+            guard let seconds = value.secondsValue else { return got }
+            return seconds > 0 && seconds.isFinite ? nil : "got \(seconds)"
+        case .page:
+            guard let text = value.stringValue else { return got }
+            if text.hasPrefix("/") { return nil }
+            if let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+               url.host != nil {
+                return nil
+            }
+            return "got \(value)"
+        case .text:
+            return value.stringValue == nil ? got : nil
+        case .agentList:
+            guard let ids = value.stringList else { return got }
+            let isID = { (entry: String) in
+                entry == "*" || ((try? AgentMatcher(parsing: entry)).map { $0.versions == nil && $0.id == entry } ?? false)
+            }
+            if let bad = ids.first(where: { !isID($0) }) {
+                return "got the entry \"\(bad)\" (a preference names agents, without versions)"
+            }
+            return nil
+        case .matcherList:
+            guard let entries = value.stringList else { return got }
+            for entry in entries {
+                do throws(VersionRangeSyntaxError) {
+                    _ = try AgentMatcher(parsing: entry)
+                } catch {
+                    return "got \(error)"
+                }
+            }
+            return nil
+        case .optionValue:
+            if case .list = value { return got }
+            return nil
+        }
+    }
+
+    /// `"8400-8410"` as a range; `nil` when it is not one.
+    static func portRange(_ text: String) -> ClosedRange<Int>? {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, let low = Int(parts[0].trimmingWhitespace()), let high = Int(parts[1].trimmingWhitespace()),
+              1 <= low, low <= high, high <= 65535 else { return nil }
+        return low...high
+    }
+
+    /// The known key closest to `path` in spelling, for "did you mean" warnings.
+    static func nearestKey(to path: [String]) -> String? {
+        var known: [[String]] = keys.keys.map(\.components)
+        known.append(contentsOf: tables)
+        if path.count >= 2, path[0] == "agent-options" {
+            for option in agentOptions.keys { known.append(["agent-options", path[1], option]) }
+        }
+        let written = ConfigurationKey(path).description
+        var best: (name: String, distance: Int)?
+        for candidate in known {
+            let name = ConfigurationKey(candidate).description
+            let distance = editDistance(written, name)
+            if let current = best, current.distance < distance || (current.distance == distance && current.name < name) {
+                continue
+            }
+            best = (name, distance)
+        }
+        return best?.name
+    }
+
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        if a.isEmpty { return b.count }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in stride(from: 1, through: b.count, by: 1) {
+                let substitution: Int = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)
+                let insertion: Int = current[j - 1] + 1
+                let deletion: Int = previous[j] + 1
+                current[j] = Swift.min(substitution, insertion, deletion)
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}

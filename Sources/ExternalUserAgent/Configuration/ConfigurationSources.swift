@@ -1,0 +1,80 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Where configuration is read from: the files of each layer and the environment.
+///
+/// Everything comes in here, so tests can point every layer at a temporary folder and never touch
+/// the real `/etc` or `$HOME`. ``standard(environment:managedFile:)`` gives the usual places.
+public struct ConfigurationSources: Sendable, Hashable {
+    /// The environment variables to read (`EUA_AGENT`, `$BROWSER`, …).
+    public var environment: [String: String]
+    /// System files, weakest first (the reverse of `$XDG_CONFIG_DIRS`, whose first folder is the most important).
+    public var systemFiles: [String]
+    /// The user's file, if there is a home to look in.
+    public var userFile: String?
+    /// The managed file, whose keys no layer can change.
+    public var managedFile: String?
+
+    public init(environment: [String: String], systemFiles: [String], userFile: String?, managedFile: String?) {
+        self.environment = environment
+        self.systemFiles = systemFiles
+        self.userFile = userFile
+        self.managedFile = managedFile
+    }
+
+    /// The default managed file.
+    public static let defaultManagedFile = "/etc/eua/managed.toml"
+
+    /// The usual places for `environment`: system files from `$XDG_CONFIG_DIRS` (default `/etc/xdg`),
+    /// the user file from `$XDG_CONFIG_HOME` (default `$HOME/.config`), each as `<dir>/eua/config.toml`;
+    /// the managed file is `managedFile`, else `$EUA_MANAGED_CONFIG` (meant for tests), else `/etc/eua/managed.toml`.
+    public static func standard(environment: [String: String] = ProcessInfo.processInfo.environment,
+                                managedFile: String? = nil) -> ConfigurationSources {
+        let dirs = environment["XDG_CONFIG_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/etc/xdg"
+        let system = dirs.split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
+            .map { join($0, "eua/config.toml") }
+        var userFile: String?
+        if let home = environment["XDG_CONFIG_HOME"], home.hasPrefix("/") {
+            userFile = join(home, "eua/config.toml")
+        } else if let home = environment["HOME"], home.hasPrefix("/") {
+            userFile = join(home, ".config/eua/config.toml")
+        }
+        let managed = managedFile
+            ?? environment["EUA_MANAGED_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? defaultManagedFile
+        return ConfigurationSources(environment: environment, systemFiles: Array(system.reversed()),
+                                    userFile: userFile, managedFile: managed)
+    }
+
+    private static func join(_ folder: String, _ name: String) -> String {
+        folder.hasSuffix("/") ? folder + name : folder + "/" + name
+    }
+}
+
+/// What became of one configuration file.
+public struct ConfigurationFileStatus: Sendable, Hashable {
+    /// Whether the file was read.
+    public enum Status: Sendable, Hashable, CustomStringConvertible {
+        /// Read; its settings took part.
+        case loaded
+        /// Not there, which is fine.
+        case notFound
+        /// Not read, and why (writable by everyone, unreadable).
+        case refused(String)
+
+        public var description: String {
+            switch self {
+            case .loaded: "loaded"
+            case .notFound: "not found"
+            case .refused(let why): "refused: \(why)"
+            }
+        }
+    }
+
+    public var path: String
+    public var layer: ConfigurationLayer
+    public var status: Status
+}

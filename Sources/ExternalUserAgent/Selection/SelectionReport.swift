@@ -1,0 +1,47 @@
+/// Everything selection decided: each candidate's verdict, the chosen one, and the configuration used.
+public struct SelectionReport: Sendable {
+    /// Every candidate, in the order they were found, with its verdict.
+    public var verdicts: [CandidateVerdict]
+    /// The configuration the rules read.
+    public var configuration: Configuration
+    /// Problems with the candidates themselves: two with one id, a preference entry that names no candidate.
+    public var warnings: [String]
+
+    /// The winner's verdict, if any candidate survived.
+    public var chosen: CandidateVerdict? { verdicts.first { $0.selected } }
+
+    /// The `noAgentAvailable` error for a report with no winner: every candidate, why it lost, what to change.
+    public var error: ExternalUserAgentError {
+        var lines = ["no user agent can be selected;"]
+        if verdicts.isEmpty {
+            lines[0] += " there are no candidates: no plugin offers an agent and the app registered none. "
+                + "Build or install the agent plugins, point EUA_PLUGIN_PATH at them, or register an agent in code "
+                + "('eua agents' lists what loads)"
+        } else {
+            lines[0] += " every candidate lost:"
+            for verdict in verdicts {
+                let descriptor = verdict.candidate.descriptor
+                lines.append("  - \(descriptor.id) (\(descriptor.kind), \(verdict.candidate.origin)): "
+                             + verdict.reasons.joined(separator: "; "))
+            }
+            lines.append("Change what each reason names (in code, the environment, or the config file it cites); "
+                         + "'eua explain' shows every setting and the layer that decided it.")
+        }
+        return ExternalUserAgentError(.noAgentAvailable, lines.joined(separator: "\n"))
+    }
+}
+
+/// The agent selection chose, with its options and the report of why.
+public struct SelectedAgent: Sendable {
+    /// The winner.
+    public var candidate: AgentCandidate
+    /// Its options from the configuration (`agent-options.<id>`), each from its strongest layer.
+    public var options: [String: String]
+    /// Why it won and why every other candidate lost.
+    public var report: SelectionReport
+
+    /// The agent, ready for one session, with ``options``.
+    public func makeAgent() -> any ExternalUserAgent {
+        candidate.makeAgent(options: options)
+    }
+}

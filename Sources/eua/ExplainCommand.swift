@@ -1,0 +1,192 @@
+import ArgumentParser
+import ExternalUserAgent
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// `eua explain`: which agent selection would choose, why every other candidate lost, and which
+/// layer decided each setting.
+///
+/// Contract: `--json` prints one object `{"chosen","candidates":[{"id","kind","selected","reasons"}],
+/// "config":[{"file","layer","status"}],"settings":[…],"ignored":[…],"warnings":[…]}`. A broken
+/// configuration makes both forms exit 1 with `file:line` and the key on stderr.
+struct ExplainCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "explain",
+        abstract: "Show which user agent would be selected, why each candidate won or lost, and where each setting came from.",
+        discussion: """
+            Configuration layers, weakest first: built-in defaults, system ($XDG_CONFIG_DIRS/eua/config.toml), \
+            user ($XDG_CONFIG_HOME/eua/config.toml), environment (EUA_AGENT, EUA_AGENT_OPTIONS, \
+            EUA_ALLOW_TEST_AGENTS, BROWSER), code (--agent, --agent-option). The managed file \
+            (/etc/eua/managed.toml, or EUA_MANAGED_CONFIG) pins every key it sets. \
+            Exit status: 0 (also when no agent can be chosen: chosen is null), 1 broken configuration.
+            """
+    )
+
+    @Flag(help: "Print one JSON object (see the discussion above).")
+    var json = false
+
+    @Option(help: "Prefer this agent, as an app would in code (still subject to the policy and the managed file).")
+    var agent: String?
+
+    @Option(name: .customLong("agent-option"), help: "An option for --agent, as name=value; repeat for more.")
+    var agentOptions: [String] = []
+
+    func validate() throws {
+        if !agentOptions.isEmpty && agent == nil {
+            throw ValidationError("--agent-option needs --agent to say which agent the options are for")
+        }
+        for option in agentOptions where !option.contains("=") || option.hasPrefix("=") {
+            throw ValidationError("--agent-option '\(option)': expected name=value")
+        }
+    }
+
+    func run() throws {
+        let environment = ProcessInfo.processInfo.environment
+        CommandLogging.bootstrap(environment: environment)
+        var code = CodeConfiguration()
+        if let agent {
+            code.preference = [agent]
+            code.namedAgent = agent
+            var options: [String: String] = [:]
+            for option in agentOptions {
+                let parts = option.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                options[String(parts[0])] = String(parts[1])
+            }
+            if !options.isEmpty { code.agentOptions = [agent: options] }
+        }
+        let configuration: Configuration
+        do {
+            configuration = try Configuration.load(sources: .standard(environment: environment), code: code)
+        } catch {
+            Output.standardError("eua explain: \(error.message)\n")
+            Output.exit(1)
+        }
+        let catalog = PluginLoader(searchPath: .standard(environment: environment)).load()
+        let report = AgentSelection.evaluate(candidates: AgentSelection.candidates(catalog: catalog),
+                                             configuration: configuration)
+        let explanation = Explanation(report)
+        print(json ? try explanation.jsonText() : explanation.table())
+    }
+}
+
+/// The `eua explain` output; its JSON keys are a contract other tools read.
+struct Explanation: Encodable {
+    struct Candidate: Encodable {
+        var id: String
+        var kind: String
+        var version: String?
+        var origin: String
+        var selected: Bool
+        var removedBy: String?
+        var reasons: [String]
+    }
+
+    struct File: Encodable {
+        var file: String
+        var layer: String
+        var status: String
+    }
+
+    struct Setting: Encodable {
+        var key: String
+        var value: String
+        var layer: String
+        var source: String
+    }
+
+    struct Ignored: Encodable {
+        var key: String
+        var value: String
+        var layer: String
+        var source: String
+        var pinnedBy: String
+    }
+
+    var chosen: String?
+    var candidates: [Candidate]
+    var config: [File]
+    var settings: [Setting]
+    var ignored: [Ignored]
+    var warnings: [String]
+
+    init(_ report: SelectionReport) {
+        let configuration = report.configuration
+        chosen = report.chosen?.id
+        candidates = report.verdicts.map {
+            Candidate(id: $0.id, kind: $0.candidate.descriptor.kind.rawValue, version: $0.candidate.descriptor.version,
+                      origin: $0.candidate.origin, selected: $0.selected, removedBy: $0.removedBy?.description,
+                      reasons: $0.reasons)
+        }
+        config = configuration.files.map { File(file: $0.path, layer: $0.layer.description, status: $0.status.description) }
+        settings = configuration.settings.values.sorted { $0.key < $1.key }.map {
+            Setting(key: $0.key.description, value: $0.value.description, layer: $0.origin.layer.description,
+                    source: $0.origin.location)
+        }
+        ignored = configuration.ignored.map {
+            Ignored(key: $0.setting.key.description, value: $0.setting.value.description,
+                    layer: $0.setting.origin.layer.description, source: $0.setting.origin.location,
+                    pinnedBy: $0.pinnedBy.origin.location)
+        }
+        warnings = configuration.warnings.map(\.description) + report.warnings
+    }
+
+    func jsonText() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case chosen, candidates, config, settings, ignored, warnings
+    }
+
+    /// Like the synthesized one, but `chosen` is always present: `null` when no candidate survived.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(chosen, forKey: .chosen)
+        try container.encode(candidates, forKey: .candidates)
+        try container.encode(config, forKey: .config)
+        try container.encode(settings, forKey: .settings)
+        try container.encode(ignored, forKey: .ignored)
+        try container.encode(warnings, forKey: .warnings)
+    }
+
+    func table() -> String {
+        var lines: [String] = []
+        if let chosen {
+            lines.append("Chosen: \(chosen)")
+        } else {
+            lines.append("Chosen: none (no candidate passed every rule; see the reasons below)")
+        }
+        lines.append("")
+        if candidates.isEmpty {
+            lines.append("No candidates. Build the plugins (swift build) or set EUA_PLUGIN_PATH; 'eua agents' lists what loads.")
+        } else {
+            lines += TextTable.render(
+                header: ["ID", "KIND", "SELECTED", "WHY"],
+                rows: candidates.map { [$0.id, $0.kind, $0.selected ? "yes" : "no", $0.reasons.joined(separator: "; ")] })
+        }
+        lines.append("")
+        lines.append("Configuration files:")
+        lines += TextTable.render(header: ["LAYER", "FILE", "STATUS"], rows: config.map { [$0.layer, $0.file, $0.status] })
+            .map { "  " + $0 }
+        lines.append("")
+        lines.append("Settings (the layer that decided each):")
+        lines += TextTable.render(header: ["KEY", "VALUE", "LAYER", "FROM"],
+                                  rows: settings.map { [$0.key, $0.value, $0.layer, $0.source] }).map { "  " + $0 }
+        if !ignored.isEmpty {
+            lines.append("")
+            lines.append("Ignored (pinned by the managed file):")
+            lines += ignored.map { "  \($0.key) = \($0.value) from \($0.layer) \($0.source): pinned by \($0.pinnedBy)" }
+        }
+        if !warnings.isEmpty {
+            lines.append("")
+            lines.append("Warnings:")
+            lines += warnings.map { "  " + $0 }
+        }
+        return lines.joined(separator: "\n")
+    }
+}

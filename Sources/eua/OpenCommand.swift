@@ -1,0 +1,97 @@
+import ArgumentParser
+import ExternalUserAgent
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// `eua open URL`: present a URL with an agent and exit once it is handed off — for scripts, and for
+/// checking that a machine's browser set-up works.
+struct OpenCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "open",
+        abstract: "Open a URL with an agent (default: the system browser) and exit once it is handed off."
+    )
+
+    @Argument(help: "The URL to open.")
+    var url: String
+
+    @Option(help: "The agent to use (see 'eua agents'); default: the one the selection policy picks ('eua explain').")
+    var agent: String?
+
+    @Option(name: .customLong("agent-option"), help: "An agent option, key=value (repeatable).")
+    var agentOptions: [String] = []
+
+    func run() throws {
+        let environment = ProcessInfo.processInfo.environment
+        CommandLogging.bootstrap(environment: environment)
+        guard let target = URL(string: Self.uri(fromIRI: url)), target.scheme != nil else {
+            throw ValidationError("'\(url)' is not an absolute URL")
+        }
+        let options = try AgentOptions.parse(agentOptions)
+        let catalog = PluginLoader(searchPath: .standard(environment: environment)).load()
+        var code = CodeConfiguration()
+        if let agent {
+            code.preference = [agent]
+            code.namedAgent = agent
+            if !options.isEmpty { code.agentOptions = [agent: options] }
+        }
+        let selected: SelectedAgent
+        do {
+            selected = try AgentSelection.select(catalog: catalog, code: code,
+                                                 sources: .standard(environment: environment))
+        } catch {
+            Output.standardError("eua open: \(error.message)\n")
+            Output.exit(2)
+        }
+        let chosen = selected.makeAgent()
+        let session = ExternalUserAgentSession(agent: chosen, receiver: HandOffOnly(redirectURI: target))
+        do {
+            try Blocking.run {
+                try await chosen.present(AgentRequest(url: target, redirectURI: target), session: session)
+            }
+        } catch {
+            Output.standardError("eua open: \((error as? ExternalUserAgentError)?.message ?? "\(error)")\n")
+            Output.exit(1)
+        }
+    }
+}
+
+extension OpenCommand {
+    /// RFC 3987 §3.1: an IRI becomes a URI by percent-encoding the UTF-8 bytes of its non-ASCII
+    /// characters; every ASCII byte (`%20`, `&`, `#` …) passes through unchanged.
+    static func uri(fromIRI text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            if byte < 0x80 {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                out += "%" + String(byte, radix: 16, uppercase: true)
+            }
+        }
+        return out
+    }
+}
+
+/// `eua open` waits for no redirect: this receiver only names one.
+struct HandOffOnly: RedirectReceiver {
+    let id = "none"
+    let redirectURI: URL
+    func start(_ request: ReceiverRequest, session: ExternalUserAgentSession) async throws -> URL { redirectURI }
+    func stop() async {}
+}
+
+/// `--agent-option key=value` pairs.
+enum AgentOptions {
+    static func parse(_ pairs: [String]) throws -> [String: String] {
+        var options: [String: String] = [:]
+        for pair in pairs {
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                throw ValidationError("--agent-option '\(pair)' must look like key=value")
+            }
+            options[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+        }
+        return options
+    }
+}

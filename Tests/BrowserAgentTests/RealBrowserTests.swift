@@ -1,0 +1,85 @@
+import EUATestSupport
+import ExternalUserAgent
+import ExternalUserAgentTesting
+import Foundation
+import Testing
+
+/// Real headless Chromium and Firefox ESR (Debian's packages, installed by scripts/bootstrap), each in an
+/// ephemeral profile, through the real loopback receiver: the browser follows the URL to the redirect.
+@Suite("Real headless browsers", .serialized, .timeLimit(.minutes(3)))
+struct RealBrowserTests {
+    static let browsers = ["chromium", "firefox-esr"]
+
+    /// Processes whose command line mentions an ephemeral browser folder, and those folders.
+    static func leftovers() -> (processes: [Int32], folders: [String]) {
+        var processes: [Int32] = []
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = Int32(entry),
+                  let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { continue }
+            if String(decoding: data, as: UTF8.self).contains("/eua-browser-") { processes.append(pid) }
+        }
+        let tmp = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        let folders = ((try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? [])
+            .filter { $0.hasPrefix("eua-browser-") }.map { tmp + "/" + $0 }
+        return (processes.sorted(), folders.sorted())
+    }
+
+    static func parent(of pid: Int32) -> Int32? {
+        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/stat") else { return nil }
+        let text = String(decoding: data, as: UTF8.self)
+        guard let close = text.lastIndex(of: ")") else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        return fields.count > 1 ? Int32(fields[1]) : nil
+    }
+
+    func session(_ id: String, timeout: Duration = .seconds(60)) throws -> ExternalUserAgentSession {
+        let catalog = try BuiltPlugins.catalog()
+        let entry = try #require(catalog.agent(id: id), "\(id) is installed (scripts/bootstrap installs it)")
+        let receiver = try #require(catalog.receiver(id: "loopback")).makeReceiver()
+        return ExternalUserAgentSession(
+            agent: entry.makeAgent(options: ["headless": "true", "ephemeral": "true"], dismissGrace: .seconds(15)),
+            receiver: receiver, configuration: .init(expectedState: "st-browser", timeout: timeout))
+    }
+
+    @Test("a loopback round trip through the real headless browser; nothing of it is left afterwards", arguments: browsers)
+    func roundTrip(_ id: String) async throws {
+        let before = Self.leftovers()
+        let clock = ContinuousClock()
+        let start = clock.now
+        let url = try await session(id).run { redirect in
+            URL(string: redirect.absoluteString + "?code=from-\(id)&state=st-browser")!
+        }
+        let elapsed = clock.now - start
+        #expect(url.query == "code=from-\(id)&state=st-browser")
+        let after = Self.leftovers()
+        #expect(after.processes.isEmpty, "no browser process of the run is left: \(after.processes)")
+        #expect(after.folders == before.folders, "the temporary profile is gone")
+        print("\(id): headless loopback round trip in \(elapsed)")
+    }
+
+    @Test("a browser killed mid-flow ends the session as a user cancel within two seconds", arguments: browsers)
+    func killedMidFlow(_ id: String) async throws {
+        let session = try session(id)
+        let running = Task { try await session.run { _ in URL(string: "data:text/html,<p>waiting</p>")! } }
+        // The browser the agent started is a child of this test process.
+        var leader: Int32?
+        let deadline = Date().addingTimeInterval(20)
+        while leader == nil, Date() < deadline {
+            leader = Self.leftovers().processes.first { Self.parent(of: $0) == getpid() }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let pid = try #require(leader, "\(id) started")
+        try await Task.sleep(for: .milliseconds(500))
+        let killedAt = ContinuousClock.now
+        kill(pid, SIGKILL)
+        do {
+            _ = try await running.value
+            Issue.record("the session completed although the browser was killed")
+        } catch let error as ExternalUserAgentError {
+            #expect(error.code == .userCanceled, "\(error)")
+            #expect(error.message.contains("closed"))
+        }
+        #expect(ContinuousClock.now - killedAt < .seconds(2))
+        #expect(Self.leftovers().processes.isEmpty)
+    }
+}
