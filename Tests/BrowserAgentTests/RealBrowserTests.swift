@@ -10,28 +10,6 @@ import Testing
 struct RealBrowserTests {
     static let browsers = ["chromium", "firefox-esr"]
 
-    /// Processes whose command line mentions an ephemeral browser folder, and those folders.
-    static func leftovers() -> (processes: [Int32], folders: [String]) {
-        var processes: [Int32] = []
-        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-            guard let pid = Int32(entry),
-                  let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { continue }
-            if String(decoding: data, as: UTF8.self).contains("/eua-browser-") { processes.append(pid) }
-        }
-        let tmp = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-        let folders = ((try? FileManager.default.contentsOfDirectory(atPath: tmp)) ?? [])
-            .filter { $0.hasPrefix("eua-browser-") }.map { tmp + "/" + $0 }
-        return (processes.sorted(), folders.sorted())
-    }
-
-    static func parent(of pid: Int32) -> Int32? {
-        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/stat") else { return nil }
-        let text = String(decoding: data, as: UTF8.self)
-        guard let close = text.lastIndex(of: ")") else { return nil }
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        return fields.count > 1 ? Int32(fields[1]) : nil
-    }
-
     func session(_ id: String, timeout: Duration = .seconds(60)) throws -> ExternalUserAgentSession {
         let catalog = try BuiltPlugins.catalog()
         let entry = try #require(catalog.agent(id: id), "\(id) is installed (scripts/bootstrap installs it)")
@@ -43,7 +21,7 @@ struct RealBrowserTests {
 
     @Test("a loopback round trip through the real headless browser; nothing of it is left afterwards", arguments: browsers)
     func roundTrip(_ id: String) async throws {
-        let before = Self.leftovers()
+        let before = BrowserLeftovers.scan()
         let clock = ContinuousClock()
         let start = clock.now
         let url = try await session(id).run { redirect in
@@ -51,7 +29,7 @@ struct RealBrowserTests {
         }
         let elapsed = clock.now - start
         #expect(url.query == "code=from-\(id)&state=st-browser")
-        let after = Self.leftovers()
+        let after = BrowserLeftovers.scan()
         #expect(after.processes.isEmpty, "no browser process of the run is left: \(after.processes)")
         #expect(after.folders == before.folders, "the temporary profile is gone")
         print("\(id): headless loopback round trip in \(elapsed)")
@@ -65,7 +43,7 @@ struct RealBrowserTests {
         var leader: Int32?
         let deadline = Date().addingTimeInterval(20)
         while leader == nil, Date() < deadline {
-            leader = Self.leftovers().processes.first { Self.parent(of: $0) == getpid() }
+            leader = BrowserLeftovers.scan().processes.first { BrowserLeftovers.parent(of: $0) == getpid() }
             try await Task.sleep(for: .milliseconds(100))
         }
         let pid = try #require(leader, "\(id) started")
@@ -80,6 +58,6 @@ struct RealBrowserTests {
             #expect(error.message.contains("closed"))
         }
         #expect(ContinuousClock.now - killedAt < .seconds(2))
-        #expect(Self.leftovers().processes.isEmpty)
+        #expect(BrowserLeftovers.scan().processes.isEmpty)
     }
 }
