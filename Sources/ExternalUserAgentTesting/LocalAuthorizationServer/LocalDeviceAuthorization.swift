@@ -118,7 +118,8 @@ public final class LocalDeviceAuthorization: Sendable {
             state.answered.append(answer)
             return (answer, device.scope)
         }
-        guard let (answer, scope) = outcome else { return error("invalid_grant", "unknown or used device code") }
+        guard let outcome else { return error("invalid_grant", "unknown or used device code") }
+        let (answer, scope) = outcome
         switch answer {
         case .pending: return error("authorization_pending", "the user has not finished yet")
         case .slowDown: return error("slow_down", "poll more slowly")
