@@ -117,6 +117,7 @@ struct LoginCommand: ParsableCommand {
         if let port { receiverOptions["port"] = String(port); receiverOptions["port-range"] = nil }
         if let portRange { receiverOptions["port-range"] = portRange; receiverOptions["port"] = nil }
         let receiverEntry = catalog.receiver(id: "loopback")
+        let receiverSettings = receiverOptions
 
         let secret = clientSecret ?? environment["EUA_CLIENT_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
         let client = ClientCredentials(clientID: clientID, clientSecret: secret,
@@ -128,6 +129,11 @@ struct LoginCommand: ParsableCommand {
         let forced = flow.flatMap(SignInStep.init(rawValue:))
         let candidates = AgentSelection.candidates(catalog: catalog)
         let commandOptions = named ? [:] : options
+        // A named agent does not depend on the server: refuse it before any network traffic.
+        if named, SignInChain.plan(candidates: candidates, configuration: configuration, service: nil).chosen == nil {
+            let error = AgentSelection.evaluate(candidates: candidates, configuration: configuration).error
+            throw CommandFailure("\(error.message) [\(error.code)]")
+        }
 
         let run = Blocking.runInterruptible {
             try await CommandFailure.reporting {
@@ -171,7 +177,7 @@ struct LoginCommand: ParsableCommand {
                         timeout: seconds, style: typing ? .plain : nil)
                     display.start()
                     defer { display.stop() }
-                    state = try await signIn.run(agent: agent, receiver: receiverEntry.makeReceiver(options: receiverOptions))
+                    state = try await signIn.run(agent: agent, receiver: receiverEntry.makeReceiver(options: receiverSettings))
                 }
                 return (await state.lastTokenResponse, await state.idTokenClaims)
             }

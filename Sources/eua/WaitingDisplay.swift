@@ -11,11 +11,14 @@ final class WaitingDisplay: Sendable {
     enum Style: Sendable { case spinner, plain }
 
     private struct State {
-        var timer: (any DispatchSourceTimer)?
+        var timer: TimerBox?
         var frame = 0
         var lastPlain: ContinuousClock.Instant?
         var drawn = false
     }
+
+    /// Dispatch timers are thread-safe, but not marked Sendable.
+    struct TimerBox: @unchecked Sendable { let timer: any DispatchSourceTimer }
 
     private static let frames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
     let style: Style
@@ -36,7 +39,8 @@ final class WaitingDisplay: Sendable {
         let timer = DispatchSource.makeTimerSource(queue: .global())
         timer.schedule(deadline: .now(), repeating: style == .spinner ? .milliseconds(100) : .seconds(1))
         timer.setEventHandler { [self] in tick() }
-        state.withLock { $0.timer = timer }
+        let box = TimerBox(timer: timer)
+        state.withLock { $0.timer = box }
         timer.resume()
     }
 
@@ -52,7 +56,7 @@ final class WaitingDisplay: Sendable {
     /// Stops and clears the spinner line.
     func stop() {
         state.withLock { state in
-            state.timer?.cancel()
+            state.timer?.timer.cancel()
             state.timer = nil
             if style == .spinner && state.drawn { Output.standardError("\r\u{1B}[2K") }
             state.drawn = false
