@@ -12,6 +12,8 @@ final class ManualAgent: PluginComponent {
     private let options: ManualOptions
     private let cancelled = Mutex(false)
     private let events = Mutex<PluginEvents?>(nil)
+    /// Whether a reader of pasted URLs runs (it sends `finished` itself when it stops).
+    private let reading = Mutex(false)
 
     init(options: ManualOptions) {
         self.options = options
@@ -37,6 +39,7 @@ final class ManualAgent: PluginComponent {
         Self.writeError(Instructions.text(url: parsed.url, situation: situation))
         events.presented()
         guard paste else { return }
+        reading.withLock { $0 = true }
         PluginThread.detach { [self] in
             self.readPastedURLs(redirectURI: redirectURI, authorizationURL: parsed.url, events: events)
         }
@@ -44,8 +47,9 @@ final class ManualAgent: PluginComponent {
 
     func cancel() {
         cancelled.withLock { $0 = true }
-        // The reader notices within 200 ms; without paste mode there is nothing running.
-        if options.paste == .false || !Self.standardInputIsOpen() {
+        // The reader notices within 200 ms and finishes; without one there is nothing running.
+        // (Deciding by the paste option and stdin again, as before, could disagree with what start() chose.)
+        if !reading.withLock({ $0 }) {
             events.withLock { $0 }?.finished()
         }
     }

@@ -117,7 +117,7 @@ public actor AuthState {
     }
 
     /// Records a new sign-in's responses (used by ``SignIn``) and saves.
-    func record(authorization: AuthorizationResponse, tokens: TokenResponse, claims: IDTokenClaims?) throws {
+    func record(authorization: AuthorizationResponse?, tokens: TokenResponse, claims: IDTokenClaims?) throws {
         lastAuthorizationResponse = authorization
         lastTokenResponse = tokens
         idTokenClaims = claims

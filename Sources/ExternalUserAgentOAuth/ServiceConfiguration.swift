@@ -28,11 +28,14 @@ public struct ServiceConfiguration: Sendable, Hashable, Codable {
     public var tokenEndpointAuthMethodsSupported: [String]?
     /// Signing algorithms the server uses for ID tokens, when advertised.
     public var idTokenSigningAlgValuesSupported: [String]?
+    /// RFC 8628: where a device asks for a `device_code` and `user_code`; when present, the device
+    /// authorization grant can sign in where no browser can run.
+    public var deviceAuthorizationEndpoint: URL?
 
     public init(issuer: String, authorizationEndpoint: URL, tokenEndpoint: URL, jwksURI: URL? = nil,
                 userinfoEndpoint: URL? = nil, authorizationResponseIssParameterSupported: Bool = false,
                 codeChallengeMethodsSupported: [String]? = nil, tokenEndpointAuthMethodsSupported: [String]? = nil,
-                idTokenSigningAlgValuesSupported: [String]? = nil) {
+                idTokenSigningAlgValuesSupported: [String]? = nil, deviceAuthorizationEndpoint: URL? = nil) {
         self.issuer = issuer
         self.authorizationEndpoint = authorizationEndpoint
         self.tokenEndpoint = tokenEndpoint
@@ -42,6 +45,7 @@ public struct ServiceConfiguration: Sendable, Hashable, Codable {
         self.codeChallengeMethodsSupported = codeChallengeMethodsSupported
         self.tokenEndpointAuthMethodsSupported = tokenEndpointAuthMethodsSupported
         self.idTokenSigningAlgValuesSupported = idTokenSigningAlgValuesSupported
+        self.deviceAuthorizationEndpoint = deviceAuthorizationEndpoint
     }
 
     enum CodingKeys: String, CodingKey {
@@ -54,6 +58,7 @@ public struct ServiceConfiguration: Sendable, Hashable, Codable {
         case codeChallengeMethodsSupported = "code_challenge_methods_supported"
         case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
         case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
+        case deviceAuthorizationEndpoint = "device_authorization_endpoint"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -68,5 +73,7 @@ public struct ServiceConfiguration: Sendable, Hashable, Codable {
         codeChallengeMethodsSupported = try container.decodeIfPresent([String].self, forKey: .codeChallengeMethodsSupported)
         tokenEndpointAuthMethodsSupported = try container.decodeIfPresent([String].self, forKey: .tokenEndpointAuthMethodsSupported)
         idTokenSigningAlgValuesSupported = try container.decodeIfPresent([String].self, forKey: .idTokenSigningAlgValuesSupported)
+        // A value that is not a URL is treated as absent: the grant is an option, not a requirement.
+        deviceAuthorizationEndpoint = try? container.decodeIfPresent(URL.self, forKey: .deviceAuthorizationEndpoint)
     }
 }

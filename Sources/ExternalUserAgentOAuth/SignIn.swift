@@ -6,6 +6,9 @@ import Foundation
 import ExternalUserAgent
 import Logging
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// One call for a whole sign-in: receiver → request → agent → response checks → token exchange
 /// → ID token validation → ``AuthState`` (saved when given a file).
@@ -73,18 +76,72 @@ public struct SignIn: Sendable {
 
         let tokens = try await TokenEndpoint(configuration: configuration, client: client, http: http, logger: logger)
             .exchange(response, for: request)
+        return try await finish(tokens: tokens, authorization: response, nonce: request.nonce)
+    }
+
+    /// Signs in with the device authorization grant (RFC 8628): asks for a user code, hands it to
+    /// `show` (which tells the person where to enter it), then polls until they approve.
+    ///
+    /// The tokens get the same checks as the code flow (ID token signature, `iss`, `aud`, expiry; no
+    /// `nonce`, which this grant does not carry) and become an ``AuthState``. Throws what
+    /// ``DeviceAuthorization`` throws, and `idTokenInvalid`, `stateFileInvalid`.
+    public func runDevice<C: Clock>(clock: C = ContinuousClock(),
+                                    show: @Sendable (DeviceAuthorizationResponse) -> Void = SignIn.showOnStandardError,
+                                    onEvent: @Sendable (DeviceAuthorization.PollEvent) -> Void = { _ in })
+        async throws -> AuthState where C.Duration == Duration {
+        let device = DeviceAuthorization(configuration: configuration, client: client, scopes: scopes, timeout: timeout,
+                                         http: http, logger: logger, clock: clock)
+        logger.info("starting device sign-in", metadata: [
+            "issuer": "\(configuration.issuer)", "client_id": "\(client.clientID)",
+        ])
+        let codes = try await device.request()
+        show(codes)
+        let tokens = try await device.poll(codes, onEvent: onEvent)
+        return try await finish(tokens: tokens, authorization: nil, nonce: nil)
+    }
+
+    /// Signs in the way `plan` chose (``SignInChain``): the code flow with the plan's agent and a
+    /// receiver from `receiver`, or the device grant.
+    ///
+    /// ```swift
+    /// let plan = SignInChain.plan(candidates: AgentSelection.candidates(catalog: catalog),
+    ///                             configuration: try Configuration.load(), service: configuration)
+    /// let state = try await signIn.run(plan: plan) { catalog.receiver(id: "loopback")!.makeReceiver(options: [:]) }
+    /// ```
+    /// Throws the plan's `noAgentAvailable` error when no step was possible.
+    public func run(plan: SignInPlan, agentOptions: [String: String] = [:],
+                    receiver: @Sendable () throws -> any RedirectReceiver,
+                    show: @Sendable (DeviceAuthorizationResponse) -> Void = SignIn.showOnStandardError) async throws -> AuthState {
+        guard let step = plan.chosen else { throw plan.error }
+        logger.info("sign-in step chosen", metadata: ["step": "\(step.step)", "agent": "\(step.agent?.descriptor.id ?? "-")"])
+        switch step.step {
+        case .device:
+            return try await runDevice(show: show)
+        case .browser, .manual:
+            guard let candidate = step.agent else { throw plan.error }
+            let agent = candidate.makeAgent(options: step.options.merging(agentOptions) { $1 })
+            return try await run(agent: agent, receiver: try receiver())
+        }
+    }
+
+    /// Writes the device sign-in instructions to standard error.
+    @Sendable public static func showOnStandardError(_ codes: DeviceAuthorizationResponse) {
+        StandardError.write(codes.instructions)
+    }
+
+    private func finish(tokens: TokenResponse, authorization: AuthorizationResponse?, nonce: String?) async throws -> AuthState {
         var claims: IDTokenClaims?
         if let idToken = tokens.idToken {
             claims = try await IDTokenValidator(configuration: configuration, clientID: client.clientID, http: http,
                                                 logger: logger)
-                .validate(idToken, nonce: request.nonce)
+                .validate(idToken, nonce: nonce)
         } else if scopes.contains("openid") {
             throw ExternalUserAgentError(.idTokenInvalid,
                 "the token response has no ID token although 'openid' was asked for (OIDC Core §3.1.3.3)")
         }
         let state = AuthState(configuration: configuration, client: client, scope: scopes.joined(separator: " "),
                               tokenResponse: nil, file: file, http: http, logger: logger)
-        try await state.record(authorization: response, tokens: tokens, claims: claims)
+        try await state.record(authorization: authorization, tokens: tokens, claims: claims)
         logger.info("signed in", metadata: ["issuer": "\(configuration.issuer)", "saved": "\(file?.path ?? "no")"])
         return state
     }
@@ -95,4 +152,17 @@ private final class RequestBox: Sendable {
     private let value = Mutex<AuthorizationRequest?>(nil)
     func set(_ request: AuthorizationRequest) { value.withLock { $0 = request } }
     func get() -> AuthorizationRequest? { value.withLock { $0 } }
+}
+
+/// Unbuffered writes to file descriptor 2.
+enum StandardError {
+    static func write(_ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress! + offset, $0.count - offset) }
+            if written <= 0 { return }
+            offset += written
+        }
+    }
 }

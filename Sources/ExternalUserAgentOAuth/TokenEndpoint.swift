@@ -43,8 +43,18 @@ public struct TokenEndpoint: Sendable {
         return try await send(fields, purpose: "refresh")
     }
 
-    private func send(_ grantFields: [(String, String)], purpose: String) async throws -> TokenResponse {
-        var fields = grantFields
+    /// Polls once for the tokens of a device authorization (RFC 8628 §3.4). The server's "not yet"
+    /// answers (`authorization_pending`, `slow_down`) are `oauthError`s whose cause is an
+    /// ``OAuthErrorResponse``; ``DeviceAuthorization`` turns them into waiting.
+    public func deviceToken(deviceCode: String) async throws -> TokenResponse {
+        try await send([("grant_type", DeviceAuthorization.grantType), ("device_code", deviceCode)],
+                       purpose: "device code poll")
+    }
+
+    /// `fields` with the client's authentication added: `client_id` (and the secret for
+    /// `client_secret_post`) in the body, or an `Authorization` header for `client_secret_basic`.
+    static func authenticate(_ client: ClientCredentials, _ fields: [(String, String)]) -> ([(String, String)], String?) {
+        var fields = fields
         var authorization: String?
         let secret = client.clientSecret ?? ""
         switch client.authenticationMethod {
@@ -58,6 +68,11 @@ public struct TokenEndpoint: Sendable {
             let pair = FormEncoding.escape(client.clientID) + ":" + FormEncoding.escape(secret)
             authorization = "Basic " + Data(pair.utf8).base64EncodedString()
         }
+        return (fields, authorization)
+    }
+
+    private func send(_ grantFields: [(String, String)], purpose: String) async throws -> TokenResponse {
+        let (fields, authorization) = Self.authenticate(client, grantFields)
         let endpoint = configuration.tokenEndpoint.absoluteString
         logger.debug("token request", metadata: [
             "endpoint": "\(endpoint)", "grant": "\(purpose)", "client_auth": "\(client.authenticationMethod.rawValue)",

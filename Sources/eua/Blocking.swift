@@ -20,3 +20,27 @@ enum Blocking {
         return try result.withLock { $0! }.get()
     }
 }
+
+extension Blocking {
+    /// Like ``run(_:)``, but SIGINT/SIGTERM cancel the work's task (so a session closes its receiver and
+    /// ends an owned browser) and the result says whether that happened.
+    static func runInterruptible<Value: Sendable>(_ work: @escaping @Sendable () async throws -> Value)
+        -> (result: Result<Value, any Error>, interrupted: Bool) {
+        let result = Mutex<Result<Value, any Error>?>(nil)
+        let interrupted = Mutex(false)
+        let done = DispatchSemaphore(value: 0)
+        let task = Task {
+            let outcome: Result<Value, any Error>
+            do { outcome = .success(try await work()) } catch { outcome = .failure(error) }
+            result.withLock { $0 = outcome }
+            done.signal()
+        }
+        let handler = InterruptHandler.install {
+            interrupted.withLock { $0 = true }
+            task.cancel()
+        }
+        done.wait()
+        handler.remove()
+        return (result.withLock { $0! }, interrupted.withLock { $0 })
+    }
+}

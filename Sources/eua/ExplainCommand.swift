@@ -1,5 +1,7 @@
 import ArgumentParser
 import ExternalUserAgent
+import ExternalUserAgentOAuth
+import Logging
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -34,7 +36,14 @@ struct ExplainCommand: ParsableCommand {
     @Option(name: .customLong("agent-option"), help: "An option for --agent, as name=value; repeat for more.")
     var agentOptions: [String] = []
 
+    @Option(help: "The issuer whose metadata decides the device step of the chain (fetched; without it that step is 'unknown').")
+    var issuer: String?
+
+    @Option(help: ArgumentHelp("Force one step of the chain, as 'eua login --flow' does: browser, device or manual.", valueName: "step"))
+    var flow: String?
+
     func validate() throws {
+        if let flow, SignInStep(rawValue: flow) == nil { throw ValidationError("--flow must be browser, device or manual") }
         if !agentOptions.isEmpty && agent == nil {
             throw ValidationError("--agent-option needs --agent to say which agent the options are for")
         }
@@ -67,7 +76,21 @@ struct ExplainCommand: ParsableCommand {
         let catalog = PluginLoader(searchPath: .standard(environment: environment)).load()
         let report = AgentSelection.evaluate(candidates: AgentSelection.candidates(catalog: catalog),
                                              configuration: configuration)
-        let explanation = Explanation(report)
+        let candidates = AgentSelection.candidates(catalog: catalog)
+        var service: ServiceConfiguration?
+        var issuerProblem: String?
+        if let issuer {
+            let logger = Logger(label: "eua.explain")
+            do {
+                service = try Blocking.run { try await Discovery(logger: logger).configuration(issuer: issuer) }
+            } catch let error as ExternalUserAgentError {
+                issuerProblem = "the metadata of \(issuer) could not be read: \(error.message)"
+            }
+        }
+        let plan = SignInChain.plan(candidates: candidates, configuration: configuration, service: service,
+                                    forced: flow.flatMap(SignInStep.init(rawValue:)))
+        var explanation = Explanation(report)
+        explanation.add(plan, issuerProblem: issuerProblem)
         print(json ? try explanation.jsonText() : explanation.table())
     }
 }
@@ -105,7 +128,19 @@ struct Explanation: Encodable {
         var pinnedBy: String
     }
 
+    /// One step of the sign-in chain (`eua login`'s automatic choice).
+    struct ChainStep: Encodable {
+        var step: String
+        /// `chosen`, `skipped`, `unknown` or `notReached`.
+        var status: String
+        var agent: String?
+        var reason: String
+    }
+
     var chosen: String?
+    /// The step `eua login` would use (null when none, or when it depends on an unknown server).
+    var flow: String?
+    var chain: [ChainStep] = []
     var candidates: [Candidate]
     var config: [File]
     var settings: [Setting]
@@ -133,6 +168,14 @@ struct Explanation: Encodable {
         warnings = configuration.warnings.map(\.description) + report.warnings
     }
 
+    mutating func add(_ plan: SignInPlan, issuerProblem: String?) {
+        flow = plan.steps.contains { $0.status == .unknown } && plan.chosen?.step != .browser ? nil : plan.chosen?.step.rawValue
+        chain = plan.steps.map {
+            ChainStep(step: $0.step.rawValue, status: $0.status.rawValue, agent: $0.agent?.descriptor.id, reason: $0.reason)
+        }
+        if let issuerProblem { warnings.append(issuerProblem) }
+    }
+
     func jsonText() throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -140,13 +183,15 @@ struct Explanation: Encodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case chosen, candidates, config, settings, ignored, warnings
+        case chosen, flow, chain, candidates, config, settings, ignored, warnings
     }
 
     /// Like the synthesized one, but `chosen` is always present: `null` when no candidate survived.
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(chosen, forKey: .chosen)
+        try container.encode(flow, forKey: .flow)
+        try container.encode(chain, forKey: .chain)
         try container.encode(candidates, forKey: .candidates)
         try container.encode(config, forKey: .config)
         try container.encode(settings, forKey: .settings)
@@ -160,6 +205,11 @@ struct Explanation: Encodable {
             lines.append("Chosen: \(chosen)")
         } else {
             lines.append("Chosen: none (no candidate passed every rule; see the reasons below)")
+        }
+        if !chain.isEmpty {
+            lines.append("Sign-in chain (eua login): " + (flow.map { "uses \($0)" } ?? "undecided without the server's metadata (give --issuer)"))
+            lines += TextTable.render(header: ["STEP", "STATUS", "AGENT", "WHY"],
+                                      rows: chain.map { [$0.step, $0.status, $0.agent ?? "-", $0.reason] }).map { "  " + $0 }
         }
         lines.append("")
         if candidates.isEmpty {

@@ -7,6 +7,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `eua login`: a whole OAuth 2.0 / OpenID Connect sign-in, from discovery to a saved state.
 struct LoginCommand: ParsableCommand {
@@ -17,7 +20,12 @@ struct LoginCommand: ParsableCommand {
             The state (tokens and the server's configuration, never the client secret) is saved with mode 0600 \
             to --state-file, by default $XDG_STATE_HOME/eua/auth-state.json. Test agents (kind testDouble, \
             like 'headless') need EUA_ALLOW_TEST_AGENTS=1 or --allow-test-agents. The client secret may also \
-            come from EUA_CLIENT_SECRET, which keeps it out of the process list.
+            come from EUA_CLIENT_SECRET, which keeps it out of the process list. \
+            Without --agent, the way is chosen automatically, in the order of flow-order in the configuration \
+            (default browser, device, manual): a browser agent when one is available; else the device \
+            authorization grant (RFC 8628) when the server advertises it; else the manual agent (the URL on \
+            stderr, the ssh -L line on SSH, a pasted final URL on stdin). 'eua explain --issuer URL' shows why. \
+            Ctrl-C cancels cleanly and exits 130.
             """
     )
 
@@ -36,8 +44,11 @@ struct LoginCommand: ParsableCommand {
     @Option(help: "The scopes to ask for, space-separated.")
     var scope: String = "openid"
 
-    @Option(help: "The user agent id (see 'eua agents'); default: the first available browser agent.")
+    @Option(help: "The user agent id (see 'eua agents'); it forces that agent. Default: the automatic chain (see the discussion).")
     var agent: String?
+
+    @Option(help: ArgumentHelp("Force one step of the chain: browser, device (RFC 8628) or manual.", valueName: "step"))
+    var flow: String?
 
     @Option(name: .customLong("agent-option"), help: ArgumentHelp("An agent option as key=value (repeatable).", valueName: "key=value"))
     var agentOptions: [String] = []
@@ -48,8 +59,8 @@ struct LoginCommand: ParsableCommand {
     @Option(help: ArgumentHelp("A range of loopback ports to try, A-B.", valueName: "A-B"))
     var portRange: String?
 
-    @Option(help: "Seconds to wait for the sign-in to finish in the browser.")
-    var timeout: Int = 300
+    @Option(help: "Seconds to wait for the sign-in to finish (default: timeouts.authorization from the configuration, else 300).")
+    var timeout: Int?
 
     @Option(help: "Where to save the authorization state.")
     var stateFile: String?
@@ -63,12 +74,18 @@ struct LoginCommand: ParsableCommand {
     func validate() throws {
         if port != nil, portRange != nil { throw ValidationError("give --port or --port-range, not both") }
         if let port, !(1...65535).contains(port) { throw ValidationError("--port must be 1 to 65535") }
-        guard timeout > 0 else { throw ValidationError("--timeout must be a positive number of seconds") }
+        if let timeout, timeout <= 0 { throw ValidationError("--timeout must be a positive number of seconds") }
         for option in agentOptions where !option.contains("=") {
             throw ValidationError("--agent-option '\(option)' is not key=value")
         }
         if let clientAuth, ClientCredentials.AuthenticationMethod(rawValue: clientAuth) == nil || clientAuth == "none" {
             throw ValidationError("--client-auth must be client_secret_basic or client_secret_post")
+        }
+        if let flow {
+            guard let step = SignInStep(rawValue: flow) else {
+                throw ValidationError("--flow must be browser, device or manual")
+            }
+            if agent != nil, step == .device { throw ValidationError("give --agent or --flow device, not both") }
         }
     }
 
@@ -77,31 +94,99 @@ struct LoginCommand: ParsableCommand {
         CommandLogging.bootstrap(environment: environment)
         let logger = Logger(label: "eua.login")
         let catalog = PluginLoader(searchPath: .standard(environment: environment)).load()
-        let agent = try chooseAgent(catalog, environment: environment)
-        guard let receiverEntry = catalog.receiver(id: "loopback") else {
-            throw CommandFailure("no 'loopback' redirect receiver was found; is libEUALoopback.so beside eua or on EUA_PLUGIN_PATH? (see 'eua agents')")
+
+        var options: [String: String] = [:]
+        for option in agentOptions {
+            let parts = option.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            options[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
         }
-        var receiverOptions: [String: String] = [:]
-        if let port { receiverOptions["port"] = String(port) }
-        if let portRange { receiverOptions["port-range"] = portRange }
-        let receiver = receiverEntry.makeReceiver(options: receiverOptions)
+        var code = CodeConfiguration()
+        if allowTestAgents { code.allowTestAgents = true }
+        if let agent {
+            code.preference = [agent]
+            code.namedAgent = agent
+            if !options.isEmpty { code.agentOptions = [agent: options] }
+        }
+        let configuration: Configuration
+        do {
+            configuration = try Configuration.load(sources: .standard(environment: environment), code: code)
+        } catch {
+            throw CommandFailure("\(error.message) [\(error.code)]")
+        }
+        var receiverOptions = configuration.receiverOptions
+        if let port { receiverOptions["port"] = String(port); receiverOptions["port-range"] = nil }
+        if let portRange { receiverOptions["port-range"] = portRange; receiverOptions["port"] = nil }
+        let receiverEntry = catalog.receiver(id: "loopback")
+        let receiverSettings = receiverOptions
 
         let secret = clientSecret ?? environment["EUA_CLIENT_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
         let client = ClientCredentials(clientID: clientID, clientSecret: secret,
                                        authenticationMethod: clientAuth.flatMap(ClientCredentials.AuthenticationMethod.init))
         let file = stateFile.map(AuthStateFile.init(path:)) ?? AuthStateFile.standard(environment: environment)
         let scopes = scope.split(separator: " ").map(String.init)
-        let (issuer, timeout, json) = (self.issuer, self.timeout, self.json)
+        let seconds = timeout.map { Duration.seconds($0) } ?? configuration.authorizationTimeout ?? .seconds(300)
+        let (issuer, json, named) = (self.issuer, self.json, agent != nil)
+        let forced = flow.flatMap(SignInStep.init(rawValue:))
+        let candidates = AgentSelection.candidates(catalog: catalog)
+        let commandOptions = named ? [:] : options
+        // A named agent does not depend on the server: refuse it before any network traffic.
+        if named, SignInChain.plan(candidates: candidates, configuration: configuration, service: nil).chosen == nil {
+            let error = AgentSelection.evaluate(candidates: candidates, configuration: configuration).error
+            throw CommandFailure("\(error.message) [\(error.code)]")
+        }
 
-        let outcome = try Blocking.run {
+        let run = Blocking.runInterruptible {
             try await CommandFailure.reporting {
-                let configuration = try await Discovery(logger: logger).configuration(issuer: issuer)
-                let signIn = SignIn(configuration: configuration, client: client, scopes: scopes,
-                                    timeout: .seconds(timeout), file: file, logger: logger)
-                let state = try await signIn.run(agent: agent, receiver: receiver)
+                let service = try await Discovery(logger: logger).configuration(issuer: issuer)
+                let plan = SignInChain.plan(candidates: candidates, configuration: configuration, service: service,
+                                            forced: forced)
+                guard let step = plan.chosen else {
+                    throw named ? plan.report.error : plan.error
+                }
+                logger.info("sign-in step", metadata: ["step": "\(step.step)", "why": "\(step.reason)"])
+                let signIn = SignIn(configuration: service, client: client, scopes: scopes, timeout: seconds, file: file,
+                                    logger: logger)
+                let state: AuthState
+                switch step.step {
+                case .device:
+                    let display = WaitingDisplay(label: "Waiting for the code to be entered", timeout: seconds)
+                    Output.standardError("eua login: \(step.reason); signing in with a code (RFC 8628 device authorization).\n")
+                    defer { display.stop() }
+                    state = try await signIn.runDevice(show: { codes in
+                        display.note(codes.instructions)
+                        display.start()
+                    }, onEvent: { event in
+                        if display.style == .plain, case .slowDown(let interval) = event {
+                            display.note("eua login: the server asked to poll more slowly (every \(interval.components.seconds) s)\n")
+                        }
+                    })
+                case .browser, .manual:
+                    guard let candidate = step.agent else { throw plan.error }
+                    guard let receiverEntry else {
+                        throw ExternalUserAgentError(.receiverFailed,
+                            "no 'loopback' redirect receiver was found; is libEUALoopback.so beside eua or on "
+                                + "EUA_PLUGIN_PATH? (see 'eua agents')")
+                    }
+                    let agent = candidate.makeAgent(options: step.options.merging(commandOptions) { $1 })
+                    // A spinner would overwrite what the person types when the manual agent reads a pasted URL
+                    // from the terminal: plain lines then.
+                    let typing = step.step == .manual && isatty(0) == 1
+                    let display = WaitingDisplay(
+                        label: step.step == .manual ? "Waiting for the sign-in (the redirect or a pasted URL)"
+                                                    : "Waiting for the sign-in in the browser",
+                        timeout: seconds, style: typing ? .plain : nil)
+                    display.start()
+                    defer { display.stop() }
+                    state = try await signIn.run(agent: agent, receiver: receiverEntry.makeReceiver(options: receiverSettings))
+                }
                 return (await state.lastTokenResponse, await state.idTokenClaims)
             }
         }
+        if run.interrupted {
+            Output.standardError("eua login: interrupted; the sign-in was cancelled (receiver closed, agent dismissed)\n")
+            Output.exit(130)
+        }
+        let outcome = try run.result.get()
         guard let tokens = outcome.0 else { throw CommandFailure("the sign-in ended without tokens") }
         if json {
             print(try TokenOutput(tokens: tokens, claims: outcome.1, issuer: issuer, stateFile: file.path).jsonText())
@@ -110,40 +195,6 @@ struct LoginCommand: ParsableCommand {
             print("Signed in to \(issuer) \(who).")
             print("State saved to \(file.path).")
         }
-    }
-
-    private func chooseAgent(_ catalog: PluginCatalog, environment: [String: String]) throws -> PluginAgent {
-        let testAgentsAllowed = allowTestAgents || environment["EUA_ALLOW_TEST_AGENTS"] == "1"
-        var options: [String: String] = [:]
-        for option in agentOptions {
-            let parts = option.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            options[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
-        }
-        let entry: PluginAgentEntry
-        if let agent {
-            guard let found = catalog.agent(id: agent) else {
-                throw CommandFailure("no agent has the id '\(agent)'; 'eua agents' lists them")
-            }
-            entry = found
-        } else {
-            guard let found = catalog.agents.first(where: {
-                $0.available && $0.descriptor.kind != .testDouble && $0.descriptor.kind != .embeddedWebView
-            }) else {
-                throw CommandFailure("no browser agent is available; name one with --agent (see 'eua agents')")
-            }
-            entry = found
-        }
-        guard entry.descriptor.kind != .embeddedWebView else {
-            throw CommandFailure("agent '\(entry.descriptor.id)' is an embedded web view, which RFC 8252 §8.12 rules out")
-        }
-        guard entry.descriptor.kind != .testDouble || testAgentsAllowed else {
-            throw CommandFailure("agent '\(entry.descriptor.id)' is a test agent; "
-                + "set EUA_ALLOW_TEST_AGENTS=1 or pass --allow-test-agents to use it")
-        }
-        guard entry.available else {
-            throw CommandFailure("agent '\(entry.descriptor.id)' is not available here: " + entry.reasons.joined(separator: "; "))
-        }
-        return entry.makeAgent(options: options)
     }
 }
 

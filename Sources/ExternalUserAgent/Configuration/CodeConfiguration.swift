@@ -22,12 +22,14 @@ public struct CodeConfiguration: Sendable, Hashable {
     public var dismissTimeout: Duration?
     public var successPage: String?
     public var failurePage: String?
+    /// The order of the sign-in steps (`browser`, `device`, `manual`); see ``Configuration/flowOrder``.
+    public var flowOrder: [String]?
 
     public init(preference: [String]? = nil, allowTestAgents: Bool? = nil, allow: [AgentMatcher]? = nil,
                 deny: [AgentMatcher]? = nil, agentOptions: [String: [String: String]] = [:],
                 receiverPort: Int? = nil, receiverPortRange: ClosedRange<Int>? = nil, receiverPath: String? = nil,
                 authorizationTimeout: Duration? = nil, dismissTimeout: Duration? = nil,
-                successPage: String? = nil, failurePage: String? = nil) {
+                successPage: String? = nil, failurePage: String? = nil, flowOrder: [String]? = nil) {
         self.preference = preference
         self.allowTestAgents = allowTestAgents
         self.allow = allow
@@ -40,6 +42,7 @@ public struct CodeConfiguration: Sendable, Hashable {
         self.dismissTimeout = dismissTimeout
         self.successPage = successPage
         self.failurePage = failurePage
+        self.flowOrder = flowOrder
     }
 
     /// The settings this value makes, checked like a file's. Throws `configurationInvalid` naming the key.
@@ -51,6 +54,7 @@ public struct CodeConfiguration: Sendable, Hashable {
         }
         if let preference { values.append((.preference, .list(preference.map(ConfigurationValue.string)))) }
         if let allowTestAgents { values.append((.allowTestAgents, .bool(allowTestAgents))) }
+        if let flowOrder { values.append((.flowOrder, .list(flowOrder.map(ConfigurationValue.string)))) }
         if let allow { values.append((.allow, .list(allow.map { .string($0.description) }))) }
         if let deny { values.append((.deny, .list(deny.map { .string($0.description) }))) }
         for (agent, options) in agentOptions.sorted(by: { $0.key < $1.key }) {

@@ -103,6 +103,10 @@ public struct Configuration: Sendable {
     /// Agent ids in order of preference; `*` stands for every agent not named.
     public var preference: [String] { settings[.preference]?.value.stringList ?? ["*"] }
 
+    /// The order a sign-in tries its ways in: `browser` (a browser agent), `device` (the device
+    /// authorization grant, when the server offers it), `manual` (the manual agent). Default: all three, in that order.
+    public var flowOrder: [String] { settings[.flowOrder]?.value.stringList ?? ConfigurationSchema.flowSteps }
+
     /// Whether `testDouble` agents may be selected.
     public var allowTestAgents: Bool { settings[.allowTestAgents]?.value.boolValue ?? false }
 

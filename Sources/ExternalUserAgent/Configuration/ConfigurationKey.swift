@@ -15,6 +15,8 @@ public struct ConfigurationKey: Sendable, Hashable, Comparable, CustomStringConv
     public static let deny = ConfigurationKey(["deny"])
     /// Whether `testDouble` agents may be selected.
     public static let allowTestAgents = ConfigurationKey(["allow-test-agents"])
+    /// The order in which a sign-in tries its ways: `browser`, `device` (RFC 8628), `manual`.
+    public static let flowOrder = ConfigurationKey(["flow-order"])
     /// The loopback receiver's fixed port (0: any free port).
     public static let receiverPort = ConfigurationKey(["receiver", "port"])
     /// The loopback receiver's port range, `"LOW-HIGH"`.

@@ -8,7 +8,7 @@ import Foundation
 enum ConfigurationSchema {
     /// What a key's value must be.
     enum Shape: Sendable {
-        case bool, port, portRange, redirectPath, seconds, page, text, agentList, matcherList, optionValue
+        case bool, port, portRange, redirectPath, seconds, page, text, agentList, matcherList, optionValue, flowList
 
         var expectation: String {
             switch self {
@@ -22,15 +22,19 @@ enum ConfigurationSchema {
             case .agentList: "an array of agent ids (and '*' for any other agent), like [\"firefox\", \"*\"]"
             case .matcherList: "an array of agent matchers, like [\"firefox>=115\", \"chromium 120..<130\"]"
             case .optionValue: "a string, a boolean or a number"
+            case .flowList: "an array of sign-in steps, each at most once, from \"browser\", \"device\" and \"manual\", like [\"browser\", \"device\", \"manual\"]"
             }
         }
     }
 
     static let keys: [ConfigurationKey: Shape] = [
-        .preference: .agentList, .allow: .matcherList, .deny: .matcherList, .allowTestAgents: .bool,
+        .preference: .agentList, .allow: .matcherList, .deny: .matcherList, .allowTestAgents: .bool, .flowOrder: .flowList,
         .receiverPort: .port, .receiverPortRange: .portRange, .receiverPath: .redirectPath,
         .authorizationTimeout: .seconds, .dismissTimeout: .seconds, .successPage: .page, .failurePage: .page,
     ]
+
+    /// The steps `flow-order` may name.
+    public static let flowSteps = ["browser", "device", "manual"]
 
     /// Agent options every browser agent understands; others are passed to the agent as they are.
     static let agentOptions: [String: Shape] = [
@@ -102,6 +106,11 @@ enum ConfigurationSchema {
             return nil
         case .optionValue:
             if case .list = value { return got }
+            return nil
+        case .flowList:
+            guard let steps = value.stringList, !steps.isEmpty else { return got }
+            if let bad = steps.first(where: { !flowSteps.contains($0) }) { return "got the entry \"\(bad)\"" }
+            if Set(steps).count != steps.count { return "got a step more than once" }
             return nil
         }
     }

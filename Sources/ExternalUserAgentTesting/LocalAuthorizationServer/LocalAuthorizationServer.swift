@@ -58,6 +58,8 @@ public final class LocalAuthorizationServer: Sendable {
     private let http: LocalHTTPServer
     private let state: Mutex<State>
     private let serving: Mutex<Task<Void, Never>?> = Mutex(nil)
+    /// The device authorization grant (RFC 8628), off until enabled.
+    public let deviceAuthorization = LocalDeviceAuthorization()
 
     private init(http: LocalHTTPServer, options: LocalAuthorizationServerOptions, signingKey: SigningKey) {
         self.http = http
@@ -122,6 +124,8 @@ public final class LocalAuthorizationServer: Sendable {
             return authorize(request.query)
         case ("POST", "/token"):
             return await token(request)
+        case ("POST", "/device_authorization"):
+            return deviceAuthorization.authorize(request, clientID: options.clientID, issuer: issuer)
         default:
             return .text(404, "not found")
         }
@@ -138,7 +142,8 @@ public final class LocalAuthorizationServer: Sendable {
                 ? ["none"] : ["client_secret_basic", "client_secret_post"],
             id_token_signing_alg_values_supported: [options.signingAlgorithm.rawValue],
             scopes_supported: ["openid", "email", "profile", "offline_access"], subject_types_supported: ["public"],
-            authorization_response_iss_parameter_supported: options.sendsIssuerInResponse))
+            authorization_response_iss_parameter_supported: options.sendsIssuerInResponse,
+            device_authorization_endpoint: deviceAuthorization.settings.enabled ? self.issuer + "/device_authorization" : nil))
     }
 
     private func jwks() -> LocalHTTPServer.Response {
@@ -243,6 +248,10 @@ public final class LocalAuthorizationServer: Sendable {
                 return Self.oauthError(400, "invalid_grant", "unknown refresh token")
             }
             grant = found
+        case LocalDeviceAuthorization.grantType:
+            let polled = deviceAuthorization.poll(deviceCode: form["device_code"] ?? "")
+            guard let scope = polled.scope else { return polled.error ?? .text(500, "no answer") }
+            grant = Grant(clientID: options.clientID, redirectURI: "", codeChallenge: "", nonce: nil, scope: scope)
         default:
             return Self.oauthError(400, "unsupported_grant_type", "grant_type '\(grantType)' is not supported")
         }
@@ -316,6 +325,7 @@ private struct MetadataDocument: Encodable {
     var scopes_supported: [String]
     var subject_types_supported: [String]
     var authorization_response_iss_parameter_supported: Bool
+    var device_authorization_endpoint: String?
 }
 
 private struct TokenDocument: Encodable {

@@ -1,0 +1,231 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ExternalUserAgent
+import Logging
+
+/// A device authorization endpoint's answer (RFC 8628 §3.2): the codes and where the person enters them.
+public struct DeviceAuthorizationResponse: Sendable, Hashable, Codable {
+    /// The code this client polls with; never shown to the person.
+    public var deviceCode: String
+    /// The short code the person types at ``verificationURI``.
+    public var userCode: String
+    /// Where the person goes, on any device with a browser.
+    public var verificationURI: String
+    /// The same page with the user code already in it, when the server offers one.
+    public var verificationURIComplete: String?
+    /// Seconds until both codes expire.
+    public var expiresIn: Int
+    /// Seconds to wait between polls; RFC 8628 says 5 when absent.
+    public var interval: Int?
+
+    public init(deviceCode: String, userCode: String, verificationURI: String, verificationURIComplete: String? = nil,
+                expiresIn: Int, interval: Int? = nil) {
+        self.deviceCode = deviceCode
+        self.userCode = userCode
+        self.verificationURI = verificationURI
+        self.verificationURIComplete = verificationURIComplete
+        self.expiresIn = expiresIn
+        self.interval = interval
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case deviceCode = "device_code"
+        case userCode = "user_code"
+        case verificationURI = "verification_uri"
+        case verificationURIComplete = "verification_uri_complete"
+        case expiresIn = "expires_in"
+        case interval
+        // Some servers (Google) spell it verification_url.
+        case verificationURL = "verification_url"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        deviceCode = try container.decode(String.self, forKey: .deviceCode)
+        userCode = try container.decode(String.self, forKey: .userCode)
+        if let uri = try container.decodeIfPresent(String.self, forKey: .verificationURI) {
+            verificationURI = uri
+        } else {
+            verificationURI = try container.decode(String.self, forKey: .verificationURL)
+        }
+        verificationURIComplete = try container.decodeIfPresent(String.self, forKey: .verificationURIComplete)
+        expiresIn = try Self.seconds(container, .expiresIn) ?? 0
+        interval = try Self.seconds(container, .interval)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(deviceCode, forKey: .deviceCode)
+        try container.encode(userCode, forKey: .userCode)
+        try container.encode(verificationURI, forKey: .verificationURI)
+        try container.encodeIfPresent(verificationURIComplete, forKey: .verificationURIComplete)
+        try container.encode(expiresIn, forKey: .expiresIn)
+        try container.encodeIfPresent(interval, forKey: .interval)
+    }
+
+    /// A number of seconds sent as an integer, a fraction or a string.
+    private static func seconds(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> Int? {
+        if let value = try? container.decodeIfPresent(Int.self, forKey: key) { return value }
+        if let value = try? container.decodeIfPresent(Double.self, forKey: key) { return Int(value) }
+        if let value = try? container.decodeIfPresent(String.self, forKey: key) { return Int(value) }
+        return nil
+    }
+
+    /// What to tell the person, in plain lines: where to go and which code to enter.
+    public var instructions: String {
+        var lines = ["", "To sign in, open this page on any device with a browser:", "", "    \(verificationURI)", "",
+                     "and enter the code:", "", "    \(userCode)", ""]
+        if let verificationURIComplete {
+            lines += ["Or open this address, which already holds the code:", "", "    \(verificationURIComplete)", ""]
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// The device authorization grant (RFC 8628): for machines where no browser can run (SSH, containers,
+/// CI). Asks the server for a user code, lets the caller show it, then polls the token endpoint.
+///
+/// Polling honours the server's `interval` (5 s when absent), adds 5 s on every `slow_down`, goes on
+/// while `authorization_pending`, and ends with `userCanceled` on `access_denied`, `timedOut` on
+/// `expired_token` or when the codes' lifetime (or `timeout`) runs out, and `programCanceled` when the
+/// task is cancelled. The clock is a parameter so tests can check the pauses without waiting.
+///
+/// ```swift
+/// let device = DeviceAuthorization(configuration: configuration, client: client, scopes: ["openid"])
+/// let codes = try await device.request()
+/// print(codes.instructions)
+/// let tokens = try await device.poll(codes)
+/// ```
+public struct DeviceAuthorization: Sendable {
+    /// The grant type of the token requests (RFC 8628 §3.4).
+    public static let grantType = "urn:ietf:params:oauth:grant-type:device_code"
+
+    /// What happened during polling, for progress displays.
+    public enum PollEvent: Sendable, Equatable {
+        /// The person has not finished yet; the next poll comes after `interval`.
+        case pending(interval: Duration)
+        /// The server asked to poll more slowly; the interval is now `interval`.
+        case slowDown(interval: Duration)
+    }
+
+    public var configuration: ServiceConfiguration
+    public var client: ClientCredentials
+    public var scopes: [String]
+    /// The longest the whole wait may take, even when the codes live longer.
+    public var timeout: Duration?
+    private let http: OAuthHTTP
+    private let logger: Logger
+    private let sleep: @Sendable (Duration) async throws -> Void
+    private let stopwatch: @Sendable () -> @Sendable () -> Duration
+
+    public init<C: Clock>(configuration: ServiceConfiguration, client: ClientCredentials, scopes: [String] = ["openid"],
+                          timeout: Duration? = nil, http: OAuthHTTP = OAuthHTTP(),
+                          logger: Logger = Logger(label: "eua.oauth"),
+                          clock: C = ContinuousClock()) where C.Duration == Duration {
+        self.configuration = configuration
+        self.client = client
+        self.scopes = scopes
+        self.timeout = timeout
+        self.http = http
+        self.logger = logger
+        sleep = { try await clock.sleep(for: $0) }
+        stopwatch = {
+            let start = clock.now
+            return { start.duration(to: clock.now) }
+        }
+    }
+
+    /// Asks the device authorization endpoint for codes (RFC 8628 §3.1).
+    ///
+    /// Throws `invalidOptions` when the server advertises no `device_authorization_endpoint`,
+    /// `oauthError` when it refuses, `tokenRequestFailed` when it cannot be reached or answers nonsense.
+    public func request() async throws -> DeviceAuthorizationResponse {
+        guard let endpoint = configuration.deviceAuthorizationEndpoint else {
+            throw ExternalUserAgentError(.invalidOptions,
+                "the server \(configuration.issuer) advertises no device_authorization_endpoint, so the device "
+                    + "authorization grant (RFC 8628) cannot be used; sign in with a browser or the manual agent")
+        }
+        var fields: [(String, String)] = []
+        if !scopes.isEmpty { fields.append(("scope", scopes.joined(separator: " "))) }
+        let (body, authorization) = TokenEndpoint.authenticate(client, fields)
+        logger.debug("device authorization request", metadata: ["endpoint": "\(endpoint.absoluteString)"])
+        let response: OAuthHTTP.Response
+        do {
+            response = try await http.postForm(endpoint, fields: body, authorization: authorization)
+        } catch {
+            throw ExternalUserAgentError(.tokenRequestFailed,
+                "the device authorization endpoint \(endpoint.absoluteString) could not be reached: \(error)",
+                underlying: error)
+        }
+        if response.status != 200 {
+            if let oauthError = try? JSONDecoder().decode(OAuthErrorResponse.self, from: response.body) {
+                throw ExternalUserAgentError(.oauthError,
+                    "the device authorization endpoint refused the request with '\(oauthError.error)'"
+                        + (oauthError.errorDescription.map { ": \($0)" } ?? "") + " (HTTP \(response.status))",
+                    underlying: oauthError)
+            }
+            throw ExternalUserAgentError(.tokenRequestFailed,
+                "the device authorization endpoint \(endpoint.absoluteString) answered with HTTP \(response.status)")
+        }
+        guard let codes = try? JSONDecoder().decode(DeviceAuthorizationResponse.self, from: response.body),
+              codes.expiresIn > 0 else {
+            throw ExternalUserAgentError(.tokenRequestFailed,
+                "the device authorization endpoint \(endpoint.absoluteString) answered with something that is not a "
+                    + "device authorization response (it needs device_code, user_code, verification_uri, expires_in)")
+        }
+        return codes
+    }
+
+    /// Polls the token endpoint until the person approves, denies, or the codes expire.
+    public func poll(_ codes: DeviceAuthorizationResponse,
+                     onEvent: @Sendable (PollEvent) -> Void = { _ in }) async throws -> TokenResponse {
+        let elapsed = stopwatch()
+        var interval = Duration.seconds(max(codes.interval ?? 5, 1))
+        let lifetime = Duration.seconds(codes.expiresIn)
+        let limit = timeout.map { min($0, lifetime) } ?? lifetime
+        let endpoint = TokenEndpoint(configuration: configuration, client: client, http: http, logger: logger)
+        while true {
+            if elapsed() + interval > limit {
+                throw limit < lifetime
+                    ? ExternalUserAgentError(.timedOut,
+                        "the device sign-in was not approved within \(limit); finish it sooner or raise the timeout")
+                    : ExternalUserAgentError(.timedOut,
+                        "the user code \(codes.userCode) expired before it was approved (it lived \(codes.expiresIn) s); "
+                            + "sign in again for a new code")
+            }
+            do {
+                try await sleep(interval)
+            } catch {
+                throw ExternalUserAgentError(.programCanceled, "the device sign-in was cancelled")
+            }
+            if Task.isCancelled { throw ExternalUserAgentError(.programCanceled, "the device sign-in was cancelled") }
+            do {
+                return try await endpoint.deviceToken(deviceCode: codes.deviceCode)
+            } catch let error as ExternalUserAgentError {
+                guard let answer = error.underlying as? OAuthErrorResponse else { throw error }
+                let detail = answer.errorDescription.map { ": \($0)" } ?? ""
+                switch answer.error {
+                case "authorization_pending":
+                    logger.trace("device authorization pending")
+                    onEvent(.pending(interval: interval))
+                case "slow_down":
+                    interval += .seconds(5)
+                    logger.debug("device authorization: slow_down", metadata: ["interval": "\(interval)"])
+                    onEvent(.slowDown(interval: interval))
+                case "access_denied":
+                    throw ExternalUserAgentError(.userCanceled, "the sign-in was denied at \(codes.verificationURI)\(detail)",
+                                                 underlying: answer)
+                case "expired_token":
+                    throw ExternalUserAgentError(.timedOut,
+                        "the user code \(codes.userCode) expired before it was approved\(detail); sign in again for a new code",
+                        underlying: answer)
+                default:
+                    throw error
+                }
+            }
+        }
+    }
+}
