@@ -72,8 +72,8 @@ public struct SignIn: Sendable {
         // The session is given no expected state: the response is checked below, and a wrong
         // `state` ends the flow with `stateMismatch` (as AppAuth does) instead of waiting on.
         let report = progress ?? { _ in }
-        let reporting = progress == nil ? nil : ReportingAgent(inner: agent, report: report)
-        let sessionAgent: any ExternalUserAgent = reporting.map { $0 } ?? agent
+        let reporting = progress.map { ReportingAgent(inner: agent, report: $0) }
+        let sessionAgent: any ExternalUserAgent = if let reporting { reporting } else { agent }
         let session = ExternalUserAgentSession(agent: sessionAgent, receiver: receiver,
                                                configuration: .init(expectedState: nil, timeout: timeout))
         let requestBox = RequestBox()
