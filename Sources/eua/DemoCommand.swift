@@ -103,7 +103,9 @@ struct DemoCommand: ParsableCommand {
             Output.flush()
         }
 
-        let outcome = Result { () throws -> Outcome in
+        // Choosing the plugins and the state file comes before any step: a failure there names no step.
+        let outcome: Result<Outcome, any Error>
+        do {
             let catalog = PluginLoader(searchPath: .standard(environment: environment), logger: logger).load()
             let (agentEntry, receiverEntry) = try plugins(in: catalog)
             var options = headless ? ["mode": "follow"] : [:]
@@ -118,10 +120,12 @@ struct DemoCommand: ParsableCommand {
             let flow = DemoFlow(serverOptions: serverOptions, serverPort: serverPort ?? 0, timeout: timeout,
                                 file: file, temporaryFile: temporary, showsForm: showsForm, headless: headless,
                                 logger: logger, report: report)
-            return try Blocking.run { try await flow.run(agent: agent, receiver: receiver) }
-        }
-        if case .failure(let error) = outcome {
-            report.failedAtNextStep(Self.describe(error))
+            outcome = Result { try Blocking.run { try await flow.run(agent: agent, receiver: receiver) } }
+            if case .failure(let error) = outcome {
+                report.failedAtNextStep(Self.describe(error))
+            }
+        } catch {
+            outcome = .failure(error)
         }
         let succeeded = (try? outcome.get()) != nil && report.allPassed
         if json {
@@ -148,8 +152,8 @@ struct DemoCommand: ParsableCommand {
 
     private func plugins(in catalog: PluginCatalog) throws -> (PluginAgentEntry, PluginReceiverEntry) {
         guard let entry = catalog.agent(id: agent) else {
-            throw CommandFailure("no agent has the id '\(agent)'; 'eua agents' lists them "
-                + "(is libEUAHeadless.so beside eua or on EUA_PLUGIN_PATH?)")
+            throw CommandFailure("no agent has the id '\(agent)'; 'eua agents' lists the agents the plugins beside "
+                + "eua and on EUA_PLUGIN_PATH offer")
         }
         guard entry.descriptor.kind != .embeddedWebView else {
             throw CommandFailure("agent '\(agent)' is an embedded web view, which RFC 8252 §8.12 rules out")

@@ -88,11 +88,18 @@ struct DemoCommandTests {
         #expect(result.stderr.contains("Error: "))
     }
 
-    @Test("an unknown agent fails at the first step with what to do")
+    @Test("an unknown agent fails before any step, with what to do")
     func unknownAgent() async throws {
         let folder = try TemporaryFolder()
-        let result = try await demo(["--agent", "no-such-agent"], folder: folder)
-        #expect(result.status == 1)
-        #expect(result.stderr.contains("no agent has the id 'no-such-agent'"))
+        let plain = try await demo(["--agent", "no-such-agent"], folder: folder)
+        #expect(plain.status == 1)
+        #expect(plain.stderr.contains("no agent has the id 'no-such-agent'"))
+        #expect(!plain.stdout.split(separator: "\n").contains { $0.first?.isNumber == true }, "no step was taken")
+        let json = try await demo(["--agent", "no-such-agent", "--json"], folder: folder)
+        #expect(json.status == 1)
+        let object = try LoginCommandTests.lastJSON(json.stdout)
+        #expect(object["ok"] as? Bool == false)
+        #expect((object["error"] as? String)?.contains("'eua agents' lists") == true)
+        #expect(try steps(object).allSatisfy { $0.status == "not_run" })
     }
 }
