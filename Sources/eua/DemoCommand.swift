@@ -139,7 +139,7 @@ struct DemoCommand: ParsableCommand {
 
                 Signed in as \(value.subject ?? "(no subject)"). That was the whole RFC 8252 flow: the app's own loopback \
                 receiver, an external user agent, PKCE, the response and ID token checks, and a private state file.
-                Next, sign in to a real provider (register a native app there with redirect URI http://127.0.0.1):
+                Next, sign in to a real provider (register a native app there with a loopback redirect URI, http://127.0.0.1):
                   eua login --issuer https://accounts.example.com --client-id YOUR-CLIENT-ID --scope "openid email"
                 """)
         }
