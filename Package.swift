@@ -89,6 +89,8 @@ let package = Package(
             dependencies: [
                 "ExternalUserAgent",
                 "ExternalUserAgentOAuth",
+                // `eua demo` runs the testing kit's local authorization server in process.
+                "ExternalUserAgentTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -158,6 +160,20 @@ let package = Package(
             name: "CExamplePlugin",
             dependencies: ["CExternalUserAgentPlugin"],
             path: "Examples/CExamplePlugin"
+        ),
+
+        // Example: an app's login code and its tests against the local authorization server.
+        .target(
+            name: "AppLogin",
+            dependencies: ["ExternalUserAgent", "ExternalUserAgentOAuth"],
+            path: "Examples/AppLogin",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "AppLoginTests",
+            dependencies: ["AppLogin", "ExternalUserAgent", "ExternalUserAgentTesting"],
+            path: "Examples/AppLoginTests",
+            swiftSettings: swiftSettings
         ),
 
         // Benchmarks

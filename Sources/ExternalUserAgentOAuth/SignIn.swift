@@ -21,6 +21,22 @@ import Glibc
 /// let tokens = try await state.freshTokens()
 /// ```
 public struct SignIn: Sendable {
+    /// A step of a sign-in, reported as it happens, for a caller that shows progress (`eua demo`).
+    public enum Progress: Sendable {
+        /// The receiver listens; the request is built for this redirect URI.
+        case receiverStarted(redirectURI: URL)
+        /// The agent has shown (or handed off) the authorization URL.
+        case presented(agent: AgentDescriptor)
+        /// The callback passed the checks: `state`, and `iss` when the server sent one.
+        case authorizationResponseAccepted(AuthorizationResponse)
+        /// The code and the PKCE verifier were exchanged for tokens.
+        case tokensReceived(TokenResponse)
+        /// The ID token's signature (made with `algorithm`, by key `keyID`) and claims passed validation.
+        case idTokenValidated(IDTokenClaims, algorithm: String, keyID: String?)
+        /// The state was saved to the file.
+        case saved(AuthStateFile)
+    }
+
     public var configuration: ServiceConfiguration
     public var client: ClientCredentials
     public var scopes: [String]
@@ -30,12 +46,15 @@ public struct SignIn: Sendable {
     public var timeout: Duration?
     /// Where to save the resulting state, if anywhere.
     public var file: AuthStateFile?
+    /// Called with each step as it completes, on whatever task runs the sign-in; it must return quickly.
+    public var progress: (@Sendable (Progress) -> Void)?
     private let http: OAuthHTTP
     private let logger: Logger
 
     public init(configuration: ServiceConfiguration, client: ClientCredentials, scopes: [String] = ["openid"],
                 additionalParameters: [(name: String, value: String)] = [], timeout: Duration? = .seconds(300),
-                file: AuthStateFile? = nil, http: OAuthHTTP = OAuthHTTP(), logger: Logger = Logger(label: "eua.oauth")) {
+                file: AuthStateFile? = nil, http: OAuthHTTP = OAuthHTTP(), logger: Logger = Logger(label: "eua.oauth"),
+                progress: (@Sendable (Progress) -> Void)? = nil) {
         self.configuration = configuration
         self.client = client
         self.scopes = scopes
@@ -44,6 +63,7 @@ public struct SignIn: Sendable {
         self.file = file
         self.http = http
         self.logger = logger
+        self.progress = progress
     }
 
     /// Runs the flow with `agent` showing the authorization URL and `receiver` catching the redirect.
@@ -54,7 +74,10 @@ public struct SignIn: Sendable {
     public func run(agent: any ExternalUserAgent, receiver: any RedirectReceiver) async throws -> AuthState {
         // The session is given no expected state: the response is checked below, and a wrong
         // `state` ends the flow with `stateMismatch` (as AppAuth does) instead of waiting on.
-        let session = ExternalUserAgentSession(agent: agent, receiver: receiver,
+        let report = progress ?? { _ in }
+        let reporting = progress.map { ReportingAgent(inner: agent, report: $0) }
+        let sessionAgent: any ExternalUserAgent = if let reporting { reporting } else { agent }
+        let session = ExternalUserAgentSession(agent: sessionAgent, receiver: receiver,
                                                configuration: .init(expectedState: nil, timeout: timeout))
         let requestBox = RequestBox()
         let (configuration, client, scopes, extra) = (self.configuration, self.client, self.scopes, additionalParameters)
@@ -63,19 +86,23 @@ public struct SignIn: Sendable {
             "agent": "\(agent.descriptor.id)", "receiver": "\(receiver.id)",
         ])
         let callback = try await session.run { redirectURI in
+            report(.receiverStarted(redirectURI: redirectURI))
             let request = try AuthorizationRequest(configuration: configuration, clientID: client.clientID, scopes: scopes,
                                                    redirectURI: redirectURI, additionalParameters: extra)
             requestBox.set(request)
             return request.url
         }
+        reporting?.reportPresented()
         guard let request = requestBox.get() else {
             throw ExternalUserAgentError(.invalidOptions, "the sign-in ended before its request was made")
         }
         let response = try AuthorizationResponse(callbackURL: callback, request: request)
         logger.debug("authorization response accepted", metadata: ["iss_present": "\(response.issuer != nil)"])
+        report(.authorizationResponseAccepted(response))
 
         let tokens = try await TokenEndpoint(configuration: configuration, client: client, http: http, logger: logger)
             .exchange(response, for: request)
+        report(.tokensReceived(tokens))
         return try await finish(tokens: tokens, authorization: response, nonce: request.nonce)
     }
 
@@ -132,9 +159,12 @@ public struct SignIn: Sendable {
     private func finish(tokens: TokenResponse, authorization: AuthorizationResponse?, nonce: String?) async throws -> AuthState {
         var claims: IDTokenClaims?
         if let idToken = tokens.idToken {
-            claims = try await IDTokenValidator(configuration: configuration, clientID: client.clientID, http: http,
-                                                logger: logger)
+            let validated = try await IDTokenValidator(configuration: configuration, clientID: client.clientID, http: http,
+                                                       logger: logger)
                 .validate(idToken, nonce: nonce)
+            claims = validated
+            let header = CompactJWT(idToken)?.header
+            progress?(.idTokenValidated(validated, algorithm: header?.alg ?? "?", keyID: header?.kid))
         } else if scopes.contains("openid") {
             throw ExternalUserAgentError(.idTokenInvalid,
                 "the token response has no ID token although 'openid' was asked for (OIDC Core §3.1.3.3)")
@@ -142,8 +172,42 @@ public struct SignIn: Sendable {
         let state = AuthState(configuration: configuration, client: client, scope: scopes.joined(separator: " "),
                               tokenResponse: nil, file: file, http: http, logger: logger)
         try await state.record(authorization: authorization, tokens: tokens, claims: claims)
+        if let file { progress?(.saved(file)) }
         logger.info("signed in", metadata: ["issuer": "\(configuration.issuer)", "saved": "\(file?.path ?? "no")"])
         return state
+    }
+}
+
+/// Passes presentation on to `inner` and reports it once the URL is shown.
+private final class ReportingAgent: ExternalUserAgent {
+    let inner: any ExternalUserAgent
+    private let report: @Sendable (SignIn.Progress) -> Void
+    private let reported = Mutex(false)
+
+    init(inner: any ExternalUserAgent, report: @escaping @Sendable (SignIn.Progress) -> Void) {
+        self.inner = inner
+        self.report = report
+    }
+
+    var descriptor: AgentDescriptor { inner.descriptor }
+
+    func present(_ request: AgentRequest, session: ExternalUserAgentSession) async throws {
+        try await inner.present(request, session: session)
+        reportPresented()
+    }
+
+    /// Reports the presentation unless already done: a callback proves it happened, and the report
+    /// must come before the steps that follow even when `present` returns after the callback.
+    func reportPresented() {
+        let first = reported.withLock { done in
+            defer { done = true }
+            return !done
+        }
+        if first { report(.presented(agent: inner.descriptor)) }
+    }
+
+    func dismiss() async {
+        await inner.dismiss()
     }
 }
 

@@ -14,7 +14,7 @@ struct EUA: ParsableCommand {
             """,
         subcommands: [
             AgentsCommand.self, CapabilitiesCommand.self, ExplainCommand.self, OpenCommand.self, ReceiveCommand.self,
-            LoginCommand.self, RefreshCommand.self,
+            LoginCommand.self, RefreshCommand.self, DemoCommand.self,
         ]
     )
 }

@@ -64,6 +64,8 @@ struct SignInTests {
         var misbehavior: LocalAuthorizationServerOptions.Misbehavior
         var code: ExternalUserAgentError.Code
         var says: String
+        /// The client's HTTP deadline, for faults that make it wait.
+        var clientTimeout: Duration = .seconds(15)
         var testDescription: String { misbehavior.rawValue }
     }
 
@@ -73,23 +75,37 @@ struct SignInTests {
         .init(misbehavior: .missingIssuerInResponse, code: .issuerMismatch, says: "has no 'iss'"),
         .init(misbehavior: .denyAccess, code: .userCanceled, says: "The user said no"),
         .init(misbehavior: .tamperedSignature, code: .idTokenInvalid, says: "signature does not verify"),
+        .init(misbehavior: .wrongIssuerInIDToken, code: .issuerMismatch, says: "the ID token was issued by 'http://issuer.invalid'"),
         .init(misbehavior: .wrongAudience, code: .idTokenInvalid, says: "audience"),
         .init(misbehavior: .wrongNonce, code: .idTokenInvalid, says: "nonce"),
         .init(misbehavior: .expiredIDToken, code: .idTokenInvalid, says: "expired"),
         .init(misbehavior: .unknownKeyID, code: .idTokenInvalid, says: "not in the provider's key set"),
         .init(misbehavior: .tokenEndpointHTML, code: .tokenRequestFailed, says: "not JSON (text/html)"),
         .init(misbehavior: .tokenEndpointServerError, code: .tokenRequestFailed, says: "HTTP 500"),
+        .init(misbehavior: .slowTokenEndpoint, code: .tokenRequestFailed, says: "could not be reached",
+              clientTimeout: .seconds(1)),
     ]
+
+    @Test("every misbehaviour the server offers is tested here (wrongIssuerInMetadata by the discovery test)")
+    func everyMisbehaviourCovered() {
+        let covered = Set(Self.misbehaving.map(\.misbehavior)).union([.wrongIssuerInMetadata])
+        #expect(covered == Set(LocalAuthorizationServerOptions.Misbehavior.allCases))
+    }
 
     @Test("each misbehaviour fails the sign-in with its own clear error", arguments: misbehaving)
     func misbehaviour(_ test: Misbehaving) async throws {
-        let server = try await LocalAuthorizationServer.start(.init(misbehaviors: [test.misbehavior]))
+        let server = try await LocalAuthorizationServer.start(.init(misbehaviors: [test.misbehavior],
+                                                                    tokenEndpointDelay: .seconds(5)))
         defer { Task { await server.stop() } }
+        let started = ContinuousClock.now
         await #expect {
-            _ = try await FlowHarness.signIn(server)
+            _ = try await FlowHarness.signIn(server, http: OAuthHTTP(timeout: test.clientTimeout))
         } throws: { error in
             let error = error as? ExternalUserAgentError
             return error?.code == test.code && error?.message.contains(test.says) == true
+        }
+        if test.misbehavior == .slowTokenEndpoint {
+            #expect(ContinuousClock.now - started < .seconds(5), "the client gave up at its own deadline")
         }
         if test.misbehavior == .unknownKeyID {
             #expect(server.jwksFetchCount == 1, "a key set fetched for this very token is not fetched again at once")

@@ -9,13 +9,14 @@ import Synchronization
 /// An OAuth 2.0 / OpenID Connect authorization server on 127.0.0.1, for an app's tests.
 ///
 /// It serves discovery (`/.well-known/openid-configuration`), a JWKS (`/jwks`), an authorization
-/// endpoint that approves at once (`/authorize`, redirecting with `code`, `state` and `iss`), and a
-/// token endpoint (`/token`) that checks the client, the `redirect_uri` and the PKCE S256 verifier,
+/// endpoint (`/authorize`) that approves at once or shows an HTML login form
+/// (``LocalAuthorizationServerOptions/AuthorizationPage``) and redirects with `code`, `state` and `iss`,
+/// and a token endpoint (`/token`) that checks the client, the `redirect_uri` and the PKCE S256 verifier,
 /// and answers the code and refresh grants with ID tokens signed RS256 or ES256. Options can make it
 /// misbehave on purpose (``LocalAuthorizationServerOptions/Misbehavior``), so a client's checks can be tested.
 ///
 /// ```swift
-/// let server = try await LocalAuthorizationServer.start()
+/// let server = try await LocalAuthorizationServer.start(.init(clientID: "my-app", subject: "alice"))
 /// defer { Task { await server.stop() } }
 /// // discover server.issuer, sign in with client id server.options.clientID …
 /// ```
@@ -33,12 +34,32 @@ public final class LocalAuthorizationServer: Sendable {
         public var clientSecret: String?
     }
 
+    /// An HTTP request the server received, on any path, as it came.
+    public struct RequestRecord: Sendable {
+        public var method: String
+        /// Path and query as sent (percent-encoded), like `/cb?code=c0de&state=st`.
+        public var target: String
+        /// `HTTP/1.1`.
+        public var version: String
+        /// In the order sent, names as sent.
+        public var headers: [(name: String, value: String)]
+
+        /// The request line: `GET /cb?code=c0de HTTP/1.1`.
+        public var requestLine: String { "\(method) \(target) \(version)" }
+
+        /// The first header named `name` (any case).
+        public func header(_ name: String) -> String? {
+            headers.first { $0.name.lowercased() == name.lowercased() }?.value
+        }
+    }
+
     private struct Grant {
         var clientID: String
         var redirectURI: String
         var codeChallenge: String
         var nonce: String?
         var scope: String
+        var subject: String
         var used = false
     }
 
@@ -49,6 +70,7 @@ public final class LocalAuthorizationServer: Sendable {
         var refreshTokens: [String: Grant] = [:]
         var tokenRequests: [TokenRequestRecord] = []
         var authorizationRequests: [[String: String]] = []
+        var requestLog: [RequestRecord] = []
         var jwksFetches = 0
     }
 
@@ -109,12 +131,18 @@ public final class LocalAuthorizationServer: Sendable {
     public var tokenRequests: [TokenRequestRecord] { state.withLock { $0.tokenRequests } }
     /// The query of every authorization request so far.
     public var authorizationRequests: [[String: String]] { state.withLock { $0.authorizationRequests } }
+    /// Every HTTP request so far, on any path (one on an unknown path is answered 404).
+    public var requestLog: [RequestRecord] { state.withLock { $0.requestLog } }
     /// How many times the JWKS was fetched.
     public var jwksFetchCount: Int { state.withLock { $0.jwksFetches } }
 
     // MARK: - Endpoints
 
     private func respond(to request: LocalHTTPServer.Request) async -> LocalHTTPServer.Response {
+        state.withLock {
+            $0.requestLog.append(RequestRecord(method: request.method, target: request.target, version: request.version,
+                                               headers: request.headers.map { (name: $0.0, value: $0.1) }))
+        }
         switch (request.method, request.path) {
         case ("GET", "/.well-known/openid-configuration"), ("GET", "/.well-known/oauth-authorization-server"):
             return metadata()
@@ -122,6 +150,8 @@ public final class LocalAuthorizationServer: Sendable {
             return jwks()
         case ("GET", "/authorize"):
             return authorize(request.query)
+        case ("POST", "/authorize"):
+            return submitLogin(request.form)
         case ("POST", "/token"):
             return await token(request)
         case ("POST", "/device_authorization"):
@@ -154,17 +184,67 @@ public final class LocalAuthorizationServer: Sendable {
         return .json(["keys": [key.publicJWK]])
     }
 
+    /// The request parameters the login form carries back as hidden fields.
+    private static let requestParameters = ["client_id", "redirect_uri", "response_type", "scope", "state", "nonce",
+                                            "code_challenge", "code_challenge_method", "prompt", "login_hint"]
+
+    /// `GET /authorize`: checks the request, then approves at once or shows the login form.
     private func authorize(_ query: [String: String]) -> LocalHTTPServer.Response {
         let options = self.options
         state.withLock { $0.authorizationRequests.append(query) }
+        let back: Back
+        switch check(query, options: options) {
+        case .success(let value): back = value
+        case .failure(let refusal): return refusal.response
+        }
+        switch options.authorizationPage {
+        case .autoApprove:
+            return approve(query, subject: options.subject, options: options, back: back)
+        case .loginForm:
+            return .text(200, Self.loginPage(query, subject: options.subject, issuer: issuer),
+                         contentType: "text/html; charset=utf-8")
+        }
+    }
+
+    /// `POST /authorize`: the login form's answer; the request comes back in its hidden fields.
+    private func submitLogin(_ form: [String: String]) -> LocalHTTPServer.Response {
+        let options = self.options
+        let query = form.filter { Self.requestParameters.contains($0.key) }
+        let back: Back
+        switch check(query, options: options) {
+        case .success(let value): back = value
+        case .failure(let refusal): return refusal.response
+        }
+        if form["action"] == "deny" {
+            return back([("error", "access_denied"), ("error_description", "The user pressed Deny"),
+                         ("state", responseState(query, options: options))])
+        }
+        let subject = String((form["username"] ?? "").drop(while: \.isWhitespace).reversed()
+            .drop(while: \.isWhitespace).reversed())
+        guard !subject.isEmpty else {
+            return .text(200, Self.loginPage(query, subject: options.subject, issuer: issuer,
+                                             problem: "Enter a user name to sign in as."),
+                         contentType: "text/html; charset=utf-8")
+        }
+        return approve(query, subject: subject, options: options, back: back)
+    }
+
+    private typealias Back = ([(String, String?)]) -> LocalHTTPServer.Response
+
+    /// Checks the client and the redirect URI (errors shown here), then the rest (errors sent back).
+    /// On success, gives the function that redirects back with parameters.
+    private func check(_ query: [String: String], options: LocalAuthorizationServerOptions)
+        -> Result<Back, CheckFailure> {
         guard query["client_id"] == options.clientID else {
-            return .text(400, "unknown client_id '\(query["client_id"] ?? "")'")
+            return .failure(CheckFailure(.text(400, "unknown client_id '\(query["client_id"] ?? "")'")))
         }
-        guard let redirectURI = query["redirect_uri"], var target = URLComponents(string: redirectURI),
+        guard let redirectURI = query["redirect_uri"], let target = URLComponents(string: redirectURI),
               target.scheme == "http" || target.scheme == "https" else {
-            return .text(400, "missing or invalid redirect_uri")
+            return .failure(CheckFailure(.text(400, "missing or invalid redirect_uri")))
         }
-        func back(_ items: [(String, String?)]) -> LocalHTTPServer.Response {
+        let issuer = self.issuer
+        let back: Back = { items in
+            var target = target
             var all = target.queryItems ?? []
             all += items.compactMap { item in item.1.map { URLQueryItem(name: item.0, value: $0) } }
             var issuerValue: String? = options.sendsIssuerInResponse ? issuer : nil
@@ -174,22 +254,75 @@ public final class LocalAuthorizationServer: Sendable {
             target.queryItems = all
             return .redirect(to: target.url?.absoluteString ?? redirectURI)
         }
-        var state = query["state"]
-        if options.misbehaviors.contains(.wrongState) { state = "not-the-state-\(Self.randomString(8))" }
+        let state = responseState(query, options: options)
         guard query["response_type"] == "code" else {
-            return back([("error", "unsupported_response_type"), ("state", state)])
+            return .failure(CheckFailure(back([("error", "unsupported_response_type"), ("state", state)])))
         }
-        guard let challenge = query["code_challenge"], query["code_challenge_method"] == "S256" else {
-            return back([("error", "invalid_request"), ("error_description", "PKCE with S256 is required"), ("state", state)])
+        guard query["code_challenge"] != nil, query["code_challenge_method"] == "S256" else {
+            return .failure(CheckFailure(back([("error", "invalid_request"),
+                                               ("error_description", "PKCE with S256 is required"), ("state", state)])))
         }
+        return .success(back)
+    }
+
+    /// The `state` to send back: the request's, unless misbehaving.
+    private func responseState(_ query: [String: String], options: LocalAuthorizationServerOptions) -> String? {
+        options.misbehaviors.contains(.wrongState) ? "not-the-state-\(Self.randomString(8))" : query["state"]
+    }
+
+    /// Approves a checked request as `subject`: a code, or `access_denied` when misbehaving.
+    private func approve(_ query: [String: String], subject: String, options: LocalAuthorizationServerOptions,
+                         back: Back) -> LocalHTTPServer.Response {
+        let state = responseState(query, options: options)
         if options.misbehaviors.contains(.denyAccess) {
             return back([("error", "access_denied"), ("error_description", "The user said no"), ("state", state)])
         }
         let code = Self.randomString(32)
-        let grant = Grant(clientID: options.clientID, redirectURI: redirectURI, codeChallenge: challenge,
-                          nonce: query["nonce"], scope: query["scope"] ?? "")
+        let grant = Grant(clientID: options.clientID, redirectURI: query["redirect_uri"] ?? "",
+                          codeChallenge: query["code_challenge"] ?? "", nonce: query["nonce"],
+                          scope: query["scope"] ?? "", subject: subject)
         self.state.withLock { $0.codes[code] = grant }
         return back([("code", code), ("state", state)])
+    }
+
+    /// The login form: the request in hidden fields, a user name, Sign in and Deny.
+    static func loginPage(_ query: [String: String], subject: String, issuer: String, problem: String? = nil) -> String {
+        let hidden = requestParameters.compactMap { name in
+            query[name].map { "    <input type=\"hidden\" name=\"\(name)\" value=\"\(htmlEscape($0))\">" }
+        }.joined(separator: "\n")
+        let scope = htmlEscape(query["scope"] ?? "")
+        let client = htmlEscape(query["client_id"] ?? "")
+        return """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><title>Sign in — local authorization server</title></head>
+            <body>
+            <h1>Sign in</h1>
+            <p>This is ExternalUserAgent's local authorization server at \(htmlEscape(issuer)), for tests and demos.
+            Client <code>\(client)</code> asks for <code>\(scope)</code>. No password: any user name signs in.</p>
+            \(problem.map { "<p role=\"alert\">\(htmlEscape($0))</p>" } ?? "")
+            <form method="post" action="/authorize">
+            \(hidden)
+                <label>User name <input type="text" name="username" value="\(htmlEscape(subject))" autofocus></label>
+                <button type="submit" name="action" value="approve">Sign in</button>
+                <button type="submit" name="action" value="deny">Deny</button>
+            </form>
+            </body></html>
+            """
+    }
+
+    static func htmlEscape(_ text: String) -> String {
+        var result = ""
+        for character in text {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&#39;"
+            default: result.append(character)
+            }
+        }
+        return result
     }
 
     private func token(_ request: LocalHTTPServer.Request) async -> LocalHTTPServer.Response {
@@ -210,6 +343,9 @@ public final class LocalAuthorizationServer: Sendable {
             $0.tokenRequests.append(TokenRequestRecord(grantType: grantType, clientAuthentication: method, clientID: clientID,
                                                        redirectURI: form["redirect_uri"], codeVerifier: form["code_verifier"],
                                                        grantValue: form["code"] ?? form["refresh_token"], clientSecret: secret))
+        }
+        if options.misbehaviors.contains(.slowTokenEndpoint) {
+            try? await Task.sleep(for: options.tokenEndpointDelay)
         }
         if options.misbehaviors.contains(.tokenEndpointServerError) {
             return .text(500, "Internal Server Error")
@@ -251,18 +387,22 @@ public final class LocalAuthorizationServer: Sendable {
         case LocalDeviceAuthorization.grantType:
             let polled = deviceAuthorization.poll(deviceCode: form["device_code"] ?? "")
             guard let scope = polled.scope else { return polled.error ?? .text(500, "no answer") }
-            grant = Grant(clientID: options.clientID, redirectURI: "", codeChallenge: "", nonce: nil, scope: scope)
+            grant = Grant(clientID: options.clientID, redirectURI: "", codeChallenge: "", nonce: nil, scope: scope,
+                          subject: options.subject)
         default:
             return Self.oauthError(400, "unsupported_grant_type", "grant_type '\(grantType)' is not supported")
         }
 
         let refreshToken = "rt-" + Self.randomString(32)
         state.withLock { $0.refreshTokens[refreshToken] = Grant(clientID: grant.clientID, redirectURI: grant.redirectURI,
-                                                                 codeChallenge: "", nonce: nil, scope: grant.scope) }
+                                                                 codeChallenge: "", nonce: nil, scope: grant.scope,
+                                                                 subject: grant.subject) }
         var idToken: String?
         if grant.scope.split(separator: " ").contains("openid") {
             do {
-                idToken = try await makeIDToken(nonce: grantType == "authorization_code" ? grant.nonce : nil, options: options)
+                idToken = try await makeIDToken(subject: grant.subject,
+                                                nonce: grantType == "authorization_code" ? grant.nonce : nil,
+                                                options: options)
             } catch {
                 return .text(500, "signing failed: \(error)")
             }
@@ -272,12 +412,14 @@ public final class LocalAuthorizationServer: Sendable {
                                    id_token: idToken, scope: grant.scope))
     }
 
-    private func makeIDToken(nonce: String?, options: LocalAuthorizationServerOptions) async throws -> String {
+    private func makeIDToken(subject: String, nonce: String?, options: LocalAuthorizationServerOptions) async throws
+        -> String {
         let now = Int(Date().timeIntervalSince1970)
-        var claims = ServerIDTokenClaims(iss: issuer, sub: options.subject, aud: options.clientID, exp: now + 3600,
-                                         iat: now, nonce: nonce, azp: nil, email: "\(options.subject)@example.com",
-                                         preferred_username: options.subject)
+        var claims = ServerIDTokenClaims(iss: issuer, sub: subject, aud: options.clientID, exp: now + 3600,
+                                         iat: now, nonce: nonce, azp: nil, email: "\(subject)@example.com",
+                                         preferred_username: subject)
         let misbehaviors = options.misbehaviors
+        if misbehaviors.contains(.wrongIssuerInIDToken) { claims.iss = "http://issuer.invalid" }
         if misbehaviors.contains(.wrongAudience) { claims.aud = "another-client" }
         if misbehaviors.contains(.wrongNonce) { claims.nonce = "not-the-nonce" }
         if misbehaviors.contains(.expiredIDToken) {
@@ -310,6 +452,12 @@ public final class LocalAuthorizationServer: Sendable {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
         return String((0..<length).map { _ in alphabet.randomElement(using: &generator)! })
     }
+}
+
+/// A request `/authorize` refuses, and the answer it gets.
+private struct CheckFailure: Error {
+    var response: LocalHTTPServer.Response
+    init(_ response: LocalHTTPServer.Response) { self.response = response }
 }
 
 private struct MetadataDocument: Encodable {

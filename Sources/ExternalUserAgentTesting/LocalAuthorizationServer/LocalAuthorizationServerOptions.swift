@@ -6,6 +6,16 @@ public struct LocalAuthorizationServerOptions: Sendable {
         case es256 = "ES256"
     }
 
+    /// What `/authorize` does with a valid request.
+    public enum AuthorizationPage: String, Sendable, CaseIterable {
+        /// Approves at once as ``LocalAuthorizationServerOptions/subject`` and redirects back.
+        case autoApprove
+        /// Shows an HTML login form (a `username` field, filled with the subject, and Sign in / Deny
+        /// buttons) that posts back to `/authorize`; the person, or the headless agent in follow mode
+        /// with `form.username=NAME` (and `form.action=deny` to refuse), answers it.
+        case loginForm
+    }
+
     /// A fault to play, so a client's checks can be tested.
     public enum Misbehavior: String, Sendable, Hashable, CaseIterable {
         /// The authorization response carries another `state`.
@@ -20,6 +30,8 @@ public struct LocalAuthorizationServerOptions: Sendable {
         case denyAccess
         /// The ID token's signature is altered after signing.
         case tamperedSignature
+        /// The ID token's `iss` names another issuer.
+        case wrongIssuerInIDToken
         /// The ID token's `aud` is another client.
         case wrongAudience
         /// The ID token's `nonce` is not the request's.
@@ -32,27 +44,37 @@ public struct LocalAuthorizationServerOptions: Sendable {
         case tokenEndpointHTML
         /// The token endpoint answers 500 with a plain-text body.
         case tokenEndpointServerError
+        /// The token endpoint waits ``LocalAuthorizationServerOptions/tokenEndpointDelay`` before answering.
+        case slowTokenEndpoint
     }
 
     /// The one registered client.
     public var clientID: String
     /// Its secret; `nil` makes it a public client (`client_id` in the body, no authentication).
     public var clientSecret: String?
-    /// The subject (`sub`) every sign-in approves.
+    /// The subject (`sub`) every sign-in approves (with ``AuthorizationPage/loginForm``: the form's default).
     public var subject: String
+    /// Approve at once, or show a login form.
+    public var authorizationPage: AuthorizationPage
     public var signingAlgorithm: SigningAlgorithm
     /// Advertise and send `iss` in authorization responses (RFC 9207).
     public var sendsIssuerInResponse: Bool
     /// Access token lifetime, in seconds.
     public var accessTokenLifetime: Int
     public var misbehaviors: Set<Misbehavior>
+    /// How long the token endpoint waits with ``Misbehavior/slowTokenEndpoint``.
+    public var tokenEndpointDelay: Duration
 
     public init(clientID: String = "test-client", clientSecret: String? = nil, subject: String = "alice",
+                authorizationPage: AuthorizationPage = .autoApprove,
                 signingAlgorithm: SigningAlgorithm = .rs256, sendsIssuerInResponse: Bool = true,
-                accessTokenLifetime: Int = 3600, misbehaviors: Set<Misbehavior> = []) {
+                accessTokenLifetime: Int = 3600, misbehaviors: Set<Misbehavior> = [],
+                tokenEndpointDelay: Duration = .seconds(30)) {
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.subject = subject
+        self.authorizationPage = authorizationPage
+        self.tokenEndpointDelay = tokenEndpointDelay
         self.signingAlgorithm = signingAlgorithm
         self.sendsIssuerInResponse = sendsIssuerInResponse
         self.accessTokenLifetime = accessTokenLifetime

@@ -11,6 +11,10 @@ import NIOPosix
 struct LocalHTTPServer: Sendable {
     struct Request: Sendable {
         var method: String
+        /// The request target as sent: path and query, percent-encoded.
+        var target: String
+        /// `HTTP/1.1`.
+        var version: String
         var path: String
         var query: [String: String]
         var headers: [(String, String)]
@@ -108,7 +112,8 @@ struct LocalHTTPServer: Sendable {
                     guard let head else { return }
                     let components = URLComponents(string: head.uri)
                     let query = Request.parseForm(components?.percentEncodedQuery ?? "")
-                    let request = Request(method: head.method.rawValue, path: components?.path ?? head.uri, query: query,
+                    let request = Request(method: head.method.rawValue, target: head.uri, version: "\(head.version)",
+                                          path: components?.path ?? head.uri, query: query,
                                           headers: head.headers.map { ($0.name, $0.value) }, body: body)
                     let response = await handler(request)
                     var headers = HTTPHeaders(response.headers)

@@ -1,0 +1,33 @@
+import AppLogin
+import ExternalUserAgent
+import ExternalUserAgentTesting
+import Testing
+
+/// An app's test suite running its real login code against the testing kit's local authorization
+/// server, with the headless agent (a browser with no person at it) and the loopback receiver,
+/// both loaded as plugins from beside the test binary. No account, browser or network.
+@Suite("AppLogin against a local authorization server")
+struct AppLoginTests {
+    @Test("signs in as the server's user")
+    func signsIn() async throws {
+        let server = try await LocalAuthorizationServer.start(.init(clientID: "my-app", subject: "alice"))
+        defer { Task { await server.stop() } }
+        let plugins = PluginLoader().load()
+        let agent = try #require(plugins.agent(id: "headless")).makeAgent(options: ["mode": "follow"])
+        let receiver = try #require(plugins.receiver(id: "loopback")).makeReceiver()
+        let who = try await AppLogin.signIn(issuer: server.issuer, clientID: "my-app", agent: agent, receiver: receiver)
+        #expect(who == "alice")
+    }
+
+    @Test("a tampered ID token is refused")
+    func refusesATamperedToken() async throws {
+        let server = try await LocalAuthorizationServer.start(.init(clientID: "my-app", misbehaviors: [.tamperedSignature]))
+        defer { Task { await server.stop() } }
+        let plugins = PluginLoader().load()
+        let agent = try #require(plugins.agent(id: "headless")).makeAgent(options: ["mode": "follow"])
+        let receiver = try #require(plugins.receiver(id: "loopback")).makeReceiver()
+        await #expect {
+            try await AppLogin.signIn(issuer: server.issuer, clientID: "my-app", agent: agent, receiver: receiver)
+        } throws: { ($0 as? ExternalUserAgentError)?.code == .idTokenInvalid }
+    }
+}
