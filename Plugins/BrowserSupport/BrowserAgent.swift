@@ -80,8 +80,10 @@ public final class BrowserAgent: PluginComponent {
             events?.finished()
             return
         }
+        // A throw-away profile needs no graceful shutdown; a real one gets time to save itself.
+        let grace = options.profile == nil ? 0.5 : 3
         PluginThread.detach {
-            process.terminate()
+            process.terminate(grace: grace)
             PluginHost.log(.debug, "\(self.browser.family.id): ended the owned instance and removed its temporary profile")
             events?.finished()
         }

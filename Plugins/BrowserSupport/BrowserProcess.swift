@@ -59,7 +59,7 @@ public final class BrowserProcess: Sendable {
         while !hasExited, ProcessSpawn.monotonicSeconds() < deadline { usleep(20_000) }
         kill(-pid, SIGKILL)
         let groupDeadline = ProcessSpawn.monotonicSeconds() + 2
-        while kill(-pid, 0) == 0, ProcessSpawn.monotonicSeconds() < groupDeadline {
+        while Self.groupHasLiveMembers(pid), ProcessSpawn.monotonicSeconds() < groupDeadline {
             kill(-pid, SIGKILL)
             usleep(20_000)
         }
@@ -70,6 +70,23 @@ public final class BrowserProcess: Sendable {
     /// Marks the process as ended by us (a hand-off launcher exiting is not the user closing anything).
     public func forget() {
         state.withLock { $0.terminating = true }
+    }
+
+    /// Whether any process of group `group` is still running. Killed members can linger as zombies
+    /// until whoever inherited them reaps them (in a container, PID 1 may be slow to); they are dead.
+    static func groupHasLiveMembers(_ group: pid_t) -> Bool {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else {
+            return kill(-group, 0) == 0
+        }
+        for entry in entries where entry.first?.isNumber == true {
+            guard let data = FileManager.default.contents(atPath: "/proc/\(entry)/stat") else { continue }
+            let text = String(decoding: data, as: UTF8.self)
+            guard let close = text.lastIndex(of: ")") else { continue }
+            let fields = text[text.index(after: close)...].split(separator: " ")
+            // After the command: state, ppid, pgrp.
+            if fields.count > 2, Int32(fields[2]) == group, fields[0] != "Z", fields[0] != "X" { return true }
+        }
+        return false
     }
 
     static func removeTree(_ path: String) {
