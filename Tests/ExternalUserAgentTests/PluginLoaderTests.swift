@@ -173,7 +173,14 @@ struct PluginLoaderTests {
             agent: entry.makeAgent(), receiver: FakeRedirectReceiver(),
             configuration: .init(expectedState: "s", timeout: .seconds(5)))
         await #expect { try await session.run { $0 } } throws: { ($0 as? ExternalUserAgentError)?.code == .userCanceled }
-        let warnings = logs.entries.filter { $0.level == .warning }.map(\.message.description)
+        // The session completes on the first terminal event; the plugin's late events come on its own
+        // thread, possibly after `run` has returned here, so wait for them (bounded).
+        var warnings: [String] = []
+        for _ in 0..<200 {
+            warnings = logs.entries.filter { $0.level == .warning }.map(\.message.description)
+            if warnings.count >= 2 { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
         #expect(warnings.contains { $0.contains("second terminal event") || $0.contains("after its terminal event") })
         #expect(warnings.count >= 2, "both late events are logged: \(warnings)")
     }
