@@ -75,6 +75,4 @@ final class ConnectionRegistry: Sendable {
         let channels = state.withLock { $0.entries.values.map(\.channel) }
         for channel in channels { channel.close(promise: nil) }
     }
-
-    var count: Int { state.withLock { $0.entries.count } }
 }

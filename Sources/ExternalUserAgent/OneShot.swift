@@ -27,8 +27,6 @@ final class OneShot<Value: Sendable>: Sendable {
         return outcome.0
     }
 
-    var isFulfilled: Bool { state.withLock { $0.result != nil } }
-
     /// Waits for the result; a cancelled task gets `CancellationError` (and the one-shot is spent).
     func value() async throws -> Value {
         try await withTaskCancellationHandler {
