@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "ExternalUserAgentTesting", targets: ["ExternalUserAgentTesting"]),
         .library(name: "ExternalUserAgentOAuth", targets: ["ExternalUserAgentOAuth"]),
         .executable(name: "eua", targets: ["eua"]),
+        // `eua explain/login/refresh/demo` run in this program beside `eua` (see OAuthCommands.swift).
+        .executable(name: "eua-oauth", targets: ["EUAOAuthCommands"]),
         // Plugins: one shared library each, loaded at run time through the C ABI.
         .library(name: "EUAHeadless", type: .dynamic, targets: ["HeadlessPlugin"]),
         .library(name: "EUALoopback", type: .dynamic, targets: ["LoopbackReceiverPlugin"]),
@@ -84,11 +86,34 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // What both command-line programs share: output, blocking bridge, logging set-up, forwarding.
+        .target(
+            name: "EUACommandSupport",
+            dependencies: [
+                "ExternalUserAgent",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // `eua`: agents, capabilities, open, receive — the core only, so it starts fast.
         .executableTarget(
             name: "eua",
             dependencies: [
                 "ExternalUserAgent",
+                "EUACommandSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // `eua-oauth`: explain, login, refresh, demo (`eua` becomes it for those).
+        .executableTarget(
+            name: "EUAOAuthCommands",
+            dependencies: [
+                "ExternalUserAgent",
                 "ExternalUserAgentOAuth",
+                "EUACommandSupport",
                 // `eua demo` runs the testing kit's local authorization server in process.
                 "ExternalUserAgentTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -1,4 +1,5 @@
 import ArgumentParser
+import EUACommandSupport
 import ExternalUserAgent
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,7 +1,10 @@
 import ArgumentParser
-import Logging
+import EUACommandSupport
 
 /// `eua`: run and inspect OAuth sign-in through external user agents.
+///
+/// `agents`, `capabilities`, `open` and `receive` run here; `explain`, `login`, `refresh` and `demo` run in
+/// `eua-oauth` beside it (see ``OAuthCommands``), which this program becomes for them.
 @main
 struct EUA: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -13,20 +16,13 @@ struct EUA: ParsableCommand {
             Set EUA_LOG_LEVEL (trace, debug, info, notice, warning, error) to see more on stderr.
             """,
         subcommands: [
-            AgentsCommand.self, CapabilitiesCommand.self, ExplainCommand.self, OpenCommand.self, ReceiveCommand.self,
-            LoginCommand.self, RefreshCommand.self, DemoCommand.self,
+            AgentsCommand.self, CapabilitiesCommand.self, ExplainForward.self, OpenCommand.self, ReceiveCommand.self,
+            LoginForward.self, RefreshForward.self, DemoForward.self,
         ]
     )
-}
 
-/// Logging for the command-line tool: stderr only (stdout is for results), level from EUA_LOG_LEVEL.
-enum CommandLogging {
-    static func bootstrap(environment: [String: String]) {
-        let level = environment["EUA_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+    static func main() {
+        OAuthCommands.forwardIfNeeded(CommandLine.arguments)
+        main(nil)
     }
 }

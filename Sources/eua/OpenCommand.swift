@@ -1,4 +1,5 @@
 import ArgumentParser
+import EUACommandSupport
 import ExternalUserAgent
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -80,18 +81,4 @@ struct HandOffOnly: RedirectReceiver {
     let redirectURI: URL
     func start(_ request: ReceiverRequest, session: ExternalUserAgentSession) async throws -> URL { redirectURI }
     func stop() async {}
-}
-
-/// `--agent-option key=value` pairs.
-enum AgentOptions {
-    static func parse(_ pairs: [String]) throws -> [String: String] {
-        var options: [String: String] = [:]
-        for pair in pairs {
-            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
-                throw ValidationError("--agent-option '\(pair)' must look like key=value")
-            }
-            options[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
-        }
-        return options
-    }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import EUACommandSupport
 import ExternalUserAgent
 import ExternalUserAgentOAuth
 import Logging
@@ -14,8 +15,8 @@ import Glibc
 /// `eua login`: a whole OAuth 2.0 / OpenID Connect sign-in, from discovery to a saved state.
 struct LoginCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "login",
-        abstract: "Sign in: discovery, loopback redirect, the agent, checks, token exchange, ID token validation.",
+        commandName: OAuthCommands.login.0,
+        abstract: OAuthCommands.login.1,
         discussion: """
             The state (tokens and the server's configuration, never the client secret) is saved with mode 0600 \
             to --state-file, by default $XDG_STATE_HOME/eua/auth-state.json. Test agents (kind testDouble, \
@@ -194,21 +195,6 @@ struct LoginCommand: ParsableCommand {
             let who = outcome.1.map { "as \($0.displayName)" } ?? "(no ID token)"
             print("Signed in to \(issuer) \(who).")
             print("State saved to \(file.path).")
-        }
-    }
-}
-
-/// A command's failure, printed as `Error: <message>` by the argument parser.
-struct CommandFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-
-    /// Runs `work`, turning an ``ExternalUserAgentError`` into its message and code.
-    static func reporting<Value: Sendable>(_ work: () async throws -> Value) async throws -> Value {
-        do {
-            return try await work()
-        } catch let error as ExternalUserAgentError {
-            throw CommandFailure("\(error.message) [\(error.code)]")
         }
     }
 }

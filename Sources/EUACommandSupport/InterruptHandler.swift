@@ -4,10 +4,10 @@ import Glibc
 #endif
 
 /// Turns SIGINT/SIGTERM into a clean cancel (receiver closed, browser ended) instead of dying mid-flow.
-struct InterruptHandler {
+package struct InterruptHandler {
     private let sources: [any DispatchSourceSignal]
 
-    static func install(_ onInterrupt: @escaping @Sendable () -> Void) -> InterruptHandler {
+    package static func install(_ onInterrupt: @escaping @Sendable () -> Void) -> InterruptHandler {
         let sources = [SIGINT, SIGTERM].map { signalNumber -> any DispatchSourceSignal in
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
@@ -18,7 +18,7 @@ struct InterruptHandler {
         return InterruptHandler(sources: sources)
     }
 
-    func remove() {
+    package func remove() {
         for source in sources { source.cancel() }
         signal(SIGINT, SIG_DFL)
         signal(SIGTERM, SIG_DFL)

@@ -1,3 +1,4 @@
+import EUACommandSupport
 import Dispatch
 import Synchronization
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import EUACommandSupport
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

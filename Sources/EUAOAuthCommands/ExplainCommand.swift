@@ -1,4 +1,5 @@
 import ArgumentParser
+import EUACommandSupport
 import ExternalUserAgent
 import ExternalUserAgentOAuth
 import Logging
@@ -16,8 +17,8 @@ import Foundation
 /// configuration makes both forms exit 1 with `file:line` and the key on stderr.
 struct ExplainCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "explain",
-        abstract: "Show which user agent would be selected, why each candidate won or lost, and where each setting came from.",
+        commandName: OAuthCommands.explain.0,
+        abstract: OAuthCommands.explain.1,
         discussion: """
             Configuration layers, weakest first: built-in defaults, system ($XDG_CONFIG_DIRS/eua/config.toml), \
             user ($XDG_CONFIG_HOME/eua/config.toml), environment (EUA_AGENT, EUA_AGENT_OPTIONS, \

@@ -3,14 +3,14 @@ import Glibc
 #endif
 
 /// Low-level output for the command-line tool: stdout is for results, stderr for people.
-enum Output {
+package enum Output {
     /// Flushes every C stream (stdout's buffered lines reach the reader now).
-    static func flush() {
+    package static func flush() {
         fflush(nil)
     }
 
     /// Writes `text` to stderr unbuffered.
-    static func standardError(_ text: String) {
+    package static func standardError(_ text: String) {
         flush()
         var bytes = Array(text.utf8)
         var offset = 0
@@ -22,7 +22,7 @@ enum Output {
     }
 
     /// Flushes and ends the process with `status`.
-    static func exit(_ status: Int32) -> Never {
+    package static func exit(_ status: Int32) -> Never {
         flush()
         Glibc.exit(status)
     }

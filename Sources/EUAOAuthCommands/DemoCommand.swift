@@ -1,4 +1,5 @@
 import ArgumentParser
+import EUACommandSupport
 import ExternalUserAgent
 import ExternalUserAgentOAuth
 import ExternalUserAgentTesting
@@ -17,8 +18,8 @@ import Glibc
 /// with nothing else running — no account, no browser, no display, no network.
 struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "demo",
-        abstract: "Show a complete sign-in against a local authorization server: no account, browser or network needed.",
+        commandName: OAuthCommands.demo.0,
+        abstract: OAuthCommands.demo.1,
         discussion: """
             Starts the local authorization server of ExternalUserAgentTesting on 127.0.0.1, then signs in \
             to it the way 'eua login' does: discovery, the 'loopback' receiver plugin, an agent plugin, the \

@@ -6,8 +6,8 @@ import Synchronization
 /// `eua`'s `main` is synchronous on purpose: with an `async` main the process exits from the main
 /// dispatch queue, and a plugin that loads Foundation takes that queue over, so `eua` would never exit.
 /// Here the main thread simply waits while the work runs on Swift's cooperative pool.
-enum Blocking {
-    static func run<Value: Sendable>(_ work: @escaping @Sendable () async throws -> Value) throws -> Value {
+package enum Blocking {
+    package static func run<Value: Sendable>(_ work: @escaping @Sendable () async throws -> Value) throws -> Value {
         let result = Mutex<Result<Value, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         Task {
@@ -24,7 +24,7 @@ enum Blocking {
 extension Blocking {
     /// Like ``run(_:)``, but SIGINT/SIGTERM cancel the work's task (so a session closes its receiver and
     /// ends an owned browser) and the result says whether that happened.
-    static func runInterruptible<Value: Sendable>(_ work: @escaping @Sendable () async throws -> Value)
+    package static func runInterruptible<Value: Sendable>(_ work: @escaping @Sendable () async throws -> Value)
         -> (result: Result<Value, any Error>, interrupted: Bool) {
         let result = Mutex<Result<Value, any Error>?>(nil)
         let interrupted = Mutex(false)

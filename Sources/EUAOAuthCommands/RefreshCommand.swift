@@ -1,4 +1,5 @@
 import ArgumentParser
+import EUACommandSupport
 import ExternalUserAgent
 import ExternalUserAgentOAuth
 import Logging
@@ -11,8 +12,8 @@ import Foundation
 /// `eua refresh`: new tokens from a saved state's refresh token.
 struct RefreshCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "refresh",
-        abstract: "Refresh the tokens of a state saved by 'eua login', and save them.",
+        commandName: OAuthCommands.refresh.0,
+        abstract: OAuthCommands.refresh.1,
         discussion: "A confidential client needs its secret again (--client-secret or EUA_CLIENT_SECRET): it is never saved."
     )
 

@@ -1,0 +1,16 @@
+import ExternalUserAgent
+
+/// A command's failure, printed as `Error: <message>` by the argument parser.
+package struct CommandFailure: Error, CustomStringConvertible {
+    package var description: String
+    package init(_ description: String) { self.description = description }
+
+    /// Runs `work`, turning an ``ExternalUserAgentError`` into its message and code.
+    package static func reporting<Value: Sendable>(_ work: () async throws -> Value) async throws -> Value {
+        do {
+            return try await work()
+        } catch let error as ExternalUserAgentError {
+            throw CommandFailure("\(error.message) [\(error.code)]")
+        }
+    }
+}

@@ -1,0 +1,53 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The subcommands that need the OAuth client (and, for `demo`, the testing kit's server).
+///
+/// They live in a second program, `eua-oauth`, beside `eua`: the HTTP, TLS, JWT and crypto code they
+/// need would otherwise be linked into, and started with, every `eua agents` and `eua open` — profiling
+/// showed that weight (dynamic linking, relocations, Swift protocol-conformance scans over its records)
+/// was most of those commands' time. `eua NAME …` replaces itself with `eua-oauth NAME …`.
+package enum OAuthCommands {
+    /// The command name and its one-line abstract, for both programs' help.
+    package static let explain = ("explain",
+        "Show which user agent would be selected, why each candidate won or lost, and where each setting came from.")
+    package static let login = ("login",
+        "Sign in: discovery, loopback redirect, the agent, checks, token exchange, ID token validation.")
+    package static let refresh = ("refresh", "Refresh the tokens of a state saved by 'eua login', and save them.")
+    package static let demo = ("demo",
+        "Show a complete sign-in against a local authorization server: no account, browser or network needed.")
+
+    /// The program that runs them, in the folder of the running `eua`.
+    package static let programName = "eua-oauth"
+
+    static var names: Set<String> { [explain.0, login.0, refresh.0, demo.0] }
+
+    /// Replaces this process with `eua-oauth` when `arguments` (argv) name one of its commands, directly or
+    /// as `help NAME`; returns otherwise. Exits with 127 and says what to do when `eua-oauth` is missing.
+    package static func forwardIfNeeded(_ arguments: [String]) {
+        guard arguments.count >= 2 else { return }
+        let named = names.contains(arguments[1])
+            || (arguments[1] == "help" && arguments.count >= 3 && names.contains(arguments[2]))
+        guard named else { return }
+        let folder = executableFolder() ?? "."
+        let program = folder + "/" + programName
+        var argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments.dropFirst()).map { strdup($0) }
+        argv.append(nil)
+        execv(program, argv)
+        let reason = String(cString: strerror(errno))
+        Output.standardError("eua: '\(arguments[1])' is run by \(program), which could not be started (\(reason)); "
+            + "install \(programName) beside eua (swift build puts both in .build/<configuration>/)\n")
+        Output.exit(127)
+    }
+
+    /// The folder of the running program (`/proc/self/exe`), so a symlinked `eua` still finds its sibling.
+    static func executableFolder() -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return nil }
+        let path = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let slash = path.lastIndex(of: "/") else { return nil }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+}

@@ -1,0 +1,31 @@
+import ArgumentParser
+import EUACommandSupport
+
+// The commands `eua-oauth` runs, listed here so `eua --help` shows them. `EUA.main` hands their
+// arguments to `eua-oauth` before parsing, so these `run()`s are reached only if that did not happen.
+
+struct ExplainForward: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: OAuthCommands.explain.0,
+                                                    abstract: OAuthCommands.explain.1)
+    @Argument(parsing: .allUnrecognized) var arguments: [String] = []
+    func run() { OAuthCommands.forwardIfNeeded(CommandLine.arguments) }
+}
+
+struct LoginForward: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: OAuthCommands.login.0, abstract: OAuthCommands.login.1)
+    @Argument(parsing: .allUnrecognized) var arguments: [String] = []
+    func run() { OAuthCommands.forwardIfNeeded(CommandLine.arguments) }
+}
+
+struct RefreshForward: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: OAuthCommands.refresh.0,
+                                                    abstract: OAuthCommands.refresh.1)
+    @Argument(parsing: .allUnrecognized) var arguments: [String] = []
+    func run() { OAuthCommands.forwardIfNeeded(CommandLine.arguments) }
+}
+
+struct DemoForward: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: OAuthCommands.demo.0, abstract: OAuthCommands.demo.1)
+    @Argument(parsing: .allUnrecognized) var arguments: [String] = []
+    func run() { OAuthCommands.forwardIfNeeded(CommandLine.arguments) }
+}
