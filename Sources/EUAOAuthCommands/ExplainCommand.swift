@@ -74,7 +74,7 @@ struct ExplainCommand: ParsableCommand {
             Output.standardError("eua explain: \(error.message)\n")
             Output.exit(1)
         }
-        let catalog = PluginLoader(searchPath: .standard(environment: environment)).load()
+        let catalog = CommandCatalog.loader(environment: environment).load()
         let report = AgentSelection.evaluate(candidates: AgentSelection.candidates(catalog: catalog),
                                              configuration: configuration)
         let candidates = AgentSelection.candidates(catalog: catalog)

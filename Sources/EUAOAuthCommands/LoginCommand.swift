@@ -94,7 +94,6 @@ struct LoginCommand: ParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         CommandLogging.bootstrap(environment: environment)
         let logger = Logger(label: "eua.login")
-        let catalog = PluginLoader(searchPath: .standard(environment: environment)).load()
 
         var options: [String: String] = [:]
         for option in agentOptions {
@@ -113,6 +112,15 @@ struct LoginCommand: ParsableCommand {
             configuration = try Configuration.load(sources: .standard(environment: environment), code: code)
         } catch {
             throw CommandFailure("\(error.message) [\(error.code)]")
+        }
+        // A named agent needs only its own plugin and the receiver's, when nothing else could be chosen
+        // instead: the browser step with that agent, first in the preference order (no --flow).
+        let (catalog, _) = CommandCatalog.load(named: flow == nil ? agent : nil, others: ["loopback"],
+                                               environment: environment) { few in
+            let plan = SignInChain.plan(candidates: AgentSelection.candidates(catalog: few), configuration: configuration,
+                                        service: nil)
+            return few.receiver(id: "loopback") != nil && plan.chosen?.agent?.descriptor.id == agent
+                && configuration.preference.first == agent
         }
         var receiverOptions = configuration.receiverOptions
         if let port { receiverOptions["port"] = String(port); receiverOptions["port-range"] = nil }

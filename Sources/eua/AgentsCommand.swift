@@ -21,7 +21,7 @@ struct AgentsCommand: ParsableCommand {
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
         CommandLogging.bootstrap(environment: environment)
-        let catalog = PluginLoader(searchPath: .standard(environment: environment)).load()
+        let catalog = CommandCatalog.loader(environment: environment).load()
         let listing = AgentListing(catalog)
         if json {
             print(try listing.jsonText())

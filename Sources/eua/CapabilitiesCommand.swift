@@ -21,7 +21,7 @@ struct CapabilitiesCommand: ParsableCommand {
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
         CommandLogging.bootstrap(environment: environment)
-        let catalog = PluginLoader(searchPath: .standard(environment: environment)).load()
+        let catalog = CommandCatalog.loader(environment: environment).load()
         let report = CapabilityReport(catalog: catalog, facts: .gather(environment: environment))
         if json {
             let encoder = JSONEncoder()

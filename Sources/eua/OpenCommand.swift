@@ -31,17 +31,26 @@ struct OpenCommand: ParsableCommand {
             throw ValidationError("'\(url)' is not an absolute URL")
         }
         let options = try AgentOptions.parse(agentOptions)
-        let catalog = PluginLoader(searchPath: .standard(environment: environment)).load()
         var code = CodeConfiguration()
         if let agent {
             code.preference = [agent]
             code.namedAgent = agent
             if !options.isEmpty { code.agentOptions = [agent: options] }
         }
+        let sources = ConfigurationSources.standard(environment: environment)
+        // A named agent needs only its own plugin, when the configuration cannot put another one first.
+        var early: SelectedAgent?
+        let (catalog, partial) = CommandCatalog.load(named: agent, environment: environment) { few in
+            early = try? AgentSelection.select(catalog: few, code: code, sources: sources)
+            return CommandCatalog.decidesAlone(early, named: agent!)
+        }
         let selected: SelectedAgent
         do {
-            selected = try AgentSelection.select(catalog: catalog, code: code,
-                                                 sources: .standard(environment: environment))
+            if partial, let early {
+                selected = early
+            } else {
+                selected = try AgentSelection.select(catalog: catalog, code: code, sources: sources)
+            }
         } catch {
             Output.standardError("eua open: \(error.message)\n")
             Output.exit(2)

@@ -54,7 +54,8 @@ struct ReceiveCommand: ParsableCommand {
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
         CommandLogging.bootstrap(environment: environment)
-        let catalog = PluginLoader(searchPath: .standard(environment: environment)).load()
+        // Only the plugin that offers the receiver is opened (see PluginIndexFile).
+        let catalog = CommandCatalog.loader(environment: environment).load(offering: ["loopback"])
         guard let entry = catalog.receiver(id: "loopback") else {
             fail(code: "receiverFailed", "the loopback receiver plugin (libEUALoopback.so) was not found on the plugin "
                  + "search path; run 'eua agents' to see what loaded", exit: 2)

@@ -18,27 +18,83 @@ import Logging
 public struct PluginLoader: Sendable {
     public var searchPath: PluginSearchPath
     public var logger: Logger
+    /// Where to remember which file offers which ids, for ``load(offering:)``; `nil`: remember nothing.
+    public var index: PluginIndexFile?
 
     public init(searchPath: PluginSearchPath = .standard(),
-                logger: Logger = Logger(label: "ExternalUserAgent.plugins")) {
+                logger: Logger = Logger(label: "ExternalUserAgent.plugins"),
+                index: PluginIndexFile? = nil) {
         self.searchPath = searchPath
         self.logger = logger
+        self.index = index
     }
 
-    /// Loads every plugin on the search path.
+    /// Loads every plugin on the search path (and brings the index up to date, when there is one).
     public func load() -> PluginCatalog {
         var catalog = PluginCatalog()
+        var table = index.map(PluginIndex.init(reading:))
+        for file in candidateFiles() {
+            load(file: file, into: &catalog)
+            table?.record(file, ids: Self.ids(offeredBy: file, in: catalog))
+        }
+        save(table)
+        return catalog
+    }
+
+    /// Loads the plugins that offer any of `ids` — and only those, where the index says which files
+    /// they are: files it knows to offer none of them are not opened at all. Files it does not know
+    /// (new or changed) are loaded; if an id is still missing, every plugin is loaded as by ``load()``,
+    /// so a stale index never hides a plugin. Search order and "the first id wins" are as in ``load()``.
+    /// Without an index this is ``load()``.
+    public func load(offering ids: Set<String>) -> PluginCatalog {
+        guard let index else { return load() }
+        var table = PluginIndex(reading: index)
+        var catalog = PluginCatalog()
+        var skipped = 0
+        for file in candidateFiles() {
+            if let known = table.ids(of: file), known.isDisjoint(with: ids) {
+                skipped += 1
+                continue
+            }
+            load(file: file, into: &catalog)
+            table.record(file, ids: Self.ids(offeredBy: file, in: catalog))
+        }
+        let found = Set(catalog.agents.map(\.descriptor.id) + catalog.receivers.map(\.id))
+        guard ids.isSubset(of: found) || skipped == 0 else {
+            logger.debug("plugin index: not every id was found in the files it points at; loading every plugin",
+                         metadata: ["missing": "\(ids.subtracting(found).sorted())"])
+            return load()
+        }
+        save(table)
+        logger.debug("plugin index used", metadata: ["skipped": "\(skipped)", "loaded": "\(catalog.plugins.count)"])
+        return catalog
+    }
+
+    /// The `*.so` files of the search path, in order, each file and folder once.
+    func candidateFiles() -> [String] {
+        var files: [String] = []
         var seenFolders = Set<String>()
         var seenFiles = Set<String>()
         for folder in searchPath.folders {
             let real = Self.realPath(folder) ?? folder
             guard seenFolders.insert(real).inserted else { continue }
-            for file in Self.pluginFiles(in: folder) {
-                guard seenFiles.insert(Self.realPath(file) ?? file).inserted else { continue }
-                load(file: file, into: &catalog)
+            for file in Self.pluginFiles(in: folder) where seenFiles.insert(Self.realPath(file) ?? file).inserted {
+                files.append(file)
             }
         }
-        return catalog
+        return files
+    }
+
+    /// The agent and receiver ids the plugin loaded from `file` offers; none when it was refused.
+    private static func ids(offeredBy file: String, in catalog: PluginCatalog) -> [String] {
+        guard let plugin = catalog.plugins.first(where: { $0.path == file }) else { return [] }
+        return plugin.description.agents.map(\.id) + plugin.description.receivers.map(\.id)
+    }
+
+    private func save(_ table: PluginIndex?) {
+        if let table, let problem = table.save() {
+            logger.debug("plugin index not saved: \(problem)")
+        }
     }
 
     /// Loads one file into `catalog`, recording why if it is refused.
@@ -106,6 +162,7 @@ public struct PluginLoader: Sendable {
     }
 
     private func loadPlugin(at path: String) -> Result<LoadedPlugin, ExternalUserAgentError> {
+        let started = ContinuousClock.now
         if let problem = Self.permissionProblem(path) {
             return .failure(ExternalUserAgentError(.pluginInsecurePermissions, problem))
         }
@@ -166,7 +223,10 @@ public struct PluginLoader: Sendable {
         guard !description.id.isEmpty else {
             return .failure(ExternalUserAgentError(.pluginDescriptionInvalid, "describe() gave an empty plugin id"))
         }
-        logger.debug("plugin loaded", metadata: ["path": "\(path)", "id": "\(description.id)"])
+        logger.debug("plugin loaded", metadata: [
+            "path": "\(path)", "id": "\(description.id)",
+            "ms": "\((ContinuousClock.now - started).milliseconds)",
+        ])
         return .success(LoadedPlugin(path: path, description: description, table: PluginTable(pointer: table), logger: logger))
     }
 
@@ -230,5 +290,13 @@ public struct PluginLoader: Sendable {
         guard let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
         return String(cString: resolved)
+    }
+}
+
+extension Duration {
+    /// Whole and fractional milliseconds, for log lines.
+    var milliseconds: Double {
+        let parts = components
+        return Double(parts.seconds) * 1000 + Double(parts.attoseconds) / 1e15
     }
 }

@@ -1,0 +1,92 @@
+import EUATestSupport
+import ExternalUserAgent
+import Foundation
+import Testing
+
+/// The plugin index lets a command that names its ids open only the plugins that offer them, and a
+/// wrong or stale index never hides a plugin.
+@Suite("Plugin index", .timeLimit(.minutes(1)))
+struct PluginIndexTests {
+    func loader(_ folders: [URL], index: URL?) -> PluginLoader {
+        PluginLoader(searchPath: PluginSearchPath(folders: folders.map(\.path)),
+                     index: index.map { PluginIndexFile(path: $0.path) })
+    }
+
+    /// Rewrites the ids the index holds for `file`, keeping its stamp.
+    func rewrite(_ index: URL, file: URL, ids: [String]) throws {
+        var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: index)) as? [String: Any])
+        var files = try #require(object["files"] as? [String: Any])
+        var entry = try #require(files[file.path] as? [String: Any], "\(files.keys)")
+        entry["ids"] = ids
+        files[file.path] = entry
+        object["files"] = files
+        try JSONSerialization.data(withJSONObject: object).write(to: index)
+    }
+
+    @Test("the first load learns every file; the next opens only the file that offers the id")
+    func skipsOthers() throws {
+        let cache = try TemporaryFolder()
+        let index = cache.url.appendingPathComponent("eua/plugin-index.json")
+        let products = TestPaths.productsFolder
+        let first = loader([products], index: index).load(offering: ["headless"])
+        #expect(first.plugins.count > 2, "nothing known yet: every plugin is opened")
+        #expect(FileManager.default.fileExists(atPath: index.path))
+        let mode = try FileManager.default.attributesOfItem(atPath: index.path)[.posixPermissions] as? Int
+        #expect(mode.map { $0 & 0o022 } == 0, "not writable by others")
+
+        let second = loader([products], index: index).load(offering: ["headless"])
+        #expect(second.plugins.map(\.path) == [products.appendingPathComponent("libEUAHeadless.so").path])
+        #expect(second.agent(id: "headless") != nil)
+        #expect(second.receiver(id: "loopback") == nil, "not asked for, not opened")
+
+        let both = loader([products], index: index).load(offering: ["headless", "loopback"])
+        #expect(both.plugins.count == 2)
+        #expect(both.receiver(id: "loopback") != nil)
+    }
+
+    @Test("an index that points away from a plugin does not hide it: every plugin is opened")
+    func wrongIndex() throws {
+        let cache = try TemporaryFolder()
+        let index = cache.url.appendingPathComponent("plugin-index.json")
+        let products = TestPaths.productsFolder
+        _ = loader([products], index: index).load()
+        try rewrite(index, file: products.appendingPathComponent("libEUAHeadless.so"), ids: ["something-else"])
+        let catalog = loader([products], index: index).load(offering: ["headless"])
+        #expect(catalog.agent(id: "headless") != nil)
+        #expect(catalog.plugins.count > 2)
+    }
+
+    @Test("a changed file is opened again, whatever the index said about it")
+    func changedFile() throws {
+        let folder = try TemporaryFolder()
+        let plugin = folder.url.appendingPathComponent("libEUAHeadless.so")
+        try FileManager.default.copyItem(at: try TestPaths.product("libEUAHeadless.so"), to: plugin)
+        let index = folder.url.appendingPathComponent("cache/plugin-index.json")
+        _ = loader([folder.url], index: index).load()
+        try rewrite(index, file: plugin, ids: [])
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: plugin.path)
+        let catalog = loader([folder.url], index: index).load(offering: ["headless"])
+        #expect(catalog.plugins.count == 1)
+        #expect(catalog.agent(id: "headless") != nil)
+    }
+
+    @Test("an index that cannot be written, or no index at all, changes nothing but the time")
+    func unwritableOrNone() throws {
+        let folder = try TemporaryFolder()
+        let blocker = folder.url.appendingPathComponent("not-a-folder")
+        try Data("x".utf8).write(to: blocker)
+        let products = TestPaths.productsFolder
+        let unwritable = loader([products], index: blocker.appendingPathComponent("plugin-index.json"))
+        #expect(unwritable.load(offering: ["headless"]).agent(id: "headless") != nil)
+        #expect(unwritable.load(offering: ["headless"]).plugins.count > 2, "nothing could be remembered")
+        let none = loader([products], index: nil).load(offering: ["headless"])
+        #expect(none.plugins.count == loader([products], index: nil).load().plugins.count)
+    }
+
+    @Test("the standard place: XDG_CACHE_HOME, else ~/.cache; a relative XDG_CACHE_HOME is ignored")
+    func standardPlace() {
+        #expect(PluginIndexFile.standard(environment: ["XDG_CACHE_HOME": "/c", "HOME": "/h"])?.path == "/c/eua/plugin-index.json")
+        #expect(PluginIndexFile.standard(environment: ["XDG_CACHE_HOME": "rel", "HOME": "/h"])?.path == "/h/.cache/eua/plugin-index.json")
+        #expect(PluginIndexFile.standard(environment: [:]) == nil)
+    }
+}
