@@ -7,8 +7,10 @@ import Foundation
 import Glibc
 #endif
 import CExternalUserAgentPlugin
+import Dispatch
 import ExternalUserAgentABI
 import Logging
+import Synchronization
 
 /// Finds and loads plugins: every `*.so` in the search path's folders, in order.
 ///
@@ -33,8 +35,9 @@ public struct PluginLoader: Sendable {
     public func load() -> PluginCatalog {
         var catalog = PluginCatalog()
         var table = index.map(PluginIndex.init(reading:))
-        for file in candidateFiles() {
-            load(file: file, into: &catalog)
+        let files = candidateFiles()
+        for (file, result) in zip(files, loadConcurrently(files)) {
+            add(result, path: file, to: &catalog)
             table?.record(file, ids: Self.ids(offeredBy: file, in: catalog))
         }
         save(table)
@@ -50,13 +53,11 @@ public struct PluginLoader: Sendable {
         guard let index else { return load() }
         var table = PluginIndex(reading: index)
         var catalog = PluginCatalog()
-        var skipped = 0
-        for file in candidateFiles() {
-            if let known = table.ids(of: file), known.isDisjoint(with: ids) {
-                skipped += 1
-                continue
-            }
-            load(file: file, into: &catalog)
+        let all = candidateFiles()
+        let files = all.filter { table.ids(of: $0).map { !$0.isDisjoint(with: ids) } ?? true }
+        let skipped = all.count - files.count
+        for (file, result) in zip(files, loadConcurrently(files)) {
+            add(result, path: file, to: &catalog)
             table.record(file, ids: Self.ids(offeredBy: file, in: catalog))
         }
         let found = Set(catalog.agents.map(\.descriptor.id) + catalog.receivers.map(\.id))
@@ -97,9 +98,30 @@ public struct PluginLoader: Sendable {
         }
     }
 
+    /// Opens and describes `files` on up to two threads at once (plugins are independent; the dynamic
+    /// loader serialises only the `dlopen` itself), and returns the results in the same order.
+    private func loadConcurrently(_ files: [String]) -> [Result<LoadedPlugin, ExternalUserAgentError>] {
+        guard files.count > 1 else { return files.map(loadPlugin(at:)) }
+        let results = Mutex([Result<LoadedPlugin, ExternalUserAgentError>?](repeating: nil, count: files.count))
+        let next = Atomic(0)
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            while true {
+                let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard index < files.count else { return }
+                let result = loadPlugin(at: files[index])
+                results.withLock { $0[index] = result }
+            }
+        }
+        return results.withLock { $0.map { $0! } }
+    }
+
     /// Loads one file into `catalog`, recording why if it is refused.
     public func load(file path: String, into catalog: inout PluginCatalog) {
-        switch loadPlugin(at: path) {
+        add(loadPlugin(at: path), path: path, to: &catalog)
+    }
+
+    private func add(_ result: Result<LoadedPlugin, ExternalUserAgentError>, path: String, to catalog: inout PluginCatalog) {
+        switch result {
         case .failure(let error):
             logger.info("plugin refused: \(error.message)", metadata: ["path": "\(path)"])
             catalog.failures.append(PluginLoadFailure(path: path, error: error))
