@@ -219,7 +219,7 @@ let package = Package(
         .testTarget(
             name: "ExternalUserAgentTests",
             dependencies: [
-                "ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport",
+                "ExternalUserAgent", "ExternalUserAgentABI", "ExternalUserAgentTesting", "EUATestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],

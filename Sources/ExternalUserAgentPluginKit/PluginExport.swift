@@ -58,8 +58,8 @@ public enum PluginExport {
     }()
 
     private static func describe() -> UnsafeMutablePointer<CChar>? {
-        guard let type = plugin.withLock({ $0?.type }), let json = try? PluginWire.encode(type.describe()) else { return nil }
-        return strdup(json)
+        guard let type = plugin.withLock({ $0?.type }) else { return nil }
+        return strdup(type.describe().jsonText)
     }
 
     private static func create(componentID: UnsafePointer<CChar>?, options: UnsafePointer<CChar>?,
