@@ -15,7 +15,7 @@ public struct Discovery: Sendable {
     private let http: OAuthHTTP
     private let logger: Logger
 
-    /// Uses `http` for requests (the shared AsyncHTTPClient by default).
+    /// Uses `http` for requests.
     public init(http: OAuthHTTP = OAuthHTTP(), logger: Logger = Logger(label: "eua.oauth")) {
         self.http = http
         self.logger = logger
