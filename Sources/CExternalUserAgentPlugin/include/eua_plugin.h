@@ -17,8 +17,6 @@
  *   - The host may call any plugin function from any thread, and may call
  *     functions of different instances concurrently. It never calls two
  *     functions of the same instance at the same time.
- *   - The host may load several plugins at once, each on its own thread: the
- *     entry point and `describe` of one plugin may run while another plugin's do.
  *   - A plugin may call `eua_event_fn` and the host's `log` from any thread,
  *     including from inside `start` itself, and must not hold its own locks
  *     while doing so if that lock is also taken by `cancel`.

@@ -7,10 +7,8 @@ import Foundation
 import Glibc
 #endif
 import CExternalUserAgentPlugin
-import Dispatch
 import ExternalUserAgentABI
 import Logging
-import Synchronization
 
 /// Finds and loads plugins: every `*.so` in the search path's folders, in order.
 ///
@@ -36,7 +34,7 @@ public struct PluginLoader: Sendable {
         var catalog = PluginCatalog()
         var table = index.map(PluginIndex.init(reading:))
         let files = candidateFiles()
-        for (file, result) in zip(files, loadConcurrently(files)) {
+        for (file, result) in zip(files, loadInOrder(files)) {
             add(result, path: file, to: &catalog)
             table?.record(file, ids: Self.ids(offeredBy: file, in: catalog))
         }
@@ -56,7 +54,7 @@ public struct PluginLoader: Sendable {
         let all = candidateFiles()
         let files = all.filter { table.ids(of: $0).map { !$0.isDisjoint(with: ids) } ?? true }
         let skipped = all.count - files.count
-        for (file, result) in zip(files, loadConcurrently(files)) {
+        for (file, result) in zip(files, loadInOrder(files)) {
             add(result, path: file, to: &catalog)
             table.record(file, ids: Self.ids(offeredBy: file, in: catalog))
         }
@@ -98,21 +96,14 @@ public struct PluginLoader: Sendable {
         }
     }
 
-    /// Opens and describes `files` on up to two threads at once (plugins are independent; the dynamic
-    /// loader serialises only the `dlopen` itself), and returns the results in the same order.
-    private func loadConcurrently(_ files: [String]) -> [Result<LoadedPlugin, ExternalUserAgentError>] {
-        guard files.count > 1 else { return files.map(loadPlugin(at:)) }
-        let results = Mutex([Result<LoadedPlugin, ExternalUserAgentError>?](repeating: nil, count: files.count))
-        let next = Atomic(0)
-        DispatchQueue.concurrentPerform(iterations: 2) { _ in
-            while true {
-                let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
-                guard index < files.count else { return }
-                let result = loadPlugin(at: files[index])
-                results.withLock { $0[index] = result }
-            }
-        }
-        return results.withLock { $0.map { $0! } }
+    /// Opens and describes `files`, one after the other, in search order.
+    ///
+    /// Not concurrently: loading on two threads was tried (dlopen is serialised, but entry calls and
+    /// describe() could overlap) and made the headless agent's HTTP requests fail now and then with
+    /// "I/O on closed channel" — plugins each embed their own copy of SwiftNIO, and which copy's types the
+    /// Swift runtime registers first then varies from run to run. Load order stays deterministic.
+    private func loadInOrder(_ files: [String]) -> [Result<LoadedPlugin, ExternalUserAgentError>] {
+        files.map(loadPlugin(at:))
     }
 
     /// Loads one file into `catalog`, recording why if it is refused.
