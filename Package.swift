@@ -34,7 +34,6 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
         .package(url: "https://github.com/apple/swift-crypto", "4.5.2"..<"5.0.0"),
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // The C ABI: one header, nothing else.
@@ -49,7 +48,6 @@ let package = Package(
                 "CExternalUserAgentPlugin",
                 "ExternalUserAgentABI",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             swiftSettings: swiftSettings
         ),
