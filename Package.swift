@@ -39,7 +39,6 @@ let package = Package(
         // Both already in the graph through jwt-kit; the OAuth tests make their TLS certificates with them.
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
-        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
         // The C ABI: one header, nothing else.
@@ -54,7 +53,6 @@ let package = Package(
                 "CExternalUserAgentPlugin",
                 "ExternalUserAgentABI",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "TOMLKit", package: "TOMLKit"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,9 +1,4 @@
-import TOMLKit
-
-/// One TOML configuration file, read with TOMLKit and checked against the schema.
-///
-/// TOMLKit reports the line of a syntax error but not where each value was written, so the line of
-/// a wrong or unknown key is found by ``TOMLKeyLocator`` in the text TOMLKit already accepted.
+/// One TOML configuration file, read with ``TOMLDocument`` and checked against the schema.
 struct ConfigurationFile {
     /// What the file sets, with each setting's line.
     var settings: [ConfigurationSetting] = []
@@ -13,35 +8,31 @@ struct ConfigurationFile {
     /// Reads `text` (the contents of `path`) as a file of `layer`.
     /// Throws `configurationInvalid` with `path:line`, the key and what was expected.
     init(text: String, path: String, layer: ConfigurationLayer) throws(ExternalUserAgentError) {
-        let table: TOMLTable
+        let document: TOMLDocument
         do {
-            table = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            let line = error.source.begin.line
-            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-            let written = line >= 1 && line <= lines.count ? " in '\(lines[line - 1].trimmingWhitespace())'" : ""
-            let what = error.description.split(separator: "\n").map { $0.trimmingWhitespace() }.joined(separator: " ")
+            document = try TOMLDocument(parsing: text)
+        } catch {
+            let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
+            let written = error.line <= lines.count ? " in '\(lines[error.line - 1].trimmingWhitespace())'" : ""
             throw ExternalUserAgentError(
                 .configurationInvalid,
-                "\(path):\(line):\(error.source.begin.column): not valid TOML\(written): \(what); "
+                "\(path):\(error.line):\(error.column): not valid TOML\(written): \(error.message); "
                     + "fix the \(layer) configuration file (see Examples/config.toml for the format)")
-        } catch {
-            throw ExternalUserAgentError(.configurationInvalid, "\(path): not valid TOML: \(error)")
         }
-        let locator = TOMLKeyLocator(text: text)
-        try walk(table, path: [], file: path, layer: layer, locator: locator)
+        try walk(document.root, path: [], file: path, layer: layer)
     }
 
-    private mutating func walk(_ table: TOMLTable, path: [String], file: String, layer: ConfigurationLayer,
-                               locator: TOMLKeyLocator) throws(ExternalUserAgentError) {
-        for name in table.keys.sorted() {
+    /// Checks every key of `table` (at `path`), in the order written.
+    private mutating func walk(_ table: TOMLTable, path: [String], file: String,
+                               layer: ConfigurationLayer) throws(ExternalUserAgentError) {
+        for name in table.keys {
             guard let node = table[name] else { continue }
             let keyPath = path + [name]
             let key = ConfigurationKey(keyPath)
-            let origin = ConfigurationOrigin(layer: layer, source: file, line: locator.line(of: keyPath))
-            if let subtable = node.table {
+            let origin = ConfigurationOrigin(layer: layer, source: file, line: table.line(of: name))
+            if case .table(let subtable) = node {
                 if ConfigurationSchema.isTable(keyPath) {
-                    try walk(subtable, path: keyPath, file: file, layer: layer, locator: locator)
+                    try walk(subtable, path: keyPath, file: file, layer: layer)
                 } else if let shape = ConfigurationSchema.shape(of: key) {
                     throw Self.invalid(origin, key, shape, got: "got a table")
                 } else {
@@ -52,14 +43,14 @@ struct ConfigurationFile {
             if ConfigurationSchema.isTable(keyPath) {
                 throw ExternalUserAgentError(
                     .configurationInvalid,
-                    "\(origin.location): key '\(key)': expected a table ([\(key)]), got \(Self.typeName(node.type))")
+                    "\(origin.location): key '\(key)': expected a table ([\(key)]), got \(node.typeName)")
             }
             guard let shape = ConfigurationSchema.shape(of: key) else {
                 warnings.append(Self.unknown(origin, keyPath))
                 continue
             }
             guard let value = Self.value(node) else {
-                throw Self.invalid(origin, key, shape, got: "got \(Self.typeName(node.type))")
+                throw Self.invalid(origin, key, shape, got: "got \(node.typeName)")
             }
             if let problem = ConfigurationSchema.problem(with: value, for: shape) {
                 throw Self.invalid(origin, key, shape, got: problem)
@@ -80,35 +71,21 @@ struct ConfigurationFile {
             origin: origin, message: "unknown key '\(ConfigurationKey(path))' is ignored\(hint)")
     }
 
-    private static func value(_ node: any TOMLValueConvertible) -> ConfigurationValue? {
-        switch node.type {
-        case .string: return node.string.map(ConfigurationValue.string)
-        case .bool: return node.bool.map(ConfigurationValue.bool)
-        case .int: return node.int.map(ConfigurationValue.integer)
-        case .double: return node.double.map(ConfigurationValue.number)
-        case .array:
-            guard let array = node.array else { return nil }
+    /// The value as a setting holds it; `nil` for tables, dates and times (which no setting takes).
+    private static func value(_ node: TOMLValue) -> ConfigurationValue? {
+        switch node {
+        case .string(let text): return .string(text)
+        case .bool(let value): return .bool(value)
+        case .integer(let value): return .integer(value)
+        case .float(let value): return .number(value)
+        case .array(let elements):
             var values: [ConfigurationValue] = []
-            for element in array {
+            for element in elements {
                 guard let value = value(element) else { return nil }
                 values.append(value)
             }
             return .list(values)
-        default: return nil
-        }
-    }
-
-    private static func typeName(_ type: TOMLType) -> String {
-        switch type {
-        case .table: "a table"
-        case .array: "an array"
-        case .string: "a string"
-        case .int: "an integer"
-        case .double: "a floating-point number"
-        case .bool: "a boolean"
-        case .date: "a date"
-        case .time: "a time"
-        case .dateTime: "a date-time"
+        case .table, .dateTime, .date, .time: return nil
         }
     }
 }

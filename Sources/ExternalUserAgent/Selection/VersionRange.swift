@@ -65,12 +65,12 @@ public struct VersionRange: Sendable, Hashable, CustomStringConvertible {
         }
         if spec == "*" {
             self = .any
-        } else if let range = spec.range(of: "..<") {
+        } else if let range = spec.firstRange(of: "..<") {
             let low = try version(spec[..<range.lowerBound], "the lower bound")
             let high = try version(spec[range.upperBound...], "the upper bound")
             guard low < high else { throw VersionRangeSyntaxError(text: text, problem: "\(low)..<\(high) is empty") }
             self.init(lower: Bound(low, inclusive: true), upper: Bound(high, inclusive: false))
-        } else if let range = spec.range(of: "...") {
+        } else if let range = spec.firstRange(of: "...") {
             let low = try version(spec[..<range.lowerBound], "the lower bound")
             let high = try version(spec[range.upperBound...], "the upper bound")
             guard low <= high else { throw VersionRangeSyntaxError(text: text, problem: "\(low)...\(high) is empty") }

@@ -1,0 +1,67 @@
+/// A value read from a TOML document: what a key or an array element holds.
+///
+/// Dates and times are kept as written: the configuration schema takes none, so they only need
+/// to be recognised (and named in a type error).
+enum TOMLValue: Sendable, Equatable {
+    case table(TOMLTable)
+    case array([TOMLValue])
+    case string(String)
+    case integer(Int)
+    case float(Double)
+    case bool(Bool)
+    /// An offset or local date-time (`1979-05-27T07:32:00Z`, `1979-05-27 07:32:00`).
+    case dateTime(String)
+    /// A local date (`1979-05-27`).
+    case date(String)
+    /// A local time (`07:32:00.5`).
+    case time(String)
+
+    /// What sort of value this is, for messages: `a table`, `an integer`, `a date-time`.
+    var typeName: String {
+        switch self {
+        case .table: "a table"
+        case .array: "an array"
+        case .string: "a string"
+        case .integer: "an integer"
+        case .float: "a floating-point number"
+        case .bool: "a boolean"
+        case .dateTime: "a date-time"
+        case .date: "a date"
+        case .time: "a time"
+        }
+    }
+}
+
+/// A TOML table: its keys in the order they were written, each with its value and its line.
+struct TOMLTable: Sendable, Equatable {
+    /// The keys, in the order they were first written.
+    private(set) var keys: [String] = []
+    private var entries: [String: Entry] = [:]
+    /// Where the table was defined (1-based): its `[header]` or `[[header]]`, the dotted key that made it
+    /// (`a.b = 1`), or its `{` for an inline table; `nil` for the document itself.
+    var line: Int?
+
+    private struct Entry: Sendable, Equatable {
+        var value: TOMLValue
+        var line: Int
+    }
+
+    init(line: Int? = nil) {
+        self.line = line
+    }
+
+    /// The value of `key`, if the table has it.
+    subscript(key: String) -> TOMLValue? { entries[key]?.value }
+
+    /// The line (1-based) where `key` was written; for a table, the line of its header.
+    func line(of key: String) -> Int? { entries[key]?.line }
+
+    var count: Int { keys.count }
+    var isEmpty: Bool { keys.isEmpty }
+
+    /// Adds `key`, which the caller has checked is new.
+    mutating func append(_ key: String, _ value: TOMLValue, line: Int) {
+        keys.append(key)
+        entries[key] = Entry(value: value, line: line)
+    }
+}
