@@ -64,7 +64,30 @@ public final class BrowserProcess: Sendable {
             usleep(20_000)
         }
         while !hasExited, ProcessSpawn.monotonicSeconds() < groupDeadline + 1 { usleep(10_000) }
-        if let ephemeralRoot { Self.removeTree(ephemeralRoot) }
+        if let ephemeralRoot {
+            // Helpers that left the group (Chromium's crash handler starts its own session) still name
+            // the throw-away profile on their command line: end them too, so nothing of the run is left.
+            let strayDeadline = ProcessSpawn.monotonicSeconds() + 2
+            var strays = Self.processes(mentioning: ephemeralRoot)
+            while !strays.isEmpty, ProcessSpawn.monotonicSeconds() < strayDeadline {
+                for stray in strays { kill(stray, SIGKILL) }
+                usleep(20_000)
+                strays = Self.processes(mentioning: ephemeralRoot)
+            }
+            Self.removeTree(ephemeralRoot)
+        }
+    }
+
+    /// Live processes whose command line contains `text` (zombies have none, so they are not listed).
+    static func processes(mentioning text: String) -> [pid_t] {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
+        var found: [pid_t] = []
+        for entry in entries where entry.first?.isNumber == true {
+            guard let pid = pid_t(entry), pid != getpid(),
+                  let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { continue }
+            if String(decoding: data, as: UTF8.self).contains(text) { found.append(pid) }
+        }
+        return found
     }
 
     /// Marks the process as ended by us (a hand-off launcher exiting is not the user closing anything).
