@@ -8,8 +8,9 @@ import Glibc
 /// size and modification time are unchanged.
 final class VersionCache: @unchecked Sendable {
     private struct Entry: Codable {
-        var size: Int
-        var modified: Double
+        var size: Int64
+        /// Modification time in nanoseconds since 1970.
+        var modifiedNanoseconds: Int64
         var version: String
     }
 
@@ -27,13 +28,13 @@ final class VersionCache: @unchecked Sendable {
 
     func version(for binary: String) -> String? {
         guard let entry = entries[binary], let stamp = Self.stamp(binary),
-              stamp.size == entry.size, stamp.modified == entry.modified else { return nil }
+              stamp.size == entry.size, stamp.modified == entry.modifiedNanoseconds else { return nil }
         return entry.version
     }
 
     func store(_ version: String, for binary: String) {
         guard let stamp = Self.stamp(binary) else { return }
-        entries[binary] = Entry(size: stamp.size, modified: stamp.modified, version: version)
+        entries[binary] = Entry(size: stamp.size, modifiedNanoseconds: stamp.modified, version: version)
         changed = true
     }
 
@@ -47,9 +48,11 @@ final class VersionCache: @unchecked Sendable {
         if rename(temporary, file) != 0 { unlink(temporary) }
     }
 
-    private static func stamp(_ path: String) -> (size: Int, modified: Double)? {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-              let size = attributes[.size] as? Int, let modified = attributes[.modificationDate] as? Date else { return nil }
-        return (size, modified.timeIntervalSince1970)
+    /// Size and modification time from stat(2). (Not FileManager's attributes: without full Foundation in
+    /// the process their values do not cast to Int and Date, and every load ran `--version` again.)
+    private static func stamp(_ path: String) -> (size: Int64, modified: Int64)? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return (Int64(info.st_size), Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
     }
 }
