@@ -14,8 +14,9 @@ let package = Package(
         .library(name: "ExternalUserAgentPluginKit", targets: ["ExternalUserAgentPluginKit"]),
         .library(name: "ExternalUserAgentTesting", targets: ["ExternalUserAgentTesting"]),
         .library(name: "ExternalUserAgentOAuth", targets: ["ExternalUserAgentOAuth"]),
+        // `eua` is a small C launcher: `eua-oauth` runs explain/login/refresh/demo, `eua-core` the rest.
         .executable(name: "eua", targets: ["eua"]),
-        // `eua explain/login/refresh/demo` run in this program beside `eua` (see OAuthCommands.swift).
+        .executable(name: "eua-core", targets: ["EUACore"]),
         .executable(name: "eua-oauth", targets: ["EUAOAuthCommands"]),
         // Plugins: one shared library each, loaded at run time through the C ABI.
         .library(name: "EUAHeadless", type: .dynamic, targets: ["HeadlessPlugin"]),
@@ -98,9 +99,11 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // `eua`: agents, capabilities, open, receive — the core only, so it starts fast.
+        // `eua`: picks the program for the command and becomes it (C: no Swift start-up to pay twice).
+        .executableTarget(name: "eua"),
+        // `eua-core`: agents, capabilities, open, receive — the core only, so it starts fast.
         .executableTarget(
-            name: "eua",
+            name: "EUACore",
             dependencies: [
                 "ExternalUserAgent",
                 "EUACommandSupport",

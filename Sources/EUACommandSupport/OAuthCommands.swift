@@ -18,7 +18,8 @@ package enum OAuthCommands {
     package static let demo = ("demo",
         "Show a complete sign-in against a local authorization server: no account, browser or network needed.")
 
-    /// The program that runs them, in the folder of the running `eua`.
+    /// The program that runs them, in the folder of the running `eua-core`. (The `eua` launcher,
+    /// Sources/eua/main.c, has the same list of names.)
     package static let programName = "eua-oauth"
 
     static var names: Set<String> { [explain.0, login.0, refresh.0, demo.0] }
@@ -37,7 +38,8 @@ package enum OAuthCommands {
         execv(program, argv)
         let reason = String(cString: strerror(errno))
         Output.standardError("eua: '\(arguments[1])' is run by \(program), which could not be started (\(reason)); "
-            + "install \(programName) beside eua (swift build puts both in .build/<configuration>/)\n")
+            + "install \(programName) beside eua (swift build puts eua, eua-core and eua-oauth together in "
+            + ".build/<configuration>/)\n")
         Output.exit(127)
     }
 

@@ -2,7 +2,8 @@ import EUATestSupport
 import Foundation
 import Testing
 
-/// `eua` runs agents/capabilities/open/receive itself and becomes `eua-oauth` for explain/login/refresh/demo.
+/// `eua` (a C launcher) becomes `eua-core` for agents/capabilities/open/receive/help and `eua-oauth` for
+/// explain/login/refresh/demo.
 @Suite("eua and eua-oauth", .timeLimit(.minutes(1)))
 struct ProgramSplitTests {
     @Test("eua --help lists every command, the ones eua-oauth runs included")
@@ -24,17 +25,45 @@ struct ProgramSplitTests {
         }
     }
 
-    @Test("eua login with no eua-oauth beside it: exit 127 and what to do")
-    func missingSibling() throws {
+    @Test("eua login with no eua-oauth beside it: exit 127 and what to do; the other commands still run")
+    func missingOAuthProgram() throws {
         let folder = try TemporaryFolder()
-        let copy = folder.url.appendingPathComponent("eua")
-        try FileManager.default.copyItem(at: try TestPaths.product("eua"), to: copy)
-        let result = try ProcessRunner.run(copy, ["login", "--issuer", "http://127.0.0.1:9", "--client-id", "c"])
+        for name in ["eua", "eua-core"] {
+            try FileManager.default.copyItem(at: try TestPaths.product(name), to: folder.url.appendingPathComponent(name))
+        }
+        let eua = folder.url.appendingPathComponent("eua")
+        let real = folder.url.resolvingSymlinksInPath().path
+        let result = try ProcessRunner.run(eua, ["login", "--issuer", "http://127.0.0.1:9", "--client-id", "c"])
         #expect(result.status == 127)
-        #expect(result.stderr.contains("eua: 'login' is run by \(folder.url.resolvingSymlinksInPath().path)/eua-oauth"),
-                "\(result.stderr)")
+        #expect(result.stderr.contains("eua: 'login' is run by \(real)/eua-oauth"), "\(result.stderr)")
         #expect(result.stderr.contains("install eua-oauth beside eua"))
-        let agents = try ProcessRunner.run(copy, ["agents", "--json"], environment: ["EUA_PLUGIN_PATH": ""])
-        #expect(agents.status == 0, "the commands eua runs itself still work")
+        let agents = try ProcessRunner.run(eua, ["agents", "--json"], environment: ["EUA_PLUGIN_PATH": ""])
+        #expect(agents.status == 0, "the commands eua-core runs still work: \(agents.stderr)")
+        let direct = try ProcessRunner.run(folder.url.appendingPathComponent("eua-core"), ["refresh"])
+        #expect(direct.status == 127, "eua-core run directly hands refresh on too")
+        #expect(direct.stderr.contains("install eua-oauth beside eua"), "\(direct.stderr)")
+    }
+
+    @Test("eua alone: every command says which program is missing")
+    func launcherAlone() throws {
+        let folder = try TemporaryFolder()
+        let eua = folder.url.appendingPathComponent("eua")
+        try FileManager.default.copyItem(at: try TestPaths.product("eua"), to: eua)
+        let real = folder.url.resolvingSymlinksInPath().path
+        for (arguments, program) in [(["agents"], "eua-core"), (["--help"], "eua-core"), (["help", "demo"], "eua-oauth")] {
+            let result = try ProcessRunner.run(eua, arguments)
+            #expect(result.status == 127, "\(arguments)")
+            #expect(result.stderr.contains("is run by \(real)/\(program), which could not be started"), "\(result.stderr)")
+        }
+    }
+
+    @Test("every command eua-oauth runs is sent there by the launcher (the two lists agree)")
+    func listsAgree() throws {
+        for name in ["explain", "login", "refresh", "demo"] {
+            let result = try ProcessRunner.run(try TestPaths.product("eua"), [name, "--help"])
+            #expect(result.status == 0, "\(name): \(result.stderr)")
+            #expect(result.stdout.contains("USAGE: eua \(name)"), "\(name): \(result.stdout)")
+            #expect(result.stdout.contains("This is eua-oauth") || !result.stdout.contains("SUBCOMMANDS"), "\(name)")
+        }
     }
 }

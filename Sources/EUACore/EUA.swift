@@ -1,10 +1,11 @@
 import ArgumentParser
 import EUACommandSupport
 
-/// `eua`: run and inspect OAuth sign-in through external user agents.
+/// `eua-core`: run and inspect OAuth sign-in through external user agents (it names itself `eua`).
 ///
-/// `agents`, `capabilities`, `open` and `receive` run here; `explain`, `login`, `refresh` and `demo` run in
-/// `eua-oauth` beside it (see ``OAuthCommands``), which this program becomes for them.
+/// The `eua` launcher (Sources/eua/main.c) starts this program for `agents`, `capabilities`, `open`,
+/// `receive` and help, and `eua-oauth` for `explain`, `login`, `refresh` and `demo`; run directly, this
+/// program hands those four to `eua-oauth` itself (see ``OAuthCommands``).
 @main
 struct EUA: ParsableCommand {
     static let configuration = CommandConfiguration(
