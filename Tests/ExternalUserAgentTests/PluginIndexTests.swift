@@ -14,19 +14,38 @@ struct PluginIndexTests {
 
     /// Rewrites the ids the index holds for `file`, keeping its stamp.
     func rewrite(_ index: URL, file: URL, ids: [String]) throws {
-        var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: index)) as? [String: Any])
-        var files = try #require(object["files"] as? [String: Any])
-        var entry = try #require(files[file.path] as? [String: Any], "\(files.keys)")
-        entry["ids"] = ids
-        files[file.path] = entry
-        object["files"] = files
-        try JSONSerialization.data(withJSONObject: object).write(to: index)
+        let lines = try String(contentsOf: index, encoding: .utf8).split(separator: "\n").map(String.init)
+        #expect(lines.first == "eua-plugin-index 1")
+        var found = false
+        let rewritten = lines.map { line -> String in
+            var fields = line.split(separator: " ", maxSplits: 6).map(String.init)
+            guard fields.count == 7, fields[6] == file.path else { return line }
+            found = true
+            fields[5] = ids.isEmpty ? "-" : ids.joined(separator: ",")
+            return fields.joined(separator: " ")
+        }
+        #expect(found, "\(file.path) in \(lines)")
+        try (rewritten.joined(separator: "\n") + "\n").write(to: index, atomically: true, encoding: .utf8)
+    }
+
+    @Test("a damaged index is ignored: every plugin is opened, and it is written anew")
+    func damaged() throws {
+        let cache = try TemporaryFolder()
+        let index = cache.url.appendingPathComponent("plugin-index")
+        try Data("eua-plugin-index 1\nnot numbers at all /x.so\n\u{0}\u{1}garbage\n".utf8).write(to: index)
+        let products = TestPaths.productsFolder
+        let catalog = loader([products], index: index).load(offering: ["headless"])
+        #expect(catalog.agent(id: "headless") != nil)
+        #expect(catalog.plugins.count > 2)
+        let text = try String(contentsOf: index, encoding: .utf8)
+        #expect(text.contains(products.appendingPathComponent("libEUAHeadless.so").path))
+        #expect(!text.contains("garbage"))
     }
 
     @Test("the first load learns every file; the next opens only the file that offers the id")
     func skipsOthers() throws {
         let cache = try TemporaryFolder()
-        let index = cache.url.appendingPathComponent("eua/plugin-index.json")
+        let index = cache.url.appendingPathComponent("eua/plugin-index")
         let products = TestPaths.productsFolder
         let first = loader([products], index: index).load(offering: ["headless"])
         #expect(first.plugins.count > 2, "nothing known yet: every plugin is opened")
@@ -47,7 +66,7 @@ struct PluginIndexTests {
     @Test("an index that points away from a plugin does not hide it: every plugin is opened")
     func wrongIndex() throws {
         let cache = try TemporaryFolder()
-        let index = cache.url.appendingPathComponent("plugin-index.json")
+        let index = cache.url.appendingPathComponent("plugin-index")
         let products = TestPaths.productsFolder
         _ = loader([products], index: index).load()
         try rewrite(index, file: products.appendingPathComponent("libEUAHeadless.so"), ids: ["something-else"])
@@ -61,7 +80,7 @@ struct PluginIndexTests {
         let folder = try TemporaryFolder()
         let plugin = folder.url.appendingPathComponent("libEUAHeadless.so")
         try FileManager.default.copyItem(at: try TestPaths.product("libEUAHeadless.so"), to: plugin)
-        let index = folder.url.appendingPathComponent("cache/plugin-index.json")
+        let index = folder.url.appendingPathComponent("cache/plugin-index")
         _ = loader([folder.url], index: index).load()
         try rewrite(index, file: plugin, ids: [])
         try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: plugin.path)
@@ -76,7 +95,7 @@ struct PluginIndexTests {
         let blocker = folder.url.appendingPathComponent("not-a-folder")
         try Data("x".utf8).write(to: blocker)
         let products = TestPaths.productsFolder
-        let unwritable = loader([products], index: blocker.appendingPathComponent("plugin-index.json"))
+        let unwritable = loader([products], index: blocker.appendingPathComponent("plugin-index"))
         #expect(unwritable.load(offering: ["headless"]).agent(id: "headless") != nil)
         #expect(unwritable.load(offering: ["headless"]).plugins.count > 2, "nothing could be remembered")
         let none = loader([products], index: nil).load(offering: ["headless"])
@@ -85,8 +104,8 @@ struct PluginIndexTests {
 
     @Test("the standard place: XDG_CACHE_HOME, else ~/.cache; a relative XDG_CACHE_HOME is ignored")
     func standardPlace() {
-        #expect(PluginIndexFile.standard(environment: ["XDG_CACHE_HOME": "/c", "HOME": "/h"])?.path == "/c/eua/plugin-index.json")
-        #expect(PluginIndexFile.standard(environment: ["XDG_CACHE_HOME": "rel", "HOME": "/h"])?.path == "/h/.cache/eua/plugin-index.json")
+        #expect(PluginIndexFile.standard(environment: ["XDG_CACHE_HOME": "/c", "HOME": "/h"])?.path == "/c/eua/plugin-index")
+        #expect(PluginIndexFile.standard(environment: ["XDG_CACHE_HOME": "rel", "HOME": "/h"])?.path == "/h/.cache/eua/plugin-index")
         #expect(PluginIndexFile.standard(environment: [:]) == nil)
     }
 }

@@ -8,7 +8,7 @@ import Glibc
 #endif
 
 /// What each plugin file offered when it was last loaded — the agent and receiver ids, nothing about
-/// availability — kept in `$XDG_CACHE_HOME/eua/plugin-index.json` (else `~/.cache/eua/…`).
+/// availability — kept in `$XDG_CACHE_HOME/eua/plugin-index` (else `~/.cache/eua/…`).
 ///
 /// It lets a command that needs a few known ids (`eua open --agent X`, `eua login --agent X`) skip
 /// opening the other plugins (``PluginLoader/load(offering:)``). An entry counts only while the file's
@@ -23,28 +23,37 @@ public struct PluginIndexFile: Sendable, Hashable {
         self.path = path
     }
 
-    /// `$XDG_CACHE_HOME/eua/plugin-index.json`, else `$HOME/.cache/eua/plugin-index.json`; `nil` with neither.
+    /// `$XDG_CACHE_HOME/eua/plugin-index`, else `$HOME/.cache/eua/plugin-index`; `nil` with neither.
     public static func standard(environment: [String: String]) -> PluginIndexFile? {
         let base = environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? environment["HOME"].flatMap { $0.isEmpty ? nil : $0 + "/.cache" }
-        return base.map { PluginIndexFile(path: $0 + "/eua/plugin-index.json") }
+        return base.map { PluginIndexFile(path: $0 + "/eua/plugin-index") }
     }
 }
 
 /// The index's contents, read once per load.
+///
+/// One line a file, `device inode size mtime-ns ctime-ns ids path`, after a `eua-plugin-index 1` line;
+/// `ids` is comma-separated (`-` for none) and the path is the rest of the line. Plain text rather than
+/// JSON on purpose: it is read by every `eua open`/`eua login`, and decoding it with `JSONDecoder` cost
+/// about a millisecond of Swift runtime generic instantiation each time (profiled).
 struct PluginIndex {
-    struct Entry: Codable, Equatable {
+    struct Entry: Equatable {
         var stamp: FileStamp
         var ids: [String]
     }
 
     /// What identifies one version of a file.
-    struct FileStamp: Codable, Equatable {
+    struct FileStamp: Equatable {
         var device: UInt64
         var inode: UInt64
         var size: Int64
         var modified: Int64
         var changed: Int64
+
+        init(device: UInt64, inode: UInt64, size: Int64, modified: Int64, changed: Int64) {
+            (self.device, self.inode, self.size, self.modified, self.changed) = (device, inode, size, modified, changed)
+        }
 
         init?(path: String) {
             var info = stat()
@@ -57,34 +66,43 @@ struct PluginIndex {
         }
     }
 
-    private struct Contents: Codable {
-        var version = 1
-        var files: [String: Entry] = [:]
-    }
+    static let header = "eua-plugin-index 1"
 
     let file: PluginIndexFile
-    private var contents: Contents
+    private var files: [String: Entry] = [:]
     private var dirty = false
 
     init(reading file: PluginIndexFile) {
         self.file = file
-        let data = FileManager.default.contents(atPath: file.path)
-        let read = data.flatMap { try? JSONDecoder().decode(Contents.self, from: $0) }
-        contents = read?.version == 1 ? read! : Contents()
+        guard let data = FileManager.default.contents(atPath: file.path) else { return }
+        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
+        guard lines.first == Self.header[...] else { return }
+        for line in lines.dropFirst() {
+            let fields = line.split(separator: " ", maxSplits: 6, omittingEmptySubsequences: false)
+            guard fields.count == 7, let device = UInt64(fields[0]), let inode = UInt64(fields[1]),
+                  let size = Int64(fields[2]), let modified = Int64(fields[3]), let changed = Int64(fields[4]),
+                  !fields[6].isEmpty else { continue }
+            let ids = fields[5] == "-" ? [] : fields[5].split(separator: ",").map(String.init)
+            files[String(fields[6])] = Entry(
+                stamp: FileStamp(device: device, inode: inode, size: size, modified: modified, changed: changed), ids: ids)
+        }
     }
 
     /// The ids `path` offered when last loaded, if it is still the same file.
     func ids(of path: String) -> Set<String>? {
-        guard let entry = contents.files[path], let stamp = FileStamp(path: path), stamp == entry.stamp else { return nil }
+        guard let entry = files[path], let stamp = FileStamp(path: path), stamp == entry.stamp else { return nil }
         return Set(entry.ids)
     }
 
-    /// Notes what `path` offers now.
+    /// Notes what `path` offers now. A path or id the line format cannot hold is not noted (that file is
+    /// then always opened).
     mutating func record(_ path: String, ids: [String]) {
-        guard let stamp = FileStamp(path: path) else { return }
+        guard let stamp = FileStamp(path: path), !path.contains("\n"),
+              ids.allSatisfy({ !$0.isEmpty && $0 != "-" && !$0.contains(where: { $0 == "," || $0.isWhitespace }) })
+        else { return }
         let entry = Entry(stamp: stamp, ids: ids.sorted())
-        if contents.files[path] != entry {
-            contents.files[path] = entry
+        if files[path] != entry {
+            files[path] = entry
             dirty = true
         }
     }
@@ -92,9 +110,12 @@ struct PluginIndex {
     /// Writes the index if it changed; returns why not when that failed.
     func save() -> String? {
         guard dirty else { return nil }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(contents) else { return "could not encode the index" }
+        var text = Self.header + "\n"
+        for (path, entry) in files.sorted(by: { $0.key < $1.key }) {
+            let stamp = entry.stamp
+            let ids = entry.ids.isEmpty ? "-" : entry.ids.joined(separator: ",")
+            text += "\(stamp.device) \(stamp.inode) \(stamp.size) \(stamp.modified) \(stamp.changed) \(ids) \(path)\n"
+        }
         let folder = PluginLoader.folder(of: file.path)
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -102,7 +123,7 @@ struct PluginIndex {
             return "could not create \(folder): \(error)"
         }
         let temporary = file.path + ".\(getpid()).tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: data) else {
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8)) else {
             return "could not write \(temporary)"
         }
         guard rename(temporary, file.path) == 0 else {
