@@ -31,13 +31,8 @@ public struct PluginLoader: Sendable {
 
     /// Loads every plugin on the search path (and brings the index up to date, when there is one).
     public func load() -> PluginCatalog {
-        var catalog = PluginCatalog()
         var table = index.map(PluginIndex.init(reading:))
-        let files = candidateFiles()
-        for (file, result) in zip(files, loadInOrder(files)) {
-            add(result, path: file, to: &catalog)
-            table?.record(file, ids: Self.ids(offeredBy: file, in: catalog))
-        }
+        let catalog = load(candidateFiles(), noting: &table)
         save(table)
         return catalog
     }
@@ -49,15 +44,11 @@ public struct PluginLoader: Sendable {
     /// Without an index this is ``load()``.
     public func load(offering ids: Set<String>) -> PluginCatalog {
         guard let index else { return load() }
-        var table = PluginIndex(reading: index)
-        var catalog = PluginCatalog()
+        var table: PluginIndex? = PluginIndex(reading: index)
         let all = candidateFiles()
-        let files = all.filter { table.ids(of: $0).map { !$0.isDisjoint(with: ids) } ?? true }
+        let files = all.filter { table?.ids(of: $0).map { !$0.isDisjoint(with: ids) } ?? true }
         let skipped = all.count - files.count
-        for (file, result) in zip(files, loadInOrder(files)) {
-            add(result, path: file, to: &catalog)
-            table.record(file, ids: Self.ids(offeredBy: file, in: catalog))
-        }
+        let catalog = load(files, noting: &table)
         let found = Set(catalog.agents.map(\.descriptor.id) + catalog.receivers.map(\.id))
         guard ids.isSubset(of: found) || skipped == 0 else {
             logger.debug("plugin index: not every id was found in the files it points at; loading every plugin",
@@ -96,23 +87,24 @@ public struct PluginLoader: Sendable {
         }
     }
 
-    /// Opens and describes `files`, one after the other, in search order.
+    /// Opens and describes `files` one after the other, in search order, noting in `table` what each offers.
     ///
     /// Not concurrently: loading on two threads was tried (dlopen is serialised, but entry calls and
     /// describe() could overlap) and made the headless agent's HTTP requests fail now and then with
     /// "I/O on closed channel" — plugins each embed their own copy of SwiftNIO, and which copy's types the
     /// Swift runtime registers first then varies from run to run. Load order stays deterministic.
-    private func loadInOrder(_ files: [String]) -> [Result<LoadedPlugin, ExternalUserAgentError>] {
-        files.map(loadPlugin(at:))
+    private func load(_ files: [String], noting table: inout PluginIndex?) -> PluginCatalog {
+        var catalog = PluginCatalog()
+        for file in files {
+            load(file: file, into: &catalog)
+            table?.record(file, ids: Self.ids(offeredBy: file, in: catalog))
+        }
+        return catalog
     }
 
     /// Loads one file into `catalog`, recording why if it is refused.
     public func load(file path: String, into catalog: inout PluginCatalog) {
-        add(loadPlugin(at: path), path: path, to: &catalog)
-    }
-
-    private func add(_ result: Result<LoadedPlugin, ExternalUserAgentError>, path: String, to catalog: inout PluginCatalog) {
-        switch result {
+        switch loadPlugin(at: path) {
         case .failure(let error):
             logger.info("plugin refused: \(error.message)", metadata: ["path": "\(path)"])
             catalog.failures.append(PluginLoadFailure(path: path, error: error))
