@@ -21,6 +21,7 @@ final class CallbackHandler: ChannelInboundHandler, RemovableChannelHandler {
         server.registry.headArrived(connectionID)
         switch server.validation.check(head) {
         case .refuse(let status, let reason):
+            server.refused(status: Int(status.code), reason: reason)
             respond(context, status: status, html: Pages.refusal(reason))
         case .callback(let parameters, let query, let isError):
             guard server.complete(query: query, connectionID: connectionID) else {
@@ -49,6 +50,7 @@ final class CallbackHandler: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         answered = true
+        server.refused(status: 400, reason: "The request is not valid HTTP.")
         respond(context, status: .badRequest, html: Pages.refusal("The request is not valid HTTP."))
     }
 
@@ -83,11 +85,13 @@ final class RequestSizeLimiter: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundOut = ByteBuffer
 
     private let limit: Int
+    private let onExceeded: (String) -> Void
     private var received = 0
     private var exceeded = false
 
-    init(limit: Int) {
+    init(limit: Int, onExceeded: @escaping (String) -> Void) {
         self.limit = limit
+        self.onExceeded = onExceeded
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -96,6 +100,7 @@ final class RequestSizeLimiter: ChannelInboundHandler, RemovableChannelHandler {
         received += buffer.readableBytes
         if received > limit {
             exceeded = true
+            onExceeded("The request is too large.")
             let html = Pages.refusal("The request is too large.")
             var reply = context.channel.allocator.buffer(capacity: 512 + html.utf8.count)
             reply.writeString("HTTP/1.1 431 Request Header Fields Too Large\r\n")

@@ -3,13 +3,19 @@ import NIOHTTP1
 /// Decides what one request to the loopback listener is: the real redirect, or something to refuse.
 ///
 /// Pure: no sockets, no state beyond what it is given, so each rule is easy to read and test.
-struct CallbackValidation: Sendable {
+package struct CallbackValidation: Sendable {
     /// What the listener expects.
     let path: String
     let port: Int
     let expectedState: String?
 
-    enum Verdict: Equatable {
+    package init(path: String, port: Int, expectedState: String?) {
+        self.path = path
+        self.port = port
+        self.expectedState = expectedState
+    }
+
+    package enum Verdict: Equatable {
         /// The redirect: its query parameters, and whether it carries an OAuth `error`.
         case callback(parameters: [String: String], query: String, isError: Bool)
         /// Refused: status code and a short reason for the page (never request data).
@@ -19,7 +25,7 @@ struct CallbackValidation: Sendable {
     /// Parameters that must appear at most once (RFC 6749 §3.1, RFC 9207).
     static let singleParameters: Set<String> = ["code", "state", "iss", "error", "error_description", "error_uri"]
 
-    func check(_ head: HTTPRequestHead) -> Verdict {
+    package func check(_ head: HTTPRequestHead) -> Verdict {
         guard head.method == .GET else {
             return .refuse(.methodNotAllowed, "Only GET is served here.")
         }
@@ -28,6 +34,12 @@ struct CallbackValidation: Sendable {
         }
         guard head.uri.hasPrefix("/") else {
             return .refuse(.badRequest, "Only origin-form request targets are served here.")
+        }
+        // A browser never sends a fragment, spaces, controls or raw non-ASCII bytes: it escapes them.
+        // Refused here, so that the URL the app is handed reads exactly as the query checked below
+        // (`?code=a#b&state=S` would otherwise pass here and lose its state in the app).
+        guard head.uri.utf8.allSatisfy(Self.isTargetByte) else {
+            return .refuse(.badRequest, "The address holds a character that has no place in a request (such as '#').")
         }
         let hosts = head.headers["Host"]
         guard hosts.count == 1, allowedHost(hosts[0]) else {
@@ -69,6 +81,11 @@ struct CallbackValidation: Sendable {
             return .refuse(.badRequest, "The redirect has neither a code nor an error.")
         }
         return .callback(parameters: parameters, query: String(query), isError: isError)
+    }
+
+    /// Printable ASCII but `#`: what a browser may put in a request target unescaped.
+    private static func isTargetByte(_ byte: UInt8) -> Bool {
+        byte > 0x20 && byte < 0x7F && byte != UInt8(ascii: "#")
     }
 
     /// `127.0.0.1:PORT`, `[::1]:PORT` or `localhost:PORT` (DNS rebinding defence: any other name is refused).

@@ -29,7 +29,10 @@ final class LoopbackReceiver: PluginComponent {
         if options.path == nil, let path = parsed.path { options.path = path }
         let task = Task { [self] in
             do {
-                let server = try await LoopbackServer.start(options: options, expectedState: parsed.state) { url in
+                let server = try await LoopbackServer.start(
+                    options: options, expectedState: parsed.state,
+                    onRefused: { status, reason in events.refused(status: status, reason: reason) }
+                ) { url in
                     events.callback(url)
                     PluginHost.log(.debug, "loopback receiver: redirect accepted; listeners closed")
                     // One-shot: finish on our own once the browser has its reply, so stop() finds us done.

@@ -16,6 +16,7 @@ final class LoopbackServer: Sendable {
     let redirectURI: String
     private let listeners: Mutex<[any Channel]>
     private let completion = Mutex<(@Sendable (String) -> Void)?>(nil)
+    private let refusal = Mutex<(@Sendable (Int, String) -> Void)?>(nil)
     private let completed = Mutex(false)
 
     private init(options: LoopbackOptions, validation: CallbackValidation, redirectURI: String) {
@@ -30,8 +31,10 @@ final class LoopbackServer: Sendable {
         var message: String
     }
 
-    /// Binds the listeners; `onCallback` gets the callback URL of the first valid redirect.
+    /// Binds the listeners; `onCallback` gets the callback URL of the first valid redirect, and
+    /// `onRefused` the status and fixed reason of each request turned away before it.
     static func start(options: LoopbackOptions, expectedState: String?,
+                      onRefused: @escaping @Sendable (Int, String) -> Void = { _, _ in },
                       onCallback: @escaping @Sendable (String) -> Void) async throws -> LoopbackServer {
         let path = options.path ?? LoopbackOptions.randomPath()
         let availability = LoopbackAvailability.probe()
@@ -70,6 +73,7 @@ final class LoopbackServer: Sendable {
                     validation: CallbackValidation(path: path, port: port, expectedState: expectedState),
                     redirectURI: "http://\(uriHost):\(port)\(path)")
                 server.completion.withLock { $0 = onCallback }
+                server.refusal.withLock { $0 = onRefused }
                 server.listeners.withLock { $0 = bound }
                 holder.server.withLock { $0 = server }
                 return server
@@ -120,7 +124,9 @@ final class LoopbackServer: Sendable {
         }
         return channel.eventLoop.makeCompletedFuture {
             let sync = channel.pipeline.syncOperations
-            try sync.addHandler(RequestSizeLimiter(limit: LoopbackOptions.maxHeadBytes))
+            try sync.addHandler(RequestSizeLimiter(limit: LoopbackOptions.maxHeadBytes) { [self] reason in
+                refused(status: 431, reason: reason)
+            })
             try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
             try sync.addHandler(HTTPResponseEncoder())
             try sync.addHandler(CallbackHandler(server: self, connectionID: id))
@@ -142,6 +148,12 @@ final class LoopbackServer: Sendable {
         let url = query.isEmpty ? redirectURI : redirectURI + "?" + query
         completion.withLock { $0 }?(url)
         return true
+    }
+
+    /// Reports a request turned away while the flow still waits (none after the redirect).
+    func refused(status: Int, reason: String) {
+        guard !completed.withLock({ $0 }) else { return }
+        refusal.withLock { $0 }?(status, reason)
     }
 
     /// Closes the listening sockets (again is harmless).

@@ -267,6 +267,8 @@ private struct DemoFlow: Sendable {
             case .idTokenValidated(let claims, let algorithm, let keyID):
                 report.passed(.idToken, "ID token signature ok (\(algorithm)\(keyID.map { ", key \($0)" } ?? "") from the JWKS), "
                     + "subject \(claims.subject); iss, aud, exp, iat and nonce ok")
+            case .callbackRefused(let reason):
+                Output.standardError("eua demo: a request to the redirect URI was turned away, and the sign-in waits on: \(reason)\n")
             case .saved(let file):
                 let mode = Self.mode(of: file.path)
                 let modeText = mode.map { String($0, radix: 8) } ?? "unknown"

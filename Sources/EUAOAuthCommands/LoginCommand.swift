@@ -3,6 +3,7 @@ import EUACommandSupport
 import ExternalUserAgent
 import ExternalUserAgentOAuth
 import Logging
+import Synchronization
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -144,6 +145,7 @@ struct LoginCommand: ParsableCommand {
             throw CommandFailure("\(error.message) [\(error.code)]")
         }
 
+        let refused = Atomic<Int>(0)
         let run = Blocking.runInterruptible {
             try await CommandFailure.reporting {
                 let service = try await Discovery(logger: logger).configuration(issuer: issuer)
@@ -154,7 +156,9 @@ struct LoginCommand: ParsableCommand {
                 }
                 logger.info("sign-in step", metadata: ["step": "\(step.step)", "why": "\(step.reason)"])
                 let signIn = SignIn(configuration: service, client: client, scopes: scopes, timeout: seconds, file: file,
-                                    logger: logger)
+                                    logger: logger) { progress in
+                    if case .callbackRefused = progress { refused.add(1, ordering: .relaxed) }
+                }
                 let state: AuthState
                 switch step.step {
                 case .device:
@@ -198,11 +202,17 @@ struct LoginCommand: ParsableCommand {
         let outcome = try run.result.get()
         guard let tokens = outcome.0 else { throw CommandFailure("the sign-in ended without tokens") }
         if json {
-            print(try TokenOutput(tokens: tokens, claims: outcome.1, issuer: issuer, stateFile: file.path).jsonText())
+            print(try TokenOutput(tokens: tokens, claims: outcome.1, issuer: issuer, stateFile: file.path,
+                                  refusedCallbacks: refused.load(ordering: .relaxed)).jsonText())
         } else {
             let who = outcome.1.map { "as \($0.displayName)" } ?? "(no ID token)"
             print("Signed in to \(issuer) \(who).")
             print("State saved to \(file.path).")
+        }
+        let turnedAway = refused.load(ordering: .relaxed)
+        if turnedAway > 0 {
+            Output.standardError("eua login: \(turnedAway) other request\(turnedAway == 1 ? " was" : "s were") sent to the redirect "
+                + "URI and turned away (wrong state, path or form) while waiting; EUA_LOG_LEVEL=info shows why\n")
         }
     }
 }
@@ -218,8 +228,10 @@ struct TokenOutput: Encodable {
     var issuer: String
     var subject: String?
     var state_file: String
+    /// Requests to the redirect URI that were turned away while the sign-in waited (login only).
+    var refused_callbacks: Int?
 
-    init(tokens: TokenResponse, claims: IDTokenClaims?, issuer: String, stateFile: String) {
+    init(tokens: TokenResponse, claims: IDTokenClaims?, issuer: String, stateFile: String, refusedCallbacks: Int? = nil) {
         access_token = tokens.accessToken
         token_type = tokens.tokenType
         expires_in = tokens.expiresIn
@@ -229,6 +241,7 @@ struct TokenOutput: Encodable {
         self.issuer = issuer
         subject = claims?.subject
         state_file = stateFile
+        refused_callbacks = refusedCallbacks
     }
 
     func jsonText() throws -> String {

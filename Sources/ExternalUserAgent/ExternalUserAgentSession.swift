@@ -28,15 +28,21 @@ public final class ExternalUserAgentSession: Sendable {
         public var expectedState: String?
         /// How long to wait for the callback after presenting; `nil` waits until cancelled.
         public var timeout: Duration?
+        /// Called with the reason each time a request or callback is turned away while the flow waits on
+        /// (wrong `state`, wrong path, malformed request…); it must return quickly.
+        public var onRefused: (@Sendable (String) -> Void)?
 
-        public init(expectedState: String? = nil, timeout: Duration? = .seconds(300)) {
+        public init(expectedState: String? = nil, timeout: Duration? = .seconds(300),
+                    onRefused: (@Sendable (String) -> Void)? = nil) {
             self.expectedState = expectedState
             self.timeout = timeout
+            self.onRefused = onRefused
         }
     }
 
     private struct State {
         var started = false
+        var refused = 0
         var redirectURI: URL?
         var outcome: Result<URL, ExternalUserAgentError>?
         var waiter: CheckedContinuation<URL, any Error>?
@@ -60,6 +66,17 @@ public final class ExternalUserAgentSession: Sendable {
 
     /// Whether the session has its outcome.
     public var isCompleted: Bool { state.withLock { $0.outcome != nil } }
+
+    /// How many requests and callbacks were turned away while the flow waited (a stray or hostile
+    /// request never ends a sign-in; this counts them).
+    public var refusedCount: Int { state.withLock { $0.refused } }
+
+    /// Records a request that a receiver turned away on its own (`reason`: fixed text, never request
+    /// data, since it may carry a code). The session goes on waiting.
+    public func noteRefused(_ reason: String) {
+        state.withLock { $0.refused += 1 }
+        configuration.onRefused?(reason)
+    }
 
     /// Runs the flow once: starts the receiver, builds the authorization URL for its redirect URI,
     /// presents it, and returns the callback URL that completed the session.
@@ -104,9 +121,13 @@ public final class ExternalUserAgentSession: Sendable {
         let timer = configuration.timeout.map { timeout in
             Task { [weak self] in
                 try await Task.sleep(for: timeout)
-                self?.complete(.failure(ExternalUserAgentError(
+                guard let self else { return }
+                let refused = self.refusedCount
+                let turnedAway = refused == 0 ? "" : " (\(refused) request\(refused == 1 ? " was" : "s were") turned away: "
+                    + "wrong state, path or form — see the log)"
+                self.complete(.failure(ExternalUserAgentError(
                     .timedOut,
-                    "no callback reached \(redirectURI.absoluteString) within \(timeout); "
+                    "no callback reached \(redirectURI.absoluteString) within \(timeout)\(turnedAway); "
                         + "finish the sign-in sooner or raise the timeout")))
             }
         }
@@ -193,7 +214,9 @@ public final class ExternalUserAgentSession: Sendable {
             return .success(state.waiter)
         }
         switch result {
-        case .failure(let error): throw error
+        case .failure(let error):
+            if error.code == .redirectMismatch || error.code == .stateMismatch { noteRefused(error.message) }
+            throw error
         case .success(let waiter): waiter?.resume(returning: url)
         }
     }
@@ -230,7 +253,7 @@ public final class ExternalUserAgentSession: Sendable {
     }
 
     /// Why `url`'s `state` is not acceptable, or `nil` when it is exactly `expected`.
-    private static func stateProblem(in url: URL, expected: String) -> String? {
+    package static func stateProblem(in url: URL, expected: String) -> String? {
         let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
         let states = items.filter { $0.name == "state" }
         switch states.count {

@@ -126,6 +126,8 @@ extension PluginWire {
         case redirect(url: String)
         case listening(redirectURI: String)
         case callback(url: String)
+        /// A receiver turned a request away (HTTP `status`, a fixed `reason`, never request data).
+        case refused(status: Int, reason: String)
         case finished
         case failed(ErrorValue)
 
@@ -141,7 +143,7 @@ extension PluginWire {
 
 extension PluginWire.Event: Codable {
     enum CodingKeys: String, CodingKey {
-        case event, url, error
+        case event, url, error, status, reason
         case redirectURI = "redirect_uri"
     }
 
@@ -153,6 +155,9 @@ extension PluginWire.Event: Codable {
         case "redirect": self = .redirect(url: try container.decode(String.self, forKey: .url))
         case "listening": self = .listening(redirectURI: try container.decode(String.self, forKey: .redirectURI))
         case "callback": self = .callback(url: try container.decode(String.self, forKey: .url))
+        case "refused":
+            self = .refused(status: try container.decode(Int.self, forKey: .status),
+                            reason: try container.decode(String.self, forKey: .reason))
         case "finished": self = .finished
         case "failed": self = .failed(try container.decode(PluginWire.ErrorValue.self, forKey: .error))
         default:
@@ -174,6 +179,10 @@ extension PluginWire.Event: Codable {
         case .callback(let url):
             try container.encode("callback", forKey: .event)
             try container.encode(url, forKey: .url)
+        case .refused(let status, let reason):
+            try container.encode("refused", forKey: .event)
+            try container.encode(status, forKey: .status)
+            try container.encode(reason, forKey: .reason)
         case .finished: try container.encode("finished", forKey: .event)
         case .failed(let error):
             try container.encode("failed", forKey: .event)

@@ -35,6 +35,9 @@ public struct SignIn: Sendable {
         case idTokenValidated(IDTokenClaims, algorithm: String, keyID: String?)
         /// The state was saved to the file.
         case saved(AuthStateFile)
+        /// A request to the redirect URI was turned away (wrong `state`, path, malformed…) and the
+        /// sign-in goes on waiting; `reason` is fixed text, never request data.
+        case callbackRefused(reason: String)
     }
 
     public var configuration: ServiceConfiguration
@@ -69,16 +72,24 @@ public struct SignIn: Sendable {
     /// Runs the flow with `agent` showing the authorization URL and `receiver` catching the redirect.
     ///
     /// Throws ``ExternalUserAgent/ExternalUserAgentError``: the session's codes (`userCanceled`,
-    /// `timedOut`…), `stateMismatch`, `issuerMismatch`, `oauthError`, `tokenRequestFailed`,
+    /// `timedOut`…; a callback with a wrong `state` is turned away and the flow waits on, so it ends as
+    /// `timedOut` when the right one never comes), `issuerMismatch`, `oauthError`, `tokenRequestFailed`,
     /// `idTokenInvalid`, `stateFileInvalid`.
     public func run(agent: any ExternalUserAgent, receiver: any RedirectReceiver) async throws -> AuthState {
-        // The session is given no expected state: the response is checked below, and a wrong
-        // `state` ends the flow with `stateMismatch` (as AppAuth does) instead of waiting on.
+        // The state is made first and given to the session (and so to the receiver): a request with a
+        // wrong `state` is answered 400 and the flow waits on for the right one until its deadline, so a
+        // stray request — or a web page trying ports — never ends a sign-in.
+        let expectedState = SecureRandom.token(bits: 256)
         let report = progress ?? { _ in }
         let reporting = progress.map { ReportingAgent(inner: agent, report: $0) }
         let sessionAgent: any ExternalUserAgent = if let reporting { reporting } else { agent }
-        let session = ExternalUserAgentSession(agent: sessionAgent, receiver: receiver,
-                                               configuration: .init(expectedState: nil, timeout: timeout))
+        let logger = self.logger
+        let session = ExternalUserAgentSession(
+            agent: sessionAgent, receiver: receiver,
+            configuration: .init(expectedState: expectedState, timeout: timeout) { reason in
+                logger.info("a request to the redirect URI was turned away; still waiting", metadata: ["why": "\(reason)"])
+                report(.callbackRefused(reason: reason))
+            })
         let requestBox = RequestBox()
         let (configuration, client, scopes, extra) = (self.configuration, self.client, self.scopes, additionalParameters)
         logger.info("starting sign-in", metadata: [
@@ -88,7 +99,8 @@ public struct SignIn: Sendable {
         let callback = try await session.run { redirectURI in
             report(.receiverStarted(redirectURI: redirectURI))
             let request = try AuthorizationRequest(configuration: configuration, clientID: client.clientID, scopes: scopes,
-                                                   redirectURI: redirectURI, additionalParameters: extra)
+                                                   redirectURI: redirectURI, additionalParameters: extra,
+                                                   state: expectedState)
             requestBox.set(request)
             return request.url
         }
@@ -97,7 +109,8 @@ public struct SignIn: Sendable {
             throw ExternalUserAgentError(.invalidOptions, "the sign-in ended before its request was made")
         }
         let response = try AuthorizationResponse(callbackURL: callback, request: request)
-        logger.debug("authorization response accepted", metadata: ["iss_present": "\(response.issuer != nil)"])
+        logger.debug("authorization response accepted",
+                     metadata: ["iss_present": "\(response.issuer != nil)", "refused_before": "\(session.refusedCount)"])
         report(.authorizationResponseAccepted(response))
 
         let tokens = try await TokenEndpoint(configuration: configuration, client: client, http: http, logger: logger)

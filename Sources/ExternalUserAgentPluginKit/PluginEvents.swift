@@ -19,6 +19,8 @@ public final class PluginEvents: Sendable {
     public func listening(redirectURI: String) { send(.listening(redirectURI: redirectURI)) }
     /// A valid callback arrived at the receiver.
     public func callback(_ url: String) { send(.callback(url: url)) }
+    /// The receiver turned a request away with HTTP `status`; `reason` is fixed text, never request data.
+    public func refused(status: Int, reason: String) { send(.refused(status: status, reason: reason)) }
     /// Terminal: done, nothing more will come.
     public func finished() { send(.finished) }
     /// Terminal: failed with `code` (a name from `eua_plugin.h`) and a message saying what to do.

@@ -58,6 +58,7 @@ struct LoginFormTests {
             case .tokensReceived(let tokens): "tokens id=\(tokens.idToken != nil)"
             case .idTokenValidated(let claims, let algorithm, let keyID): "id \(claims.subject) \(algorithm) \(keyID != nil)"
             case .saved(let saved): "saved \(saved == file)"
+            case .callbackRefused(let reason): "refused \(reason)"
             }
             steps.withLock { $0.append(name) }
         }.run(agent: agent, receiver: receiver)

@@ -66,11 +66,14 @@ struct SignInTests {
         var says: String
         /// The client's HTTP deadline, for faults that make it wait.
         var clientTimeout: Duration = .seconds(15)
+        /// How long the sign-in waits for a redirect it accepts.
+        var signInTimeout: Duration = .seconds(20)
         var testDescription: String { misbehavior.rawValue }
     }
 
     static let misbehaving: [Misbehaving] = [
-        .init(misbehavior: .wrongState, code: .stateMismatch, says: "'state' is not this sign-in's"),
+        // A wrong state is turned away (400) and the sign-in waits on for the real redirect, until its deadline.
+        .init(misbehavior: .wrongState, code: .timedOut, says: "no callback reached", signInTimeout: .seconds(2)),
         .init(misbehavior: .wrongIssuerInResponse, code: .issuerMismatch, says: "came from issuer 'http://issuer.invalid'"),
         .init(misbehavior: .missingIssuerInResponse, code: .issuerMismatch, says: "has no 'iss'"),
         .init(misbehavior: .denyAccess, code: .userCanceled, says: "The user said no"),
@@ -99,13 +102,16 @@ struct SignInTests {
         defer { Task { await server.stop() } }
         let started = ContinuousClock.now
         await #expect {
-            _ = try await FlowHarness.signIn(server, http: OAuthHTTP(timeout: test.clientTimeout))
+            _ = try await FlowHarness.signIn(server, http: OAuthHTTP(timeout: test.clientTimeout), timeout: test.signInTimeout)
         } throws: { error in
             let error = error as? ExternalUserAgentError
             return error?.code == test.code && error?.message.contains(test.says) == true
         }
         if test.misbehavior == .slowTokenEndpoint {
             #expect(ContinuousClock.now - started < .seconds(5), "the client gave up at its own deadline")
+        }
+        if test.misbehavior == .wrongState {
+            #expect(server.tokenRequests.isEmpty, "no code with a wrong state is ever exchanged")
         }
         if test.misbehavior == .unknownKeyID {
             #expect(server.jwksFetchCount == 1, "a key set fetched for this very token is not fetched again at once")

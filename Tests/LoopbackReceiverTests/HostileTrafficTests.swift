@@ -156,6 +156,29 @@ struct HostileTrafficTests {
         try await harness.finishWithRealRedirect()
     }
 
+    @Test("a '#' or a raw byte a browser would escape in the target is refused, so the page and the app agree",
+          arguments: ["code=a#b&state=STATE", "code=a&state=STATE#x", "code=a%20b&state=STATE&x=\u{7F}",
+                      "code=\u{E9}&state=STATE"])
+    func fragmentInTarget(_ query: String) async throws {
+        let harness = try await LoopbackHarness()
+        let raw = harness.request(query.replacingOccurrences(of: "STATE", with: LoopbackHarness.state))
+        #expect(try harness.send(raw) == 400, "refused: the browser must not be shown success for a redirect the app cannot read")
+        #expect(harness.session.refusedCount == 1, "the refusal reached the session")
+        try await harness.finishWithRealRedirect()
+    }
+
+    @Test("every refused request is counted by the session, and none ends the flow")
+    func refusalsAreCounted() async throws {
+        let harness = try await LoopbackHarness()
+        #expect(try harness.send(harness.request("code=x&state=wrong")) == 400)
+        #expect(try harness.send(harness.request("code=x&state=\(LoopbackHarness.state)", target: "/elsewhere")) == 404)
+        #expect(try harness.send(harness.request("code=x", method: "POST")) == 405)
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(harness.session.refusedCount == 3)
+        try await harness.finishWithRealRedirect()
+        #expect(harness.session.refusedCount == 3, "the real redirect is not a refusal")
+    }
+
     @Test("an OAuth error with the right state completes the flow with that error, and the page escapes it")
     func oauthError() async throws {
         let harness = try await LoopbackHarness()

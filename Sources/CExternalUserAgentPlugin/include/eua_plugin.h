@@ -31,6 +31,8 @@
  *               {"event":"redirect","url":"..."}            the agent itself saw the redirect
  *   receivers:  {"event":"listening","redirect_uri":"..."}  ready; the redirect URI to use
  *               {"event":"callback","url":"..."}            a valid callback arrived
+ *               {"event":"refused","status":400,"reason":"..."}  a request was turned away (and the
+ *                                                           receiver waits on); reason is fixed text
  *   terminal (exactly one per start, nothing after it):
  *               {"event":"finished"}                        done, nothing more will come
  *               {"event":"failed","error":{"code":"...","message":"..."}}

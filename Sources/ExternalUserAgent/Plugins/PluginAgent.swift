@@ -79,7 +79,7 @@ public final class PluginAgent: ExternalUserAgent {
                 if !presented.fulfill(.failure(error)) {
                     session.fail(with: error)
                 }
-            case .listening, .callback:
+            case .listening, .callback, .refused:
                 logger.error("agent sent a receiver event; ignored (a plugin bug)", metadata: ["plugin": "\(label)"])
             }
         }

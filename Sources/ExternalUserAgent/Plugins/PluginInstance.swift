@@ -117,6 +117,7 @@ final class EventInbox: Sendable {
         case .redirect: "redirect"
         case .listening: "listening"
         case .callback: "callback"
+        case .refused: "refused"
         case .finished: "finished"
         case .failed: "failed"
         }

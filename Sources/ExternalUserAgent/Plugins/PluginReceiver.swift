@@ -67,6 +67,10 @@ public final class PluginReceiver: RedirectReceiver {
                 } catch {
                     logger.warning("the session refused the receiver's callback: \(error)", metadata: ["plugin": "\(label)"])
                 }
+            case .refused(let status, let reason):
+                logger.info("receiver turned a request away; still waiting",
+                            metadata: ["plugin": "\(label)", "status": "\(status)"])
+                session.noteRefused("\(label) answered HTTP \(status): \(reason)")
             case .finished:
                 listening.fulfill(.failure(ExternalUserAgentError(
                     .receiverFailed, "\(label) finished without giving a redirect URI")))
