@@ -293,3 +293,23 @@ let package = Package(
         ),
     ]
 )
+
+// Fuzz targets (scripts/fuzz): libFuzzer executables under Fuzz/, one per parser that reads outside input.
+// They join the package only with EUA_FUZZ=1, because they are built with `--sanitize=fuzzer`, which
+// supplies their `main`; the inputs they found are kept as regression tests in the ordinary suites.
+if Context.environment["EUA_FUZZ"] == "1" {
+    let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
+        ("FuzzPluginJSON", ["ExternalUserAgentABI"]),
+        ("FuzzLoopbackRequest", [
+            "LoopbackReceiverPlugin", "ExternalUserAgent",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
+    ]
+    for target in fuzzTargets {
+        package.targets.append(.executableTarget(name: target.name, dependencies: target.dependencies,
+                                                 path: "Fuzz/\(target.name)", swiftSettings: swiftSettings))
+        package.products.append(.executable(name: target.name, targets: [target.name]))
+    }
+}

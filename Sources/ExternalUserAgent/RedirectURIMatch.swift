@@ -6,9 +6,9 @@ import Foundation
 
 /// The rule a callback URL must meet to belong to a redirect URI: the same scheme, host,
 /// port and path (RFC 8252 §7.3, AppAuth's rule); the query and fragment are ignored.
-enum RedirectURIMatch {
+package enum RedirectURIMatch {
     /// `nil` when `callback` matches `redirectURI`, else a sentence naming the part that differs.
-    static func mismatch(callback: URL, redirectURI: URL) -> String? {
+    package static func mismatch(callback: URL, redirectURI: URL) -> String? {
         guard let got = URLComponents(url: callback, resolvingAgainstBaseURL: false),
               let want = URLComponents(url: redirectURI, resolvingAgainstBaseURL: false)
         else {
