@@ -32,7 +32,12 @@ public struct AuthStateFile: Sendable, Hashable {
     /// How long to wait for another process that holds the lock (it may be refreshing) before giving up.
     public var lockTimeout: Duration
 
-    public init(path: String, lockTimeout: Duration = .seconds(60)) {
+    /// The file at `path`, waiting up to 60 s for another process's lock.
+    public init(path: String) {
+        self.init(path: path, lockTimeout: .seconds(60))
+    }
+
+    public init(path: String, lockTimeout: Duration) {
         self.path = path
         self.lockTimeout = lockTimeout
     }

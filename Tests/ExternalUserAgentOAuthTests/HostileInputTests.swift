@@ -119,7 +119,7 @@ struct HostileNumberTests {
         "", "null", "[]", "{}", "\"x\"", "1e400", "{\"keys\":5}", "{\"keys\":[5,null,{}]}",
         String(repeating: "[", count: 10_000), "{\"a\":" + String(repeating: "{\"a\":", count: 5_000),
     ])
-    func junk(_ text: String) async {
+    func junk(_ text: String) async throws {
         let data = Data(text.utf8)
         #expect(throws: (any Error).self) { try UntrustedInput.tokenResponse(data) }
         #expect(throws: (any Error).self) { try UntrustedInput.tokenResponse(data, status: 400) }
