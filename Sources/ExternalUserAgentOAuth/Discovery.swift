@@ -62,7 +62,7 @@ public struct Discovery: Sendable {
         }
         guard configuration.issuer == issuer else {
             throw ExternalUserAgentError(.issuerMismatch,
-                "the metadata at \(url) names issuer '\(JSONWebKey.printable(configuration.issuer))', not '\(issuer)'; "
+                "the metadata at \(url) names issuer '\(UntrustedText.printable(configuration.issuer))', not '\(issuer)'; "
                     + "use the issuer exactly as the server names it")
         }
         return configuration

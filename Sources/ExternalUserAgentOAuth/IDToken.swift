@@ -132,21 +132,23 @@ struct CompactJWT {
     static func parse(_ token: String) throws -> CompactJWT {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else {
-            throw invalid("is not a JWS compact serialization (header.payload.signature): it has \(parts.count) parts")
+            throw invalid("the ID token is not a JWS compact serialization (header.payload.signature): it has \(parts.count) parts")
         }
         guard let headerData = Base64URL.decode(parts[0]), let payload = Base64URL.decode(parts[1]) else {
-            throw invalid("has a header or payload that is not base64url")
+            throw invalid("the ID token has a header or payload that is not base64url")
         }
         let header: JOSEHeader
         do {
             header = try JSONDecoder().decode(JOSEHeader.self, from: headerData)
         } catch let error as InvalidFieldError {
-            throw invalid("'s header field \(error)", underlying: error)
+            throw invalid("the ID token's header field \(error)", underlying: error)
         } catch {
-            throw invalid("'s header is not a JSON object")
+            throw invalid("the ID token's header is not a JSON object")
         }
         if let crit = header.crit {
-            throw invalid("has critical header extensions (crit: \(crit.map { JSONFields<JOSEHeader.CodingKeys>.quote($0) }.joined(separator: ", "))) this client does not understand")
+            let names = crit.map(UntrustedText.printable).joined(separator: ", ")
+            throw invalid("the ID token has critical header extensions (crit: \(names)) this client does not "
+                + "understand (RFC 7515 §4.1.11)")
         }
         return CompactJWT(header: header, payload: payload)
     }
@@ -157,14 +159,14 @@ struct CompactJWT {
         do {
             return try JSONDecoder().decode(IDTokenClaims.self, from: payload)
         } catch let error as InvalidFieldError {
-            throw Self.invalid("'s claim \(error) (OpenID Connect Core §2); it was refused", underlying: error)
+            throw Self.invalid("the ID token's claim \(error) (OpenID Connect Core §2); it was refused", underlying: error)
         } catch {
-            throw Self.invalid("'s payload is not a JSON object")
+            throw Self.invalid("the ID token's payload is not a JSON object")
         }
     }
 
-    private static func invalid(_ problem: String, underlying: (any Error & Sendable)? = nil) -> ExternalUserAgentError {
-        ExternalUserAgentError(.idTokenInvalid, "the ID token" + (problem.hasPrefix("'") ? "" : " ") + problem, underlying: underlying)
+    private static func invalid(_ message: String, underlying: (any Error & Sendable)? = nil) -> ExternalUserAgentError {
+        ExternalUserAgentError(.idTokenInvalid, message, underlying: underlying)
     }
 }
 

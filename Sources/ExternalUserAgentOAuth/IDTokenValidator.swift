@@ -69,7 +69,7 @@ public struct IDTokenValidator: Sendable {
     private static func parse(_ token: String) throws -> CompactJWT {
         let jwt = try CompactJWT.parse(token)
         guard acceptedAlgorithms.contains(jwt.header.alg) else {
-            throw invalid("the ID token is signed with '\(JSONWebKey.printable(jwt.header.alg))', which this client "
+            throw invalid("the ID token is signed with '\(UntrustedText.printable(jwt.header.alg))', which this client "
                 + "does not accept; accepted: " + acceptedAlgorithms.sorted().joined(separator: ", "))
         }
         return jwt
@@ -102,13 +102,15 @@ public struct IDTokenValidator: Sendable {
                       clockSkew: TimeInterval) throws {
         guard claims.issuer == issuer else {
             throw ExternalUserAgentError(.issuerMismatch,
-                "the ID token was issued by '\(JSONWebKey.printable(claims.issuer))', not '\(issuer)'")
+                "the ID token was issued by '\(UntrustedText.printable(claims.issuer))', not '\(issuer)'")
         }
         guard claims.audience.contains(clientID) else {
-            throw invalid("the ID token is for audience \(claims.audience.map(JSONWebKey.printable)), not this client '\(clientID)'")
+            let audience = claims.audience.map(UntrustedText.printable)
+            throw invalid("the ID token is for audience \(audience), not this client '\(clientID)'")
         }
         if let azp = claims.authorizedParty, azp != clientID {
-            throw invalid("the ID token's authorized party (azp) is '\(JSONWebKey.printable(azp))', not this client '\(clientID)'")
+            throw invalid("the ID token's authorized party (azp) is '\(UntrustedText.printable(azp))', "
+                + "not this client '\(clientID)'")
         }
         if claims.audience.count > 1, claims.authorizedParty == nil {
             throw invalid("the ID token has several audiences and no authorized party (azp)")

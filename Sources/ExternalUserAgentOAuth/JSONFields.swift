@@ -58,7 +58,7 @@ struct JSONFields<Key: CodingKey> {
         let rule = "it must be a whole number of seconds from \(range.lowerBound) to \(range.upperBound)"
         if let text = try? container.decode(String.self, forKey: key) {
             guard let value = Int(text), range.contains(value) else {
-                throw InvalidFieldError(field: key.stringValue, problem: "is the string \(Self.quote(text)); \(rule)")
+                throw InvalidFieldError(field: key.stringValue, problem: "is the string \(UntrustedText.quoted(text)); \(rule)")
             }
             return value
         }
@@ -108,11 +108,6 @@ struct JSONFields<Key: CodingKey> {
     static func describe(_ number: Double) -> String {
         if number.isFinite, number.rounded() == number, abs(number) < 1e15 { return String(Int64(number)) }
         return "\(number)"
-    }
-
-    /// A short, escaped quotation of text from the network: control characters cannot reach a terminal.
-    static func quote(_ text: String) -> String {
-        String(reflecting: text.count > 40 ? String(text.prefix(40)) + "…" : text)
     }
 }
 

@@ -14,10 +14,6 @@ struct JSONWebKeySet: Sendable {
         keys = try JSONDecoder().decode(Document.self, from: data).keys
     }
 
-    init(keys: [JSONWebKey]) {
-        self.keys = keys
-    }
-
     private struct Document: Decodable {
         var keys: [JSONWebKey]
     }
@@ -39,7 +35,7 @@ struct JSONWebKeySet: Sendable {
         let named = kid.map { kid in keys.filter { $0.kid == kid } } ?? keys
         if let kid, named.isEmpty {
             return .failure(SelectionFailure(
-                reason: "is signed with key '\(JSONWebKey.printable(kid))', which is not in the provider's key set",
+                reason: "is signed with key '\(UntrustedText.printable(kid))', which is not in the provider's key set",
                 mayBeRotation: true))
         }
         let candidates = named.filter { $0.refusal(for: alg) == nil }
@@ -54,8 +50,8 @@ struct JSONWebKeySet: Sendable {
                 mayBeRotation: kid == nil))
         default:
             let list = candidates.map(\.label).joined(separator: ", ")
-            let reason = kid.map { "names key '\(JSONWebKey.printable($0))', which \(candidates.count) keys of the set have (\(list))" }
-                ?? ("names no key (kid), and \(candidates.count) keys of the provider's key set could verify its "
+            let reason = kid.map { "names key '\(UntrustedText.printable($0))', which \(candidates.count) keys of the set "
+                + "have (\(list))" } ?? ("names no key (kid), and \(candidates.count) keys of the provider's key set could verify its "
                     + "\(alg) signature (\(list)); a token must name its key when several fit (OpenID Connect Core §10.1)")
             return .failure(SelectionFailure(reason: reason, mayBeRotation: false))
         }
@@ -96,31 +92,24 @@ struct JSONWebKey: Sendable, Decodable {
         }
     }
 
-    init(kty: String?, kid: String? = nil, use: String? = nil, keyOps: [String]? = nil, alg: String? = nil,
-         crv: String? = nil, n: String? = nil, e: String? = nil, x: String? = nil, y: String? = nil) {
-        (self.kty, self.kid, self.use, self.keyOps, self.alg, self.crv) = (kty, kid, use, keyOps, alg, crv)
-        (self.n, self.e, self.x, self.y) = (n, e, x, y)
-    }
-
     /// `key 'k1' (RSA)` or `key #2 (EC P-256)`.
     var label: String {
-        let name = kid.map { "key '\(Self.printable($0))'" } ?? "key #\(index)"
-        return "\(name) (\([kty ?? "no kty", crv].compactMap { $0.map(Self.printable) }.joined(separator: " ")))"
-    }
-
-    /// A key id from the network, escaped and cut short for a message.
-    static func printable(_ text: String) -> String {
-        String(JSONFields<CodingKeys>.quote(text).dropFirst().dropLast())
+        let name = kid.map { "key '\(UntrustedText.printable($0))'" } ?? "key #\(index)"
+        return "\(name) (\([kty ?? "no kty", crv].compactMap { $0.map(UntrustedText.printable) }.joined(separator: " ")))"
     }
 
     /// Why this key may not verify an `alg` signature, or `nil` when it may.
     func refusal(for alg: String) -> String? {
-        if let use, use != "sig" { return "is for use '\(Self.printable(use))', not signatures ('sig')" }
+        if let use, use != "sig" { return "is for use '\(UntrustedText.printable(use))', not signatures ('sig')" }
         if let keyOps, !keyOps.contains("verify") { return "has key_ops without 'verify'" }
-        if let own = self.alg, own != alg { return "is for \(Self.printable(own)), not \(alg)" }
+        if let own = self.alg, own != alg { return "is for \(UntrustedText.printable(own)), not \(alg)" }
         guard let family = Self.keyType(for: alg) else { return "cannot verify \(alg)" }
-        guard kty == family.kty else { return "is a key of type \(kty.map(Self.printable) ?? "(none)"); \(alg) needs \(family.kty)" }
-        if let curve = family.crv, crv != curve { return "is on curve \(crv.map(Self.printable) ?? "(none)"); \(alg) needs \(curve)" }
+        guard kty == family.kty else {
+            return "is a key of type \(kty.map(UntrustedText.printable) ?? "(none)"); \(alg) needs \(family.kty)"
+        }
+        if let curve = family.crv, crv != curve {
+            return "is on curve \(crv.map(UntrustedText.printable) ?? "(none)"); \(alg) needs \(curve)"
+        }
         return nil
     }
 

@@ -31,19 +31,19 @@ actor JWKSCache {
             fetchedNow = true
         }
         var result = cached!.select(alg: alg, kid: kid)
+        var suffix = ""
         if case .failure(let failure) = result, failure.mayBeRotation, !fetchedNow {
             logger.debug("no key of the cached JWKS fits the ID token; fetching the JWKS again",
                          metadata: ["kid": "\(kid ?? "-")", "alg": "\(alg)"])
             cached = try await fetch()
             result = cached!.select(alg: alg, kid: kid)
-            if case .failure(let failure) = result {
-                throw Self.refusal(failure, source: source, suffix: " (fetched again to be sure)")
-            }
+            suffix = " (fetched again to be sure)"
         }
-        return try result.mapError { Self.refusal($0, source: source, suffix: "") }.get()
+        return try result.mapError { Self.refusal($0, source: source, suffix: suffix) }.get()
     }
 
-    static func refusal(_ failure: JSONWebKeySet.SelectionFailure, source: String, suffix: String) -> ExternalUserAgentError {
+    /// The error for a key set with no key for the token.
+        static func refusal(_ failure: JSONWebKeySet.SelectionFailure, source: String, suffix: String) -> ExternalUserAgentError {
         ExternalUserAgentError(.idTokenInvalid, "the ID token \(failure.reason); key set \(source)\(suffix)")
     }
 

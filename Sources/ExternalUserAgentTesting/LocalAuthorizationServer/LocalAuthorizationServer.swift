@@ -389,8 +389,7 @@ public final class LocalAuthorizationServer: Sendable {
         case "refresh_token":
             let presented = form["refresh_token"] ?? ""
             let found = state.withLock { state -> Grant? in
-                guard var grant = state.refreshTokens[presented] else { return nil }
-                guard !grant.used else { return nil }
+                guard var grant = state.refreshTokens[presented], !grant.used else { return nil }
                 if options.rotatesRefreshTokens {
                     grant.used = true
                     state.refreshTokens[presented] = grant
