@@ -9,8 +9,11 @@ import Logging
 /// The outcome of a sign-in, kept fresh: the last authorization and token responses, and the
 /// ID token's validated claims. The counterpart of AppAuth's `OIDAuthState`.
 ///
-/// ``freshTokens(minimumValidity:)`` refreshes when the access token is expired or about to be,
-/// one refresh at a time however many callers ask at once. With a ``file``, every change is saved.
+/// ``freshTokens(minimumValidity:force:)`` refreshes when the access token is expired or about to be,
+/// one refresh at a time however many callers ask at once. With a ``file``, every change is saved, and
+/// processes sharing the file take turns: a refresh holds the file's lock, reads what another process
+/// saved meanwhile first (and uses its tokens when they are fresh enough), and never replaces a newer
+/// saved state with an older one — so a provider that rotates refresh tokens does not log anyone out.
 public actor AuthState {
     public nonisolated let configuration: ServiceConfiguration
     public nonisolated let client: ClientCredentials
@@ -22,7 +25,7 @@ public actor AuthState {
     public private(set) var lastTokenResponse: TokenResponse?
     /// The claims of the last validated ID token.
     public private(set) var idTokenClaims: IDTokenClaims?
-    /// Set when the server refused a refresh with `invalid_grant`: sign in again.
+    /// Set when the server refused a refresh with `invalid_grant` (and kept in the file): sign in again.
     public private(set) var authorizationError: OAuthErrorResponse?
     /// Where the state is saved after each change, if anywhere.
     public nonisolated let file: AuthStateFile?
@@ -31,18 +34,32 @@ public actor AuthState {
     private let endpoint: TokenEndpoint
     private let logger: Logger
     private var refreshing: Task<TokenResponse, any Error>?
+    /// The file's revision this state was read at or last saved as; 0 when it did not come from the file.
+    private var revision: Int
 
+    /// A state from responses already at hand. With a `file`, the next save replaces what it holds.
     public init(configuration: ServiceConfiguration, client: ClientCredentials, scope: String?,
                 authorizationResponse: AuthorizationResponse? = nil, tokenResponse: TokenResponse?,
-                idTokenClaims: IDTokenClaims? = nil, file: AuthStateFile? = nil, http: OAuthHTTP = OAuthHTTP(),
-                logger: Logger = Logger(label: "eua.oauth")) {
+                idTokenClaims: IDTokenClaims? = nil, authorizationError: OAuthErrorResponse? = nil,
+                file: AuthStateFile? = nil, http: OAuthHTTP = OAuthHTTP(), logger: Logger = Logger(label: "eua.oauth")) {
+        self.init(configuration: configuration, client: client, scope: scope, authorizationResponse: authorizationResponse,
+                  tokenResponse: tokenResponse, idTokenClaims: idTokenClaims, authorizationError: authorizationError,
+                  file: file, revision: 0, http: http, logger: logger)
+    }
+
+    private init(configuration: ServiceConfiguration, client: ClientCredentials, scope: String?,
+                 authorizationResponse: AuthorizationResponse?, tokenResponse: TokenResponse?,
+                 idTokenClaims: IDTokenClaims?, authorizationError: OAuthErrorResponse?, file: AuthStateFile?,
+                 revision: Int, http: OAuthHTTP, logger: Logger) {
         self.configuration = configuration
         self.client = client
         self.scope = scope
         self.lastAuthorizationResponse = authorizationResponse
         self.lastTokenResponse = tokenResponse
         self.idTokenClaims = idTokenClaims
+        self.authorizationError = authorizationError
         self.file = file
+        self.revision = revision
         self.validator = IDTokenValidator(configuration: configuration, clientID: client.clientID, http: http, logger: logger)
         self.endpoint = TokenEndpoint(configuration: configuration, client: client, http: http, logger: logger)
         self.logger = logger
@@ -65,30 +82,83 @@ public actor AuthState {
 
     /// Tokens good for at least `minimumValidity`, refreshing first when needed (or when `force`).
     ///
-    /// Concurrent callers share one refresh. Throws `notAuthorized` when there is nothing to refresh
-    /// with, and the token endpoint's errors otherwise (`invalid_grant` also sets ``authorizationError``).
+    /// Concurrent callers share one refresh. With a ``file``, the refresh holds its lock (waiting up to
+    /// ``AuthStateFile/lockTimeout`` for another process) and first takes in what another process saved
+    /// since: tokens it refreshed meanwhile are returned when fresh enough, even with `force`.
+    /// Throws `notAuthorized` when there is nothing to refresh with or the server refused the refresh
+    /// token before (``authorizationError``; the server is not asked again), the token endpoint's errors
+    /// (`invalid_grant` also sets ``authorizationError``), and the file's (`stateFileInvalid`, `timedOut`).
     public func freshTokens(minimumValidity: Duration = .seconds(60), force: Bool = false) async throws -> TokenResponse {
+        let current = try usableTokens()
+        if !force, !needsRefresh(minimumValidity: minimumValidity) { return current }
+        if let refreshing { return try await refreshing.value }
+        let task = Task { try await self.refreshTakingTurns(minimumValidity: minimumValidity, force: force) }
+        refreshing = task
+        defer { refreshing = nil }
+        return try await task.value
+    }
+
+    /// The last tokens, unless there are none or the server refused the refresh token.
+    private func usableTokens() throws -> TokenResponse {
+        if let authorizationError {
+            let saved = file.map { " (saved in \($0.path))" } ?? ""
+            throw ExternalUserAgentError(.notAuthorized,
+                "the server refused this sign-in's refresh token earlier with '\(authorizationError.error)'\(saved); "
+                    + "sign in again (eua login)", underlying: authorizationError)
+        }
         guard let current = lastTokenResponse else {
             throw ExternalUserAgentError(.notAuthorized, "not signed in: there are no tokens yet; sign in first")
         }
-        if !force, !needsRefresh(minimumValidity: minimumValidity) { return current }
-        if let refreshing { return try await refreshing.value }
-        guard let refreshToken = current.refreshToken else {
+        return current
+    }
+
+    /// Refreshes; with a file, holding its lock from reading what is saved to saving the result.
+    private func refreshTakingTurns(minimumValidity: Duration, force: Bool) async throws -> TokenResponse {
+        guard let file else { return try await refresh() }
+        let lock = try await file.lock()
+        defer { lock.release() }
+        let before = lastTokenResponse?.accessToken
+        try takeInSaved(from: file)
+        let current = try usableTokens()
+        let refreshedElsewhere = current.accessToken != before
+        if force && !refreshedElsewhere || needsRefresh(minimumValidity: minimumValidity) {
+            return try await refresh()
+        }
+        logger.debug("tokens refreshed by another process meanwhile; not refreshing", metadata: ["file": "\(file.path)"])
+        return current
+    }
+
+    /// Takes in the file's state when another process saved a later revision since this one was read.
+    private func takeInSaved(from file: AuthStateFile) throws {
+        guard revision > 0 else { return }
+        let contents = try file.load()
+        guard contents.revision > revision else { return }
+        guard contents.configuration.issuer == configuration.issuer, contents.client.clientID == client.clientID else {
+            throw ExternalUserAgentError(.stateFileInvalid,
+                "authorization state file \(file.path): another process signed in to '\(contents.configuration.issuer)' "
+                    + "as client '\(contents.client.clientID)' in it since it was read; load it again")
+        }
+        lastTokenResponse = contents.tokenResponse
+        idTokenClaims = contents.idTokenClaims
+        authorizationError = contents.authorizationError
+        revision = contents.revision
+    }
+
+    /// Asks the token endpoint for new tokens with the refresh token, and saves the answer (or an
+    /// `invalid_grant` refusal). The caller holds the file's lock.
+    private func refresh() async throws -> TokenResponse {
+        guard let refreshToken = lastTokenResponse?.refreshToken else {
             throw ExternalUserAgentError(.notAuthorized,
                 "the access token has expired and the server gave no refresh token; sign in again")
         }
-        let endpoint = self.endpoint
-        let task = Task { try await endpoint.refresh(refreshToken: refreshToken) }
-        refreshing = task
-        defer { refreshing = nil }
         do {
-            let response = try await task.value
+            let response = try await endpoint.refresh(refreshToken: refreshToken)
             return try await update(with: response)
         } catch let error as ExternalUserAgentError {
             // invalid_grant: the refresh token is dead; other errors (invalid_client…) are the caller's to fix.
             if let oauthError = error.underlying as? OAuthErrorResponse, oauthError.error == "invalid_grant" {
                 authorizationError = oauthError
-                if let file { try? save(to: file) }
+                if let file { try? persist(to: file) }
             }
             throw error
         }
@@ -112,38 +182,53 @@ public actor AuthState {
         lastTokenResponse = merged
         authorizationError = nil
         logger.debug("tokens refreshed", metadata: ["expires_in": "\(refreshed.expiresIn.map(String.init) ?? "-")"])
-        if let file { try save(to: file) }
+        if let file { try persist(to: file) }
         return merged
     }
 
-    /// Records a new sign-in's responses (used by ``SignIn``) and saves.
-    func record(authorization: AuthorizationResponse?, tokens: TokenResponse, claims: IDTokenClaims?) throws {
+    /// Records a new sign-in's responses (used by ``SignIn``) and saves, replacing whatever the file held.
+    func record(authorization: AuthorizationResponse?, tokens: TokenResponse, claims: IDTokenClaims?) async throws {
         lastAuthorizationResponse = authorization
         lastTokenResponse = tokens
         idTokenClaims = claims
         authorizationError = nil
-        if let file { try save(to: file) }
+        revision = 0
+        if let file { try await save(to: file) }
     }
 
-    /// Writes the state to `file` (atomically, mode 0600). The client secret is never written.
-    public func save(to file: AuthStateFile) throws {
-        try file.save(AuthStateFile.Contents(configuration: configuration, client: client, scope: scope,
+    /// Writes the state to `file` (atomically, mode 0600), holding its lock. The client secret is never written.
+    ///
+    /// To this state's own ``file``, a newer state saved there by another process since this one was read
+    /// is never replaced (`stateFileInvalid`); any other file is replaced whatever it holds.
+    public func save(to file: AuthStateFile) async throws {
+        let lock = try await file.lock()
+        defer { lock.release() }
+        try persist(to: file)
+    }
+
+    /// Writes the state to `file`; the caller holds its lock.
+    private func persist(to file: AuthStateFile) throws {
+        let contents = AuthStateFile.Contents(configuration: configuration, client: client, scope: scope,
                                               tokenResponse: lastTokenResponse, idTokenClaims: idTokenClaims,
-                                              authorizationError: authorizationError))
+                                              authorizationError: authorizationError)
+        let isOwn = file == self.file
+        let written = try file.save(contents, over: isOwn && revision > 0 ? revision : nil)
+        if isOwn { revision = written }
     }
 
     /// Reads a state saved by ``save(to:)``; later changes are saved to the same file.
     ///
-    /// `clientSecret` is needed again for a confidential client, since it is never saved.
+    /// `clientSecret` is needed again for a confidential client, since it is never saved. A saved
+    /// ``authorizationError`` is read too: such a state is not ``isAuthorized``.
     /// Throws `stateFileInvalid` for a missing, corrupt, foreign or not-private file.
     public static func load(from file: AuthStateFile, clientSecret: String? = nil, http: OAuthHTTP = OAuthHTTP(),
                             logger: Logger = Logger(label: "eua.oauth")) throws -> AuthState {
         let contents = try file.load()
         var client = contents.client
         client.clientSecret = clientSecret
-        let state = AuthState(configuration: contents.configuration, client: client, scope: contents.scope,
-                              tokenResponse: contents.tokenResponse, idTokenClaims: contents.idTokenClaims,
-                              file: file, http: http, logger: logger)
-        return state
+        return AuthState(configuration: contents.configuration, client: client, scope: contents.scope,
+                         authorizationResponse: nil, tokenResponse: contents.tokenResponse,
+                         idTokenClaims: contents.idTokenClaims, authorizationError: contents.authorizationError,
+                         file: file, revision: max(contents.revision, 1), http: http, logger: logger)
     }
 }

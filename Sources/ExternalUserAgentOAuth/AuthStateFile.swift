@@ -11,23 +11,39 @@ import Musl
 import Darwin
 #endif
 import ExternalUserAgent
+import Synchronization
 
-/// Where an ``AuthState`` is saved: a private JSON file, written atomically.
+/// Where an ``AuthState`` is saved: a private JSON file, written atomically, changed under a lock.
 ///
 /// Writes go to a temporary file (mode 0600) in the same folder, which is flushed and renamed over
 /// the old one, so a reader sees the old state or the new, never half of one. The folder is made
 /// with mode 0700 when missing. Reading refuses a file that is corrupt, not an ExternalUserAgent
 /// state, not owned by this user, or readable by others (`stateFileInvalid`).
+///
+/// Processes that change the same file take turns: ``AuthState`` holds an advisory lock (`flock`) on
+/// ``lockPath`` (mode 0600, kept after use) from reading the file before a refresh to saving after it.
+/// Every save records a revision number, and a state read at an older revision never replaces a newer one.
 public struct AuthStateFile: Sendable, Hashable {
     /// The format marker written in every file.
     public static let format = "eua-auth-state"
     public static let version = 1
 
     public let path: String
+    /// How long to wait for another process that holds the lock (it may be refreshing) before giving up.
+    public var lockTimeout: Duration
 
+    /// The file at `path`, waiting up to 60 s for another process's lock.
     public init(path: String) {
-        self.path = path
+        self.init(path: path, lockTimeout: .seconds(60))
     }
+
+    public init(path: String, lockTimeout: Duration) {
+        self.path = path
+        self.lockTimeout = lockTimeout
+    }
+
+    /// The lock file beside the state: `<path>.lock`.
+    public var lockPath: String { path + ".lock" }
 
     /// `$XDG_STATE_HOME/eua/<name>` (default `~/.local/state/eua/auth-state.json`).
     public static func standard(name: String = "auth-state.json",
@@ -44,6 +60,8 @@ public struct AuthStateFile: Sendable, Hashable {
     struct Contents: Codable {
         var format = AuthStateFile.format
         var version = AuthStateFile.version
+        /// Counts the saves of this file; absent (0) in files written before revisions.
+        var revision = 0
         var configuration: ServiceConfiguration
         var client: ClientCredentials
         var scope: String?
@@ -62,32 +80,145 @@ public struct AuthStateFile: Sendable, Hashable {
         }
 
         enum CodingKeys: String, CodingKey {
-            case format, version, configuration, client, scope
+            case format, version, revision, configuration, client, scope
             case tokenResponse = "token_response"
             case idTokenClaims = "id_token_claims"
             case authorizationError = "authorization_error"
+        }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            format = try container.decode(String.self, forKey: .format)
+            version = try container.decode(Int.self, forKey: .version)
+            revision = try container.decodeIfPresent(Int.self, forKey: .revision) ?? 0
+            guard (0..<Int.max).contains(revision) else {
+                throw InvalidFieldError(field: "revision", problem: "is \(revision), not a count of saves")
+            }
+            configuration = try container.decode(ServiceConfiguration.self, forKey: .configuration)
+            client = try container.decode(ClientCredentials.self, forKey: .client)
+            scope = try container.decodeIfPresent(String.self, forKey: .scope)
+            tokenResponse = try container.decodeIfPresent(SavedTokens.self, forKey: .tokenResponse)?.tokens
+            idTokenClaims = try container.decodeIfPresent(IDTokenClaims.self, forKey: .idTokenClaims)
+            authorizationError = try container.decodeIfPresent(OAuthErrorResponse.self, forKey: .authorizationError)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(format, forKey: .format)
+            try container.encode(version, forKey: .version)
+            try container.encode(revision, forKey: .revision)
+            try container.encode(configuration, forKey: .configuration)
+            try container.encode(client, forKey: .client)
+            try container.encodeIfPresent(scope, forKey: .scope)
+            try container.encodeIfPresent(tokenResponse.map(SavedTokens.init), forKey: .tokenResponse)
+            try container.encodeIfPresent(idTokenClaims, forKey: .idTokenClaims)
+            try container.encodeIfPresent(authorizationError, forKey: .authorizationError)
+        }
+    }
+
+    /// A token response as saved: the server's fields, and `received_at`, this client's own time,
+    /// which only the file may set (the server's JSON never does).
+    private struct SavedTokens: Codable {
+        var tokens: TokenResponse
+
+        enum CodingKeys: String, CodingKey { case receivedAt = "received_at" }
+
+        init(_ tokens: TokenResponse) { self.tokens = tokens }
+
+        init(from decoder: any Decoder) throws {
+            tokens = try TokenResponse(from: decoder)
+            tokens.receivedAt = try JSONFields<CodingKeys>(decoder).requiredNumericDate(.receivedAt)
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            try tokens.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(tokens.receivedAt.timeIntervalSince1970, forKey: .receivedAt)
         }
     }
 
     private struct Marker: Decodable {
         var format: String?
         var version: Int?
+        var revision: Int?
     }
 
-    func save(_ contents: Contents) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        encoder.dateEncodingStrategy = .secondsSince1970
-        let data = try encoder.encode(contents)
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
-                                                        attributes: [.posixPermissions: 0o700])
-            } catch {
-                throw invalid("its folder could not be made: \(error)", underlying: error)
+    // MARK: - Lock
+
+    /// An advisory lock on ``lockPath``, held until ``release()`` (or the process ends).
+    final class Lock: Sendable {
+        private let descriptor: Mutex<Int32>
+
+        fileprivate init(descriptor: Int32) {
+            self.descriptor = Mutex(descriptor)
+        }
+
+        /// Releases the lock; later calls do nothing.
+        func release() {
+            descriptor.withLock { fd in
+                if fd >= 0 { close(fd) }
+                fd = -1
             }
         }
+
+        deinit { release() }
+    }
+
+    /// Takes the lock, waiting up to ``lockTimeout`` for another process to release it.
+    ///
+    /// A lock is released when its process ends, however it ends, so a lock that stays taken is held by
+    /// a running process. Throws `timedOut` naming the lock file, `stateFileInvalid` when the lock file
+    /// cannot be used, `programCanceled` when the task is cancelled while waiting.
+    func lock() async throws -> Lock {
+        try makeFolder()
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        guard fd >= 0 else { throw invalid("its lock file \(lockPath) cannot be opened: \(Self.errnoText())") }
+        let lock = Lock(descriptor: fd)
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == getuid() else {
+            throw invalid("its lock file \(lockPath) is not a regular file of this user; remove it")
+        }
+        if info.st_mode & 0o077 != 0 { fchmod(fd, 0o600) }
+        let deadline = ContinuousClock.now + lockTimeout
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let error = errno
+            guard error == EWOULDBLOCK || error == EINTR else {
+                throw invalid("its lock file \(lockPath) cannot be locked: \(String(cString: strerror(error)))")
+            }
+            guard ContinuousClock.now < deadline else {
+                throw ExternalUserAgentError(.timedOut,
+                    "authorization state file \(path): another process has held its lock (\(lockPath)) for more "
+                        + "than \(lockTimeout); it may be refreshing with a slow server — try again, or stop that "
+                        + "process (a lock ends with its process)")
+            }
+            do {
+                try await Task.sleep(for: .milliseconds(20))
+            } catch {
+                throw ExternalUserAgentError(.programCanceled, "waiting for the lock on \(lockPath) was cancelled")
+            }
+        }
+        return lock
+    }
+
+    // MARK: - Reading and writing
+
+    /// Writes `contents` as the next revision and returns it.
+    ///
+    /// With `base`, the revision `contents` was read at, a file that holds a later revision (saved by
+    /// a process that did not take the lock) is left as it is: `stateFileInvalid`. Without `base` (a
+    /// new sign-in), the file is replaced whatever it holds.
+    func save(_ contents: Contents, over base: Int?) throws -> Int {
+        let current = savedRevision()
+        if let base, let current, current > base {
+            throw invalid("another process saved a newer state in it (revision \(current)) since this one was read "
+                + "(revision \(base)); it was left as it is — run the command again")
+        }
+        var contents = contents
+        contents.revision = max(current ?? 0, base ?? 0) + 1
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let data = try encoder.encode(contents)
+        try makeFolder()
         let temporary = path + ".tmp-\(getpid())-\(SecureRandom.string(length: 8))"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw invalid("a temporary file could not be made beside it: \(Self.errnoText())") }
@@ -111,6 +242,27 @@ public struct AuthStateFile: Sendable, Hashable {
             unlink(temporary)
             throw invalid("the new state could not replace it: \(text)")
         }
+        return contents.revision
+    }
+
+    /// The revision in the file now; `nil` when there is no file, or none that can be read.
+    private func savedRevision() -> Int? {
+        guard let data = FileManager.default.contents(atPath: path),
+              let marker = try? JSONDecoder().decode(Marker.self, from: data), marker.format == Self.format else {
+            return nil
+        }
+        return marker.revision ?? 0
+    }
+
+    private func makeFolder() throws {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        guard !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) else { return }
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw invalid("its folder could not be made: \(error)", underlying: error)
+        }
     }
 
     func load() throws -> Contents {
@@ -125,8 +277,13 @@ public struct AuthStateFile: Sendable, Hashable {
                 + "it holds tokens, so it was not used — run 'chmod 600 \(path)' if it is yours")
         }
         guard let data = FileManager.default.contents(atPath: path) else { throw invalid("it cannot be read") }
+        return try decode(data)
+    }
+
+    /// Reads the contents of a state file from `data`: `stateFileInvalid` when it is not one, naming
+    /// a field of the wrong type or out of range (never a token).
+    func decode(_ data: Data) throws -> Contents {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .secondsSince1970
         guard let marker = try? decoder.decode(Marker.self, from: data) else {
             throw invalid("it is not JSON; it may be corrupt — delete it and sign in again")
         }
@@ -138,6 +295,8 @@ public struct AuthStateFile: Sendable, Hashable {
         }
         do {
             return try decoder.decode(Contents.self, from: data)
+        } catch let error as InvalidFieldError {
+            throw invalid("it is corrupt: \(error) — delete it and sign in again", underlying: error)
         } catch {
             throw invalid("it is incomplete or corrupt — delete it and sign in again")
         }

@@ -21,6 +21,11 @@ public struct DeviceAuthorizationResponse: Sendable, Hashable, Codable {
     /// Seconds to wait between polls; RFC 8628 says 5 when absent.
     public var interval: Int?
 
+    /// The longest `expires_in` accepted: a day, in seconds.
+    public static let maximumLifetime = 86_400
+    /// The longest `interval` accepted: an hour, in seconds.
+    public static let maximumInterval = 3_600
+
     public init(deviceCode: String, userCode: String, verificationURI: String, verificationURIComplete: String? = nil,
                 expiresIn: Int, interval: Int? = nil) {
         self.deviceCode = deviceCode
@@ -42,18 +47,19 @@ public struct DeviceAuthorizationResponse: Sendable, Hashable, Codable {
         case verificationURL = "verification_url"
     }
 
+    /// Reads the server's answer; throws ``InvalidFieldError`` for a field of the wrong type, an
+    /// `expires_in` outside 1…``maximumLifetime`` or an `interval` outside 0…``maximumInterval``.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        deviceCode = try container.decode(String.self, forKey: .deviceCode)
-        userCode = try container.decode(String.self, forKey: .userCode)
-        if let uri = try container.decodeIfPresent(String.self, forKey: .verificationURI) {
-            verificationURI = uri
-        } else {
-            verificationURI = try container.decode(String.self, forKey: .verificationURL)
+        let fields = try JSONFields<CodingKeys>(decoder)
+        deviceCode = try fields.string(.deviceCode)
+        userCode = try fields.string(.userCode)
+        verificationURI = try fields.optionalString(.verificationURI) ?? fields.string(.verificationURL)
+        verificationURIComplete = try fields.optionalString(.verificationURIComplete)
+        guard let lifetime = try fields.seconds(.expiresIn, in: 1...Self.maximumLifetime) else {
+            throw InvalidFieldError(field: CodingKeys.expiresIn.stringValue, problem: "is missing")
         }
-        verificationURIComplete = try container.decodeIfPresent(String.self, forKey: .verificationURIComplete)
-        expiresIn = try Self.seconds(container, .expiresIn) ?? 0
-        interval = try Self.seconds(container, .interval)
+        expiresIn = lifetime
+        interval = try fields.seconds(.interval, in: 0...Self.maximumInterval)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -64,14 +70,6 @@ public struct DeviceAuthorizationResponse: Sendable, Hashable, Codable {
         try container.encodeIfPresent(verificationURIComplete, forKey: .verificationURIComplete)
         try container.encode(expiresIn, forKey: .expiresIn)
         try container.encodeIfPresent(interval, forKey: .interval)
-    }
-
-    /// A number of seconds sent as an integer, a fraction or a string.
-    private static func seconds(_ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> Int? {
-        if let value = try? container.decodeIfPresent(Int.self, forKey: key) { return value }
-        if let value = try? container.decodeIfPresent(Double.self, forKey: key) { return Int(value) }
-        if let value = try? container.decodeIfPresent(String.self, forKey: key) { return Int(value) }
-        return nil
     }
 
     /// What to tell the person, in plain lines: where to go and which code to enter.
@@ -170,13 +168,21 @@ public struct DeviceAuthorization: Sendable {
             throw ExternalUserAgentError(.tokenRequestFailed,
                 "the device authorization endpoint \(endpoint.absoluteString) answered with HTTP \(response.status)")
         }
-        guard let codes = try? JSONDecoder().decode(DeviceAuthorizationResponse.self, from: response.body),
-              codes.expiresIn > 0 else {
+        return try Self.decode(response.body, endpoint: endpoint.absoluteString)
+    }
+
+    /// Reads a device authorization response; `tokenRequestFailed` naming the field when it is not one.
+    static func decode(_ body: Data, endpoint: String) throws -> DeviceAuthorizationResponse {
+        do {
+            return try JSONDecoder().decode(DeviceAuthorizationResponse.self, from: body)
+        } catch let error as InvalidFieldError {
             throw ExternalUserAgentError(.tokenRequestFailed,
-                "the device authorization endpoint \(endpoint.absoluteString) answered with something that is not a "
+                "the device authorization endpoint \(endpoint) answered with a response whose \(error)", underlying: error)
+        } catch {
+            throw ExternalUserAgentError(.tokenRequestFailed,
+                "the device authorization endpoint \(endpoint) answered with something that is not a "
                     + "device authorization response (it needs device_code, user_code, verification_uri, expires_in)")
         }
-        return codes
     }
 
     /// Polls the token endpoint until the person approves, denies, or the codes expire.

@@ -45,23 +45,27 @@ public struct Discovery: Sendable {
                 failures.append("\(url.absoluteString): HTTP \(response.status)")
                 continue
             }
-            let configuration: ServiceConfiguration
-            do {
-                configuration = try JSONDecoder().decode(ServiceConfiguration.self, from: response.body)
-            } catch {
-                throw ExternalUserAgentError(.discoveryFailed,
-                    "the metadata at \(url.absoluteString) is not valid authorization server metadata: \(error)",
-                    underlying: error)
-            }
-            guard configuration.issuer == issuer else {
-                throw ExternalUserAgentError(.issuerMismatch,
-                    "the metadata at \(url.absoluteString) names issuer '\(configuration.issuer)', not '\(issuer)'; "
-                        + "use the issuer exactly as the server names it")
-            }
-            return configuration
+            return try Self.decode(response.body, from: url.absoluteString, issuer: issuer)
         }
         throw ExternalUserAgentError(.discoveryFailed,
             "no authorization server metadata for issuer '\(issuer)': " + failures.joined(separator: "; "))
+    }
+
+    /// Reads the metadata fetched from `url` and checks that it names `issuer` exactly.
+    static func decode(_ body: Data, from url: String, issuer: String) throws -> ServiceConfiguration {
+        let configuration: ServiceConfiguration
+        do {
+            configuration = try JSONDecoder().decode(ServiceConfiguration.self, from: body)
+        } catch {
+            throw ExternalUserAgentError(.discoveryFailed,
+                "the metadata at \(url) is not valid authorization server metadata: \(error)", underlying: error)
+        }
+        guard configuration.issuer == issuer else {
+            throw ExternalUserAgentError(.issuerMismatch,
+                "the metadata at \(url) names issuer '\(UntrustedText.printable(configuration.issuer))', not '\(issuer)'; "
+                    + "use the issuer exactly as the server names it")
+        }
+        return configuration
     }
 
     /// The OpenID Connect URL, then the RFC 8414 one (the same when the issuer has no path).

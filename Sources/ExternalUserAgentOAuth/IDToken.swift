@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import ExternalUserAgent
 
 /// The claims of an OpenID Connect ID token (OIDC Core §2), as this client reads them.
 ///
@@ -43,49 +44,72 @@ public struct IDTokenClaims: Sendable, Hashable, Codable {
         self.preferredUsername = preferredUsername
     }
 
+    /// Reads the claims with the rules of ``JSONFields``: `iss`, `sub`, `aud`, `exp` and `iat` are required,
+    /// a claim of the wrong type or a time outside 1970…9999 throws ``InvalidFieldError`` naming it.
+    /// `name`, `email` and `preferred_username` are for display only: of another type, they are left out.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        issuer = try container.decode(String.self, forKey: .issuer)
-        subject = try container.decode(String.self, forKey: .subject)
-        if let single = try? container.decode(String.self, forKey: .audience) {
-            audience = [single]
-        } else {
-            audience = try container.decode([String].self, forKey: .audience)
-        }
-        expiration = Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .expiration))
-        issuedAt = Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .issuedAt))
-        nonce = try container.decodeIfPresent(String.self, forKey: .nonce)
-        authorizedParty = try container.decodeIfPresent(String.self, forKey: .authorizedParty)
-        authTime = try container.decodeIfPresent(Double.self, forKey: .authTime).map(Date.init(timeIntervalSince1970:))
-        name = try? container.decodeIfPresent(String.self, forKey: .name)
-        email = try? container.decodeIfPresent(String.self, forKey: .email)
-        preferredUsername = try? container.decodeIfPresent(String.self, forKey: .preferredUsername)
+        let fields = try JSONFields<CodingKeys>(decoder)
+        issuer = try fields.string(.issuer)
+        subject = try fields.string(.subject)
+        guard !subject.isEmpty else { throw InvalidFieldError(field: "sub", problem: "is empty") }
+        audience = try fields.strings(.audience)
+        expiration = try fields.requiredNumericDate(.expiration)
+        issuedAt = try fields.requiredNumericDate(.issuedAt)
+        nonce = try fields.optionalString(.nonce)
+        authorizedParty = try fields.optionalString(.authorizedParty)
+        authTime = try fields.numericDate(.authTime)
+        name = fields.lenientString(.name)
+        email = fields.lenientString(.email)
+        preferredUsername = fields.lenientString(.preferredUsername)
     }
 
+    /// Writes the claims back as JSON; a time outside 1970…9999 (set through the initializer) throws
+    /// `EncodingError.invalidValue` rather than trapping.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(issuer, forKey: .issuer)
         try container.encode(subject, forKey: .subject)
         if audience.count == 1 { try container.encode(audience[0], forKey: .audience) }
         else { try container.encode(audience, forKey: .audience) }
-        try container.encode(Int(expiration.timeIntervalSince1970), forKey: .expiration)
-        try container.encode(Int(issuedAt.timeIntervalSince1970), forKey: .issuedAt)
+        try container.encode(Self.seconds(expiration, .expiration), forKey: .expiration)
+        try container.encode(Self.seconds(issuedAt, .issuedAt), forKey: .issuedAt)
         try container.encodeIfPresent(nonce, forKey: .nonce)
         try container.encodeIfPresent(authorizedParty, forKey: .authorizedParty)
-        try container.encodeIfPresent(authTime.map { Int($0.timeIntervalSince1970) }, forKey: .authTime)
+        try container.encodeIfPresent(authTime.map { try Self.seconds($0, .authTime) }, forKey: .authTime)
         try container.encodeIfPresent(name, forKey: .name)
         try container.encodeIfPresent(email, forKey: .email)
         try container.encodeIfPresent(preferredUsername, forKey: .preferredUsername)
+    }
+
+    /// Whole seconds since 1970 for a NumericDate claim, checked first.
+    private static func seconds(_ date: Date, _ key: CodingKeys) throws -> Int64 {
+        let value = date.timeIntervalSince1970.rounded(.down)
+        guard value.isFinite, value >= 0, value <= JSONFields<CodingKeys>.latestNumericDate else {
+            throw EncodingError.invalidValue(date, EncodingError.Context(codingPath: [key],
+                debugDescription: "'\(key.stringValue)' is not a time between 1970 and 9999"))
+        }
+        return Int64(value)
     }
 
     /// The person's most readable name: `preferred_username`, `name`, `email`, then `sub`.
     public var displayName: String { preferredUsername ?? name ?? email ?? subject }
 }
 
-/// The JOSE header fields this client looks at.
+/// The JOSE header fields this client looks at (RFC 7515 §4.1).
 struct JOSEHeader: Decodable {
     var alg: String
     var kid: String?
+    /// Critical extensions, which this client understands none of.
+    var crit: [String]?
+
+    enum CodingKeys: String, CodingKey { case alg, kid, crit }
+
+    init(from decoder: any Decoder) throws {
+        let fields = try JSONFields<CodingKeys>(decoder)
+        alg = try fields.string(.alg)
+        kid = try fields.optionalString(.kid)
+        crit = fields.isPresent(.crit) ? (try? fields.container.decode([String].self, forKey: .crit)) ?? [] : nil
+    }
 }
 
 /// An ID token split into its three parts, nothing checked yet.
@@ -93,19 +117,62 @@ struct CompactJWT {
     var header: JOSEHeader
     var payload: Data
 
+    /// `nil` when `token` is not a JWS compact serialization; ``parse(_:)`` says why.
     init?(_ token: String) {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerData = Base64URL.decode(parts[0]), let payload = Base64URL.decode(parts[1]),
-              let header = try? JSONDecoder().decode(JOSEHeader.self, from: headerData) else { return nil }
+        guard let jwt = try? Self.parse(token) else { return nil }
+        self = jwt
+    }
+
+    private init(header: JOSEHeader, payload: Data) {
         self.header = header
         self.payload = payload
+    }
+
+    /// Splits `token` and reads its header; throws `idTokenInvalid` saying what is wrong.
+    static func parse(_ token: String) throws -> CompactJWT {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else {
+            throw invalid("the ID token is not a JWS compact serialization (header.payload.signature): it has \(parts.count) parts")
+        }
+        guard let headerData = Base64URL.decode(parts[0]), let payload = Base64URL.decode(parts[1]) else {
+            throw invalid("the ID token has a header or payload that is not base64url")
+        }
+        let header: JOSEHeader
+        do {
+            header = try JSONDecoder().decode(JOSEHeader.self, from: headerData)
+        } catch let error as InvalidFieldError {
+            throw invalid("the ID token's header field \(error)", underlying: error)
+        } catch {
+            throw invalid("the ID token's header is not a JSON object")
+        }
+        if let crit = header.crit {
+            let names = crit.map(UntrustedText.printable).joined(separator: ", ")
+            throw invalid("the ID token has critical header extensions (crit: \(names)) this client does not "
+                + "understand (RFC 7515 §4.1.11)")
+        }
+        return CompactJWT(header: header, payload: payload)
+    }
+
+    /// Reads the claims of the payload; a claim of the wrong type, out of range or missing is
+    /// `idTokenInvalid` naming the claim (the one place this rule is applied to ID tokens).
+    func claims() throws -> IDTokenClaims {
+        do {
+            return try JSONDecoder().decode(IDTokenClaims.self, from: payload)
+        } catch let error as InvalidFieldError {
+            throw Self.invalid("the ID token's claim \(error) (OpenID Connect Core §2); it was refused", underlying: error)
+        } catch {
+            throw Self.invalid("the ID token's payload is not a JSON object")
+        }
+    }
+
+    private static func invalid(_ message: String, underlying: (any Error & Sendable)? = nil) -> ExternalUserAgentError {
+        ExternalUserAgentError(.idTokenInvalid, message, underlying: underlying)
     }
 }
 
 extension IDTokenClaims {
     /// Reads the claims of `token` WITHOUT checking anything; `nil` when it is not a JWT.
     public static func unverified(_ token: String) -> IDTokenClaims? {
-        guard let jwt = CompactJWT(token) else { return nil }
-        return try? JSONDecoder().decode(IDTokenClaims.self, from: jwt.payload)
+        try? CompactJWT(token)?.claims()
     }
 }

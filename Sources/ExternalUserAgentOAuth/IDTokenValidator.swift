@@ -9,9 +9,11 @@ import Logging
 
 /// Validates ID tokens as OpenID Connect Core §3.1.3.7 asks, signature included.
 ///
-/// The signature is checked with jwt-kit against the provider's JWKS (RS256, ES256 and the other
-/// RSA/ECDSA algorithms; never `none` or HMAC). The key set is cached, and fetched again once
-/// when a token names a `kid` the cache does not have. Keep one validator per provider to share the cache.
+/// The header's `alg` must be one of ``acceptedAlgorithms`` (RSA and ECDSA; never `none` or HMAC), and
+/// it decides the key: the one key of the provider's JWKS whose `kty`, curve, `alg`, `use` and `key_ops`
+/// allow that algorithm (and whose `kid` is the header's, when it names one). The signature is then
+/// checked with jwt-kit with that algorithm only, and the claims are read and checked. The key set is
+/// cached, and fetched again once when no cached key fits. Keep one validator per provider to share the cache.
 public struct IDTokenValidator: Sendable {
     /// Algorithms accepted in an ID token header.
     public static let acceptedAlgorithms: Set<String> = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512",
@@ -40,57 +42,91 @@ public struct IDTokenValidator: Sendable {
     ///   - nonce: the request's nonce, which the token must carry; `nil` for a refreshed token.
     ///   - now: the current time (tests pass their own).
     public func validate(_ token: String, nonce: String?, now: Date = Date()) async throws -> IDTokenClaims {
-        guard let jwt = CompactJWT(token) else {
-            throw Self.invalid("the ID token is not a JWS compact serialization (header.payload.signature)")
-        }
-        let alg = jwt.header.alg
-        guard Self.acceptedAlgorithms.contains(alg) else {
-            throw Self.invalid("the ID token is signed with '\(alg)', which this client does not accept; "
-                + "accepted: " + Self.acceptedAlgorithms.sorted().joined(separator: ", "))
-        }
-        let collection = try await keys.collection(containing: jwt.header.kid)
-        let payload: VerifiedPayload
-        do {
-            payload = try await collection.keys.verify(token, as: VerifiedPayload.self)
-        } catch let error as DecodingError {
-            throw Self.invalid("the ID token's claims are incomplete or malformed (iss, sub, aud, exp and iat are required)",
-                               underlying: error)
-        } catch {
-            throw Self.invalid("the ID token's signature does not verify with key '\(collection.kid)' of \(keys.source): \(error)",
-                               underlying: error)
-        }
-        let claims = payload.claims
-        try check(claims, nonce: nonce, now: now)
-        logger.debug("ID token valid", metadata: ["alg": "\(alg)", "kid": "\(collection.kid)"])
+        let jwt = try Self.parse(token)
+        let key = try await keys.key(alg: jwt.header.alg, kid: jwt.header.kid)
+        try await Self.verifySignature(of: token, alg: jwt.header.alg, key: key, source: keys.source)
+        let claims = try jwt.claims()
+        try Self.check(claims, issuer: configuration.issuer, clientID: clientID, nonce: nonce, now: now, clockSkew: clockSkew)
+        logger.debug("ID token valid", metadata: ["alg": "\(jwt.header.alg)", "kid": "\(key.kid ?? "-")"])
         return claims
     }
 
-    func check(_ claims: IDTokenClaims, nonce: String?, now: Date) throws {
-        guard claims.issuer == configuration.issuer else {
+    /// Validates `token` against a key set given as bytes, with no network: what ``validate(_:nonce:now:)``
+    /// does once the JWKS is fetched. For fuzzing and tests; never traps.
+    package static func validate(_ token: String, keySet: Data, issuer: String, clientID: String, nonce: String?,
+                                 now: Date, clockSkew: TimeInterval = 60) async throws -> IDTokenClaims {
+        let jwt = try parse(token)
+        let source = "(given)"
+        let key = try JWKSCache.decode(keySet, source: source).select(alg: jwt.header.alg, kid: jwt.header.kid)
+            .mapError { JWKSCache.refusal($0, source: source, suffix: "") }.get()
+        try await verifySignature(of: token, alg: jwt.header.alg, key: key, source: source)
+        let claims = try jwt.claims()
+        try check(claims, issuer: issuer, clientID: clientID, nonce: nonce, now: now, clockSkew: clockSkew)
+        return claims
+    }
+
+    /// Splits the token and checks that its algorithm is one this client accepts.
+    private static func parse(_ token: String) throws -> CompactJWT {
+        let jwt = try CompactJWT.parse(token)
+        guard acceptedAlgorithms.contains(jwt.header.alg) else {
+            throw invalid("the ID token is signed with '\(UntrustedText.printable(jwt.header.alg))', which this client "
+                + "does not accept; accepted: " + acceptedAlgorithms.sorted().joined(separator: ", "))
+        }
+        return jwt
+    }
+
+    /// Checks the signature with `key`, made into a jwt-kit key for `alg` and nothing else.
+    private static func verifySignature(of token: String, alg: String, key: JSONWebKey, source: String) async throws {
+        let identifier = JWKIdentifier(string: key.kid ?? "#\(key.index)")
+        let algorithm = JWK.Algorithm(rawValue: alg)
+        let jwk: JWK = key.kty == "RSA"
+            ? .rsa(algorithm, identifier: identifier, modulus: key.n, exponent: key.e)
+            : .ecdsa(algorithm, identifier: identifier, x: key.x, y: key.y, curve: key.crv.flatMap(ECDSACurve.init(rawValue:)))
+        let collection = JWTKeyCollection()
+        do {
+            try await collection.add(jwk: jwk)
+        } catch {
+            throw invalid("\(key.label) of the provider's key set \(source) cannot be used: its public key is not valid "
+                + "(\(error))", underlying: error)
+        }
+        do {
+            _ = try await collection.verify(token, as: SignatureOnly.self)
+        } catch {
+            throw invalid("the ID token's \(alg) signature does not verify with \(key.label) of \(source): \(error)",
+                          underlying: error)
+        }
+    }
+
+    /// Checks the claims (OpenID Connect Core §3.1.3.7 steps 2–11 that apply to a native client).
+    static func check(_ claims: IDTokenClaims, issuer: String, clientID: String, nonce: String?, now: Date,
+                      clockSkew: TimeInterval) throws {
+        guard claims.issuer == issuer else {
             throw ExternalUserAgentError(.issuerMismatch,
-                "the ID token was issued by '\(claims.issuer)', not '\(configuration.issuer)'")
+                "the ID token was issued by '\(UntrustedText.printable(claims.issuer))', not '\(issuer)'")
         }
         guard claims.audience.contains(clientID) else {
-            throw Self.invalid("the ID token is for audience \(claims.audience), not this client '\(clientID)'")
+            let audience = claims.audience.map(UntrustedText.printable)
+            throw invalid("the ID token is for audience \(audience), not this client '\(clientID)'")
         }
         if let azp = claims.authorizedParty, azp != clientID {
-            throw Self.invalid("the ID token's authorized party (azp) is '\(azp)', not this client '\(clientID)'")
+            throw invalid("the ID token's authorized party (azp) is '\(UntrustedText.printable(azp))', "
+                + "not this client '\(clientID)'")
         }
         if claims.audience.count > 1, claims.authorizedParty == nil {
-            throw Self.invalid("the ID token has several audiences and no authorized party (azp)")
+            throw invalid("the ID token has several audiences and no authorized party (azp)")
         }
         guard now.timeIntervalSince(claims.expiration) < clockSkew else {
-            throw Self.invalid("the ID token expired at \(claims.expiration) (now \(now), allowed skew \(Int(clockSkew)) s)")
+            throw invalid("the ID token expired at \(claims.expiration) (now \(now), allowed skew \(clockSkew) s)")
         }
         guard claims.issuedAt.timeIntervalSince(now) <= clockSkew else {
-            throw Self.invalid("the ID token was issued in the future (\(claims.issuedAt), now \(now)); check the clocks")
+            throw invalid("the ID token was issued in the future (\(claims.issuedAt), now \(now)); check the clocks")
         }
         if let nonce {
             guard let got = claims.nonce else {
-                throw Self.invalid("the ID token has no nonce, but the request sent one")
+                throw invalid("the ID token has no nonce, but the request sent one")
             }
             guard got == nonce else {
-                throw Self.invalid("the ID token's nonce is not this sign-in's; it may be replayed")
+                throw invalid("the ID token's nonce is not this sign-in's; it may be replayed")
             }
         }
     }
@@ -100,11 +136,11 @@ public struct IDTokenValidator: Sendable {
     }
 }
 
-/// The payload type jwt-kit decodes after checking the signature; the claims are checked by the validator.
-struct VerifiedPayload: JWTPayload {
-    var claims: IDTokenClaims
-
-    init(from decoder: any Decoder) throws { claims = try IDTokenClaims(from: decoder) }
-    func encode(to encoder: any Encoder) throws { try claims.encode(to: encoder) }
+/// What jwt-kit decodes after checking the signature: nothing. The claims are read by ``CompactJWT/claims()``,
+/// so that a claim of the wrong type is reported as such, never as a signature failure.
+private struct SignatureOnly: JWTPayload {
+    init() {}
+    init(from decoder: any Decoder) throws {}
+    func encode(to encoder: any Encoder) throws {}
     func verify(using algorithm: some JWTAlgorithm) async throws {}
 }

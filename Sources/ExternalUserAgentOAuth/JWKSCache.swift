@@ -4,21 +4,16 @@ import FoundationEssentials
 import Foundation
 #endif
 import ExternalUserAgent
-import JWTKit
 import Logging
 
 /// The provider's signing keys, fetched from `jwks_uri` when first needed and again, once per
-/// lookup, when a token names a key id the cached set lacks (the provider rotated its keys).
+/// lookup, when a token names a key id the cached set lacks or no key fits a token without one
+/// (the provider rotated its keys).
 actor JWKSCache {
-    struct Selection {
-        var keys: JWTKeyCollection
-        var kid: String
-    }
-
     private let jwksURI: URL?
     private let http: OAuthHTTP
     private let logger: Logger
-    private var cached: (keys: JWTKeyCollection, kids: [String])?
+    private var cached: JSONWebKeySet?
 
     init(jwksURI: URL?, http: OAuthHTTP, logger: Logger) {
         self.jwksURI = jwksURI
@@ -28,36 +23,31 @@ actor JWKSCache {
 
     nonisolated var source: String { jwksURI?.absoluteString ?? "(no jwks_uri)" }
 
-    /// Keys holding `kid`; with no `kid`, the set must have exactly one key.
-    func collection(containing kid: String?) async throws -> Selection {
+    /// The one key that may verify a signature made with `alg` by key `kid` (``JSONWebKeySet/select(alg:kid:)``).
+    func key(alg: String, kid: String?) async throws -> JSONWebKey {
         var fetchedNow = false
         if cached == nil {
             cached = try await fetch()
             fetchedNow = true
         }
-        if let selection = select(kid) { return selection }
-        if !fetchedNow {
-            logger.debug("ID token names a key the cached JWKS lacks; fetching the JWKS again", metadata: ["kid": "\(kid ?? "-")"])
+        var result = cached!.select(alg: alg, kid: kid)
+        var suffix = ""
+        if case .failure(let failure) = result, failure.mayBeRotation, !fetchedNow {
+            logger.debug("no key of the cached JWKS fits the ID token; fetching the JWKS again",
+                         metadata: ["kid": "\(kid ?? "-")", "alg": "\(alg)"])
             cached = try await fetch()
-            if let selection = select(kid) { return selection }
+            result = cached!.select(alg: alg, kid: kid)
+            suffix = " (fetched again to be sure)"
         }
-        if let kid {
-            throw ExternalUserAgentError(.idTokenInvalid,
-                "the ID token is signed with key '\(kid)', which is not in the provider's key set \(source) (fetched again to be sure)")
-        }
-        throw ExternalUserAgentError(.idTokenInvalid,
-            "the ID token names no key (kid) and the provider's key set \(source) has \(cached?.kids.count ?? 0) keys, not exactly one")
+        return try result.mapError { Self.refusal($0, source: source, suffix: suffix) }.get()
     }
 
-    private func select(_ kid: String?) -> Selection? {
-        guard let cached else { return nil }
-        if let kid {
-            return cached.kids.contains(kid) ? Selection(keys: cached.keys, kid: kid) : nil
-        }
-        return cached.kids.count == 1 ? Selection(keys: cached.keys, kid: cached.kids[0]) : nil
+    /// The error for a key set with no key for the token.
+        static func refusal(_ failure: JSONWebKeySet.SelectionFailure, source: String, suffix: String) -> ExternalUserAgentError {
+        ExternalUserAgentError(.idTokenInvalid, "the ID token \(failure.reason); key set \(source)\(suffix)")
     }
 
-    private func fetch() async throws -> (keys: JWTKeyCollection, kids: [String]) {
+    private func fetch() async throws -> JSONWebKeySet {
         guard let jwksURI else {
             throw ExternalUserAgentError(.idTokenInvalid,
                 "the ID token cannot be checked: the provider's configuration has no jwks_uri")
@@ -72,27 +62,18 @@ actor JWKSCache {
         guard response.status == 200 else {
             throw ExternalUserAgentError(.idTokenInvalid, "the provider's key set \(source) answered HTTP \(response.status)")
         }
-        let jwks: JWKS
+        let keys = try Self.decode(response.body, source: source)
+        logger.debug("fetched the provider's key set", metadata: ["url": "\(source)", "keys": "\(keys.keys.count)"])
+        return keys
+    }
+
+    /// Reads a JWK Set; `idTokenInvalid` when it is not one.
+    static func decode(_ body: Data, source: String) throws -> JSONWebKeySet {
         do {
-            jwks = try JSONDecoder().decode(JWKS.self, from: response.body)
+            return try JSONWebKeySet(data: body)
         } catch {
-            throw ExternalUserAgentError(.idTokenInvalid, "the provider's key set \(source) is not a JWK Set: \(error)",
-                                         underlying: error)
+            throw ExternalUserAgentError(.idTokenInvalid,
+                "the provider's key set \(source) is not a JWK Set (a JSON object with a \"keys\" array)")
         }
-        let keys = JWTKeyCollection()
-        var kids: [String] = []
-        for (index, original) in jwks.keys.enumerated() {
-            var jwk = original
-            let kid = jwk.keyIdentifier?.string ?? "#\(index)"
-            jwk.keyIdentifier = JWKIdentifier(string: kid)
-            do {
-                try await keys.add(jwk: jwk)
-                kids.append(kid)
-            } catch {
-                logger.debug("skipping a key of the JWKS that cannot verify signatures", metadata: ["kid": "\(kid)"])
-            }
-        }
-        logger.debug("fetched the provider's key set", metadata: ["url": "\(source)", "keys": "\(kids.count)"])
-        return (keys, kids)
     }
 }

@@ -86,31 +86,50 @@ public struct TokenEndpoint: Sendable {
                 underlying: error)
         }
         logger.debug("token response", metadata: ["status": "\(response.status)"])
-        let isJSON = response.contentType?.lowercased().contains("json") ?? false
-        if response.status != 200 {
-            if let oauthError = try? JSONDecoder().decode(OAuthErrorResponse.self, from: response.body) {
-                throw ExternalUserAgentError(.oauthError,
-                    "the token endpoint refused the \(purpose) with '\(oauthError.error)'"
-                        + (oauthError.errorDescription.map { ": \($0)" } ?? "") + " (HTTP \(response.status))",
-                    underlying: oauthError)
+        return try Self.interpret(status: response.status, contentType: response.contentType, body: response.body,
+                                  endpoint: endpoint, purpose: purpose)
+    }
+
+    /// Reads the token endpoint's answer: a token response on 200, else an OAuth error (RFC 6749 §5.2).
+    ///
+    /// Throws `oauthError` (cause: ``OAuthErrorResponse``) and `tokenRequestFailed`, which names a field
+    /// of the wrong type or out of range but never quotes the body, which may hold tokens.
+    static func interpret(status: Int, contentType: String?, body: Data, endpoint: String,
+                          purpose: String) throws -> TokenResponse {
+        let isJSON = contentType?.lowercased().contains("json") ?? false
+        if status != 200 {
+            if let oauthError = try? JSONDecoder().decode(OAuthErrorResponse.self, from: body) {
+                throw refusal(oauthError, purpose: purpose, status: status)
             }
             throw ExternalUserAgentError(.tokenRequestFailed,
-                "the token endpoint \(endpoint) answered the \(purpose) with HTTP \(response.status)"
-                    + (isJSON ? "" : " and a body that is not JSON (\(response.contentType ?? "no content type"))"))
+                "the token endpoint \(endpoint) answered the \(purpose) with HTTP \(status)"
+                    + (isJSON ? "" : " and a body that is not JSON (\(contentType ?? "no content type"))"))
         }
         do {
-            return try JSONDecoder().decode(TokenResponse.self, from: response.body)
+            return try JSONDecoder().decode(TokenResponse.self, from: body)
+        } catch let error as InvalidFieldError {
+            if let oauthError = try? JSONDecoder().decode(OAuthErrorResponse.self, from: body) {
+                throw refusal(oauthError, purpose: purpose, status: nil)
+            }
+            throw ExternalUserAgentError(.tokenRequestFailed,
+                "the token endpoint \(endpoint) answered the \(purpose) with a token response whose \(error); "
+                    + "nothing was saved — the provider must fix its answer", underlying: error)
         } catch {
-            if let oauthError = try? JSONDecoder().decode(OAuthErrorResponse.self, from: response.body) {
-                throw ExternalUserAgentError(.oauthError,
-                    "the token endpoint refused the \(purpose) with '\(oauthError.error)'"
-                        + (oauthError.errorDescription.map { ": \($0)" } ?? ""), underlying: oauthError)
+            if let oauthError = try? JSONDecoder().decode(OAuthErrorResponse.self, from: body) {
+                throw refusal(oauthError, purpose: purpose, status: nil)
             }
             let what = isJSON ? "JSON that is not a token response (it needs access_token and token_type)"
-                : "a body that is not JSON (\(response.contentType ?? "no content type"))"
+                : "a body that is not JSON (\(contentType ?? "no content type"))"
             // The decoding error may quote the body, which can hold tokens: keep only its kind.
             throw ExternalUserAgentError(.tokenRequestFailed,
                 "the token endpoint \(endpoint) answered the \(purpose) with \(what)")
         }
+    }
+
+    private static func refusal(_ oauthError: OAuthErrorResponse, purpose: String, status: Int?) -> ExternalUserAgentError {
+        ExternalUserAgentError(.oauthError,
+            "the token endpoint refused the \(purpose) with '\(oauthError.error)'"
+                + (oauthError.errorDescription.map { ": \($0)" } ?? "") + (status.map { " (HTTP \($0))" } ?? ""),
+            underlying: oauthError)
     }
 }

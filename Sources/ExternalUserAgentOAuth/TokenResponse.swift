@@ -5,7 +5,15 @@ import Foundation
 #endif
 
 /// A token endpoint's successful answer (RFC 6749 §5.1, OIDC Core §3.1.3.3).
+///
+/// `Codable` as the server's JSON: decoding never reads a time from it — ``receivedAt`` is the moment
+/// of decoding, and a `received_at` the server sends is ignored (the state file keeps this client's
+/// own time beside the response). Decoding throws ``InvalidFieldError`` for a field of the wrong type
+/// and for an `expires_in` outside 0…``maximumLifetime``.
 public struct TokenResponse: Sendable, Hashable, Codable {
+    /// The longest `expires_in` accepted: ten years, in seconds.
+    public static let maximumLifetime = 315_360_000
+
     public var accessToken: String
     public var tokenType: String
     /// Lifetime of the access token in seconds from `receivedAt`, when the server said.
@@ -13,7 +21,7 @@ public struct TokenResponse: Sendable, Hashable, Codable {
     public var refreshToken: String?
     public var idToken: String?
     public var scope: String?
-    /// When this client received the response (not part of the server's JSON).
+    /// When this client received the response (this client's clock, never the server's JSON).
     public var receivedAt: Date
 
     public init(accessToken: String, tokenType: String = "Bearer", expiresIn: Int? = nil, refreshToken: String? = nil,
@@ -39,26 +47,27 @@ public struct TokenResponse: Sendable, Hashable, Codable {
         case refreshToken = "refresh_token"
         case idToken = "id_token"
         case scope
-        case receivedAt = "received_at"
     }
 
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        accessToken = try container.decode(String.self, forKey: .accessToken)
-        tokenType = try container.decode(String.self, forKey: .tokenType)
+        let fields = try JSONFields<CodingKeys>(decoder)
+        accessToken = try fields.string(.accessToken)
+        tokenType = try fields.string(.tokenType)
         // Some servers send expires_in as a string, or a fraction.
-        if let seconds = try? container.decodeIfPresent(Int.self, forKey: .expiresIn) {
-            expiresIn = seconds
-        } else if let seconds = try? container.decodeIfPresent(Double.self, forKey: .expiresIn) {
-            expiresIn = Int(seconds)
-        } else if let text = try? container.decodeIfPresent(String.self, forKey: .expiresIn) {
-            expiresIn = Int(text)
-        } else {
-            expiresIn = nil
-        }
-        refreshToken = try container.decodeIfPresent(String.self, forKey: .refreshToken)
-        idToken = try container.decodeIfPresent(String.self, forKey: .idToken)
-        scope = try container.decodeIfPresent(String.self, forKey: .scope)
-        receivedAt = try container.decodeIfPresent(Date.self, forKey: .receivedAt) ?? Date()
+        expiresIn = try fields.seconds(.expiresIn, in: 0...Self.maximumLifetime)
+        refreshToken = try fields.optionalString(.refreshToken)
+        idToken = try fields.optionalString(.idToken)
+        scope = try fields.optionalString(.scope)
+        receivedAt = Date()
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(accessToken, forKey: .accessToken)
+        try container.encode(tokenType, forKey: .tokenType)
+        try container.encodeIfPresent(expiresIn, forKey: .expiresIn)
+        try container.encodeIfPresent(refreshToken, forKey: .refreshToken)
+        try container.encodeIfPresent(idToken, forKey: .idToken)
+        try container.encodeIfPresent(scope, forKey: .scope)
     }
 }

@@ -32,6 +32,8 @@ public final class LocalAuthorizationServer: Sendable {
         /// The authorization code or refresh token presented.
         public var grantValue: String?
         public var clientSecret: String?
+        /// The OAuth error the request was refused with (`invalid_grant`…); `nil` when it was not.
+        public var refusal: String?
     }
 
     /// An HTTP request the server received, on any path, as it came.
@@ -339,10 +341,15 @@ public final class LocalAuthorizationServer: Sendable {
             method = "client_secret_basic"
         }
         let grantType = form["grant_type"] ?? ""
-        state.withLock {
+        let index = state.withLock {
             $0.tokenRequests.append(TokenRequestRecord(grantType: grantType, clientAuthentication: method, clientID: clientID,
                                                        redirectURI: form["redirect_uri"], codeVerifier: form["code_verifier"],
                                                        grantValue: form["code"] ?? form["refresh_token"], clientSecret: secret))
+            return $0.tokenRequests.count - 1
+        }
+        let refuse = { (status: Int, error: String, description: String) -> LocalHTTPServer.Response in
+            self.state.withLock { $0.tokenRequests[index].refusal = error }
+            return Self.oauthError(status, error, description)
         }
         if options.misbehaviors.contains(.slowTokenEndpoint) {
             try? await Task.sleep(for: options.tokenEndpointDelay)
@@ -353,11 +360,11 @@ public final class LocalAuthorizationServer: Sendable {
         if options.misbehaviors.contains(.tokenEndpointHTML) {
             return .text(200, "<!doctype html><html><body><h1>Sign in</h1></body></html>", contentType: "text/html")
         }
-        guard clientID == options.clientID else { return Self.oauthError(401, "invalid_client", "unknown client") }
+        guard clientID == options.clientID else { return refuse(401, "invalid_client", "unknown client") }
         if let expected = options.clientSecret {
-            guard secret == expected else { return Self.oauthError(401, "invalid_client", "wrong or missing client secret") }
+            guard secret == expected else { return refuse(401, "invalid_client", "wrong or missing client secret") }
         } else if secret != nil {
-            return Self.oauthError(401, "invalid_client", "this is a public client; it has no secret")
+            return refuse(401, "invalid_client", "this is a public client; it has no secret")
         }
 
         let grant: Grant
@@ -370,18 +377,28 @@ public final class LocalAuthorizationServer: Sendable {
                 state.codes[code] = grant
                 return grant
             }
-            guard let found else { return Self.oauthError(400, "invalid_grant", "unknown or used code") }
+            guard let found else { return refuse(400, "invalid_grant", "unknown or used code") }
             guard form["redirect_uri"] == found.redirectURI else {
-                return Self.oauthError(400, "invalid_grant", "redirect_uri differs from the authorization request's")
+                return refuse(400, "invalid_grant", "redirect_uri differs from the authorization request's")
             }
             guard let verifier = form["code_verifier"],
                   Self.s256(verifier) == found.codeChallenge else {
-                return Self.oauthError(400, "invalid_grant", "PKCE verification failed")
+                return refuse(400, "invalid_grant", "PKCE verification failed")
             }
             grant = found
         case "refresh_token":
-            guard let found = state.withLock({ $0.refreshTokens[form["refresh_token"] ?? ""] }) else {
-                return Self.oauthError(400, "invalid_grant", "unknown refresh token")
+            let presented = form["refresh_token"] ?? ""
+            let found = state.withLock { state -> Grant? in
+                guard var grant = state.refreshTokens[presented], !grant.used else { return nil }
+                if options.rotatesRefreshTokens {
+                    grant.used = true
+                    state.refreshTokens[presented] = grant
+                }
+                return grant
+            }
+            guard let found else {
+                let used = state.withLock { $0.refreshTokens[presented]?.used ?? false }
+                return refuse(400, "invalid_grant", used ? "refresh token already used" : "unknown refresh token")
             }
             grant = found
         case LocalDeviceAuthorization.grantType:
@@ -390,7 +407,7 @@ public final class LocalAuthorizationServer: Sendable {
             grant = Grant(clientID: options.clientID, redirectURI: "", codeChallenge: "", nonce: nil, scope: scope,
                           subject: options.subject)
         default:
-            return Self.oauthError(400, "unsupported_grant_type", "grant_type '\(grantType)' is not supported")
+            return refuse(400, "unsupported_grant_type", "grant_type '\(grantType)' is not supported")
         }
 
         let refreshToken = "rt-" + Self.randomString(32)
@@ -407,9 +424,11 @@ public final class LocalAuthorizationServer: Sendable {
                 return .text(500, "signing failed: \(error)")
             }
         }
-        return .json(TokenDocument(access_token: "at-" + Self.randomString(32), token_type: "Bearer",
-                                   expires_in: options.accessTokenLifetime, refresh_token: refreshToken,
-                                   id_token: idToken, scope: grant.scope))
+        let document = TokenDocument(access_token: "at-" + Self.randomString(32), token_type: "Bearer",
+                                     expires_in: options.accessTokenLifetime, refresh_token: refreshToken,
+                                     id_token: idToken, scope: grant.scope)
+        guard !options.tokenResponseOverrides.isEmpty else { return .json(document) }
+        return .json(RawJSON.overriding(document, with: options.tokenResponseOverrides))
     }
 
     private func makeIDToken(subject: String, nonce: String?, options: LocalAuthorizationServerOptions) async throws
@@ -429,7 +448,9 @@ public final class LocalAuthorizationServer: Sendable {
         let key = misbehaviors.contains(.unknownKeyID)
             ? try await SigningKey.make(options.signingAlgorithm, kid: "unpublished-\(Self.randomString(8))")
             : state.withLock { $0.signingKey }
-        var token = try await key.sign(claims)
+        var token = options.idTokenClaimOverrides.isEmpty
+            ? try await key.sign(claims)
+            : try await key.sign(RawClaims(values: RawJSON.overriding(claims, with: options.idTokenClaimOverrides)))
         if misbehaviors.contains(.tamperedSignature), let dot = token.lastIndex(of: ".") {
             // Change the signature's first character: still base64url, no longer valid.
             let first = token.index(after: dot)

@@ -64,12 +64,22 @@ public struct LocalAuthorizationServerOptions: Sendable {
     public var misbehaviors: Set<Misbehavior>
     /// How long the token endpoint waits with ``Misbehavior/slowTokenEndpoint``.
     public var tokenEndpointDelay: Duration
+    /// Each refresh token works once, as with providers that rotate them: a refresh answers with a new
+    /// one, and the one presented is refused with `invalid_grant` when presented again.
+    public var rotatesRefreshTokens: Bool
+    /// Fields put in every token response as raw JSON text, replacing the server's own
+    /// (`["expires_in": "1e300"]`); an empty text leaves the field out.
+    public var tokenResponseOverrides: [String: String]
+    /// Claims put in every ID token as raw JSON text, replacing the server's own
+    /// (`["exp": "\"soon\""]`); an empty text leaves the claim out. The token is still signed properly.
+    public var idTokenClaimOverrides: [String: String]
 
     public init(clientID: String = "test-client", clientSecret: String? = nil, subject: String = "alice",
                 authorizationPage: AuthorizationPage = .autoApprove,
                 signingAlgorithm: SigningAlgorithm = .rs256, sendsIssuerInResponse: Bool = true,
                 accessTokenLifetime: Int = 3600, misbehaviors: Set<Misbehavior> = [],
-                tokenEndpointDelay: Duration = .seconds(30)) {
+                tokenEndpointDelay: Duration = .seconds(30), rotatesRefreshTokens: Bool = false,
+                tokenResponseOverrides: [String: String] = [:], idTokenClaimOverrides: [String: String] = [:]) {
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.subject = subject
@@ -79,5 +89,8 @@ public struct LocalAuthorizationServerOptions: Sendable {
         self.sendsIssuerInResponse = sendsIssuerInResponse
         self.accessTokenLifetime = accessTokenLifetime
         self.misbehaviors = misbehaviors
+        self.rotatesRefreshTokens = rotatesRefreshTokens
+        self.tokenResponseOverrides = tokenResponseOverrides
+        self.idTokenClaimOverrides = idTokenClaimOverrides
     }
 }

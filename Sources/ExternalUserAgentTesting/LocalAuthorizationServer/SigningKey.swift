@@ -49,7 +49,7 @@ struct SigningKey: Sendable {
         }
     }
 
-    func sign(_ claims: ServerIDTokenClaims) async throws -> String {
+    func sign(_ claims: some JWTPayload) async throws -> String {
         var header = JWTHeader()
         header.alg = algorithm.rawValue
         header.typ = "JWT"
