@@ -306,6 +306,8 @@ if Context.environment["EUA_FUZZ"] == "1" {
             .product(name: "NIOEmbedded", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
+        ("FuzzOAuthResponses", ["ExternalUserAgentOAuth"]),
+        ("FuzzIDToken", ["ExternalUserAgentOAuth", .product(name: "Crypto", package: "swift-crypto")]),
     ]
     for target in fuzzTargets {
         package.targets.append(.executableTarget(name: target.name, dependencies: target.dependencies,
