@@ -60,8 +60,8 @@ public final class PluginAgent: ExternalUserAgent {
             throw ExternalUserAgentError(.presentationFailed, "agent '\(descriptor.id)' is already presenting; use one agent per session")
         }
         let presented = OneShot<Void>()
-        // Set when "presented" won the race with the deadline: only then does a later failure end the session. A failure after
-        // present() failed (the plugin's answer to our cancel) must not replace that error.
+        // Set when "presented" won the race with the deadline: only then does a later failure end the session.
+        // A failure after present() failed (the plugin's answer to our cancel) must not replace that error.
         let shown = Latch()
         let label = "agent '\(descriptor.id)' (\(entry.plugin.path))"
         let logger = entry.plugin.logger
