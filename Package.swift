@@ -299,7 +299,7 @@ let package = Package(
 // supplies their `main`; the inputs they found are kept as regression tests in the ordinary suites.
 if Context.environment["EUA_FUZZ"] == "1" {
     let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
-        ("FuzzPluginJSON", ["ExternalUserAgentABI"]),
+        ("FuzzPluginJSON", ["ExternalUserAgent", "ExternalUserAgentABI"]),
         ("FuzzLoopbackRequest", [
             "LoopbackReceiverPlugin", "ExternalUserAgent",
             .product(name: "NIOCore", package: "swift-nio"),

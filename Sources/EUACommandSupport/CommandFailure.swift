@@ -1,9 +1,11 @@
 import ExternalUserAgent
 
-/// A command's failure, printed as `Error: <message>` by the argument parser.
+/// A command's failure, printed as `Error: <message>` by the argument parser; the message is escaped for the
+/// terminal (``TerminalText``; its line breaks are kept, as in ``Output/errorMessage(_:)``), since it often
+/// quotes a server or a plugin.
 package struct CommandFailure: Error, CustomStringConvertible {
     package var description: String
-    package init(_ description: String) { self.description = description }
+    package init(_ description: String) { self.description = TerminalText.escaped(description, keepingLineBreaks: true) }
 
     /// Runs `work`, turning an ``ExternalUserAgentError`` into its message and code.
     package static func reporting<Value: Sendable>(_ work: () async throws -> Value) async throws -> Value {

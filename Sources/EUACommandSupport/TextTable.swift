@@ -1,7 +1,8 @@
-/// Left-aligned columns, padded to the widest cell, two spaces apart.
+/// Left-aligned columns, padded to the widest cell, two spaces apart. Cells are escaped for the terminal
+/// (``TerminalText``) before they are measured, so a cell from a plugin neither breaks a row nor the columns.
 package enum TextTable {
     package static func render(header: [String], rows: [[String]]) -> [String] {
-        let all = [header] + rows
+        let all = ([header] + rows).map { $0.map { TerminalText.escaped($0) } }
         let widths = header.indices.map { column in all.map { $0[column].count }.max() ?? 0 }
         return all.map { row in
             row.indices.map { column in

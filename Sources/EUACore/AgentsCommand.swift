@@ -24,9 +24,9 @@ struct AgentsCommand: ParsableCommand {
         let catalog = CommandCatalog.loader(environment: environment).load()
         let listing = AgentListing(catalog)
         if json {
-            print(try listing.jsonText())
+            Output.json(try listing.jsonText())
         } else {
-            print(listing.table())
+            Output.lines(listing.table())
         }
     }
 }
@@ -97,7 +97,8 @@ struct AgentListing: Encodable {
         return String(decoding: try encoder.encode(self), as: UTF8.self)
     }
 
-    func table() -> String {
+    /// The lines of the table form (printed escaped by ``Output/lines(_:)``).
+    func table() -> [String] {
         var lines: [String] = []
         if agents.isEmpty {
             lines.append("No agents. Build the plugins (swift build) or set EUA_PLUGIN_PATH.")
@@ -126,6 +127,6 @@ struct AgentListing: Encodable {
             lines.append("Refused plugins:")
             lines += errors.map { "  \($0.path): \($0.error)" }
         }
-        return lines.joined(separator: "\n")
+        return lines
     }
 }

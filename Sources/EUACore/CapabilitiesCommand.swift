@@ -26,13 +26,14 @@ struct CapabilitiesCommand: ParsableCommand {
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            Output.json(String(decoding: try encoder.encode(report), as: UTF8.self))
         } else {
-            print(Self.table(report))
+            Output.lines(Self.table(report))
         }
     }
 
-    static func table(_ report: CapabilityReport) -> String {
+    /// The lines of the table form (printed escaped by ``Output/lines(_:)``).
+    static func table(_ report: CapabilityReport) -> [String] {
         let facts = report.platform.facts
         func yesNo(_ value: Bool?) -> String { value.map { $0 ? "yes" : "no" } ?? "unknown" }
         var browser = "none"
@@ -54,6 +55,6 @@ struct CapabilitiesCommand: ParsableCommand {
         lines += TextTable.render(
             header: ["AGENT", "KIND", "AVAILABLE", "WHY NOT"],
             rows: entries.map { [$0.id, $0.kind, $0.available ? "yes" : "no", $0.available ? "" : $0.reasons.joined(separator: "; ")] })
-        return lines.joined(separator: "\n")
+        return lines
     }
 }

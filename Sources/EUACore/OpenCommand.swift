@@ -12,7 +12,12 @@ import Foundation
 struct OpenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "open",
-        abstract: "Open a URL with an agent (default: the system browser) and exit once it is handed off."
+        abstract: "Open a URL with an agent (default: the system browser) and exit once it is handed off.",
+        discussion: """
+            Exit status: 0 handed off, 1 the agent failed, 2 no agent could be chosen, 124 the agent did not \
+            hand the URL off within --timeout (it is then told to cancel, and given timeouts.dismiss, default \
+            5 s, to finish).
+            """
     )
 
     @Argument(help: "The URL to open.")
@@ -23,6 +28,18 @@ struct OpenCommand: ParsableCommand {
 
     @Option(name: .customLong("agent-option"), help: "An agent option, key=value (repeatable).")
     var agentOptions: [String] = []
+
+    @Option(help: "Seconds the agent may take to hand the URL off (default: timeouts.present from the configuration, else 30).")
+    var timeout: Double?
+
+    func validate() throws {
+        if let timeout, !(timeout > 0 && timeout <= OpenCommand.maximumTimeout) {
+            throw ValidationError("--timeout must be more than 0 and at most \(Int(OpenCommand.maximumTimeout)) seconds")
+        }
+    }
+
+    /// The longest `--timeout` accepted: a day.
+    static let maximumTimeout: Double = 86_400
 
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
@@ -52,18 +69,35 @@ struct OpenCommand: ParsableCommand {
                 selected = try AgentSelection.select(catalog: catalog, code: code, sources: sources)
             }
         } catch {
-            Output.standardError("eua open: \(error.message)\n")
+            Output.errorMessage("eua open: \(error.message)")
             Output.exit(2)
         }
-        let chosen = selected.makeAgent()
+        let configuration = selected.report.configuration
+        let deadline = timeout.map { Duration.milliseconds(Int64(($0 * 1000).rounded())) }
+            ?? configuration.presentTimeout ?? .seconds(30)
+        let grace = configuration.dismissTimeout ?? .seconds(5)
+        let chosen: any ExternalUserAgent
+        if case .plugin(let entry) = selected.candidate.source {
+            chosen = entry.makeAgent(options: selected.options, dismissGrace: grace)
+        } else {
+            chosen = selected.makeAgent()
+        }
         let session = ExternalUserAgentSession(agent: chosen, receiver: HandOffOnly(redirectURI: target))
         do {
             try Blocking.run {
-                try await chosen.present(AgentRequest(url: target, redirectURI: target), session: session)
+                do {
+                    try await chosen.present(AgentRequest(url: target, redirectURI: target, timeout: deadline),
+                                             session: session)
+                } catch {
+                    // Bounded: an agent that does not finish within the grace period is left be.
+                    await chosen.dismiss()
+                    throw error
+                }
             }
         } catch {
-            Output.standardError("eua open: \((error as? ExternalUserAgentError)?.message ?? "\(error)")\n")
-            Output.exit(1)
+            let failure = error as? ExternalUserAgentError
+            Output.errorLine("eua open: \(failure?.message ?? "\(error)")")
+            Output.exit(failure?.code == .timedOut ? 124 : 1)
         }
     }
 }

@@ -21,9 +21,13 @@ struct ReceiveCommand: ParsableCommand {
         abstract: "Listen on the loopback interface for one OAuth redirect and print its parameters.",
         discussion: """
             Prints the redirect URI first; then waits. Exit status: 0 callback received, 1 OAuth error \
-            in the callback, 2 bad usage or the receiver could not start, 124 timeout, 130 cancelled.
+            in the callback, 2 bad usage or the receiver could not start, 124 timeout (also when the \
+            receiver gives no redirect URI within --timeout), 130 cancelled.
             """
     )
+
+    @Option(help: "The redirect receiver to run (see 'eua agents').")
+    var receiver: String = "loopback"
 
     @Option(help: "The state the redirect must carry; other requests get 400 and the wait goes on.")
     var state: String?
@@ -40,7 +44,7 @@ struct ReceiveCommand: ParsableCommand {
     @Flag(help: "Put [::1] in the redirect URI (IPv6 loopback) instead of 127.0.0.1.")
     var ipv6 = false
 
-    @Option(help: "Give up after this many seconds.")
+    @Option(help: "Give up after this many seconds (the wait for the receiver's redirect URI has the same limit).")
     var timeout: Double = 300
 
     @Flag(help: "On failure, also print {\"error\":code,\"message\":…} as the last stdout line.")
@@ -48,17 +52,21 @@ struct ReceiveCommand: ParsableCommand {
 
     func validate() throws {
         if port != nil && portRange != nil { throw ValidationError("give --port or --port-range, not both") }
-        if timeout <= 0 { throw ValidationError("--timeout must be more than 0 seconds") }
+        if !(timeout > 0 && timeout <= OpenCommand.maximumTimeout) {
+            throw ValidationError("--timeout must be more than 0 and at most \(Int(OpenCommand.maximumTimeout)) seconds")
+        }
     }
 
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
         CommandLogging.bootstrap(environment: environment)
         // Only the plugin that offers the receiver is opened (see PluginIndexFile).
-        let catalog = CommandCatalog.loader(environment: environment).load(offering: ["loopback"])
-        guard let entry = catalog.receiver(id: "loopback") else {
-            fail(code: "receiverFailed", "the loopback receiver plugin (libEUALoopback.so) was not found on the plugin "
-                 + "search path; run 'eua agents' to see what loaded", exit: 2)
+        let catalog = CommandCatalog.loader(environment: environment).load(offering: [receiver])
+        guard let entry = catalog.receiver(id: receiver) else {
+            let which = receiver == "loopback" ? "the loopback receiver plugin (libEUALoopback.so) was"
+                : "no receiver '\(receiver)' was"
+            fail(code: "receiverFailed", "\(which) found on the plugin search path; run 'eua agents' to see what loaded",
+                 exit: 2)
         }
         var options: [String: String] = [:]
         options["path"] = path
@@ -74,7 +82,7 @@ struct ReceiveCommand: ParsableCommand {
 
         let outcome = Result { try Blocking.run {
             try await session.run { redirectURI in
-                print(redirectURI.absoluteString)
+                Output.line(redirectURI.absoluteString)
                 Output.flush()
                 return redirectURI
             }
@@ -84,10 +92,10 @@ struct ReceiveCommand: ParsableCommand {
             let parameters = Self.parameters(of: url)
             if let error = parameters["error"] {
                 let description = parameters["error_description"].map { ": \($0)" } ?? ""
-                print(Self.jsonLine(parameters))
+                Output.json(Self.jsonLine(parameters))
                 fail(code: "oauthError", "the authorization server answered with error '\(error)'\(description)", exit: 1)
             }
-            print(Self.jsonLine(parameters))
+            Output.json(Self.jsonLine(parameters))
         case .failure(let error as ExternalUserAgentError):
             let status: Int32 = switch error.code {
             case .timedOut: 124
@@ -101,8 +109,8 @@ struct ReceiveCommand: ParsableCommand {
     }
 
     private func fail(code: String, _ message: String, exit status: Int32) -> Never {
-        if json { print(Self.jsonLine(["error": code, "message": message])) }
-        Output.standardError("eua receive: \(message)\n")
+        if json { Output.json(Self.jsonLine(["error": code, "message": message])) }
+        Output.errorLine("eua receive: \(message)")
         Output.exit(status)
     }
 

@@ -134,19 +134,19 @@ struct DemoCommand: ParsableCommand {
             let output = DemoOutput(ok: succeeded, issuer: value?.issuer, agent: agent, testAgentAllowed: headless,
                                     subject: value?.subject, stateFile: value?.stateFile, steps: report.entries,
                                     error: outcome.failureDescription ?? report.firstFailure)
-            print(try output.jsonText())
+            Output.json(try output.jsonText())
         } else if succeeded, let value = try? outcome.get() {
-            print("""
+            Output.lines("""
 
                 Signed in as \(value.subject ?? "(no subject)"). That was the whole RFC 8252 flow: the app's own loopback \
                 receiver, an external user agent, PKCE, the response and ID token checks, and a private state file.
                 Next, sign in to a real provider (register a native app there with a loopback redirect URI, http://127.0.0.1):
                   eua login --issuer https://accounts.example.com --client-id YOUR-CLIENT-ID --scope "openid email"
-                """)
+                """.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
         }
         Output.flush()
         guard succeeded else {
-            Output.standardError("Error: \(outcome.failureDescription ?? report.firstFailure ?? "a step did not pass")\n")
+            Output.errorLine("Error: \(outcome.failureDescription ?? report.firstFailure ?? "a step did not pass")")
             throw ExitCode.failure
         }
     }

@@ -83,7 +83,7 @@ final class DemoReport: Sendable {
             }
             return lines
         }
-        for line in lines { print(line) }
+        Output.lines(lines)
         if !lines.isEmpty { Output.flush() }
     }
 }

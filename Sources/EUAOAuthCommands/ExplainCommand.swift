@@ -71,7 +71,7 @@ struct ExplainCommand: ParsableCommand {
         do {
             configuration = try Configuration.load(sources: .standard(environment: environment), code: code)
         } catch {
-            Output.standardError("eua explain: \(error.message)\n")
+            Output.errorLine("eua explain: \(error.message)")
             Output.exit(1)
         }
         let catalog = CommandCatalog.loader(environment: environment).load()
@@ -92,7 +92,11 @@ struct ExplainCommand: ParsableCommand {
                                     forced: flow.flatMap(SignInStep.init(rawValue:)))
         var explanation = Explanation(report)
         explanation.add(plan, issuerProblem: issuerProblem)
-        print(json ? try explanation.jsonText() : explanation.table())
+        if json {
+            Output.json(try explanation.jsonText())
+        } else {
+            Output.lines(explanation.table())
+        }
     }
 }
 
@@ -200,7 +204,8 @@ struct Explanation: Encodable {
         try container.encode(warnings, forKey: .warnings)
     }
 
-    func table() -> String {
+    /// The lines of the table form (printed escaped by ``Output/lines(_:)``).
+    func table() -> [String] {
         var lines: [String] = []
         if let chosen {
             lines.append("Chosen: \(chosen)")
@@ -238,6 +243,6 @@ struct Explanation: Encodable {
             lines.append("Warnings:")
             lines += warnings.map { "  " + $0 }
         }
-        return lines.joined(separator: "\n")
+        return lines
     }
 }

@@ -163,7 +163,7 @@ struct LoginCommand: ParsableCommand {
                 switch step.step {
                 case .device:
                     let display = WaitingDisplay(label: "Waiting for the code to be entered", timeout: seconds)
-                    Output.standardError("eua login: \(step.reason); signing in with a code (RFC 8628 device authorization).\n")
+                    Output.errorLine("eua login: \(step.reason); signing in with a code (RFC 8628 device authorization).")
                     defer { display.stop() }
                     state = try await signIn.runDevice(show: { codes in
                         display.note(codes.instructions)
@@ -196,18 +196,18 @@ struct LoginCommand: ParsableCommand {
             }
         }
         if run.interrupted {
-            Output.standardError("eua login: interrupted; the sign-in was cancelled (receiver closed, agent dismissed)\n")
+            Output.errorLine("eua login: interrupted; the sign-in was cancelled (receiver closed, agent dismissed)")
             Output.exit(130)
         }
         let outcome = try run.result.get()
         guard let tokens = outcome.0 else { throw CommandFailure("the sign-in ended without tokens") }
         if json {
-            print(try TokenOutput(tokens: tokens, claims: outcome.1, issuer: issuer, stateFile: file.path,
-                                  refusedCallbacks: refused.load(ordering: .relaxed)).jsonText())
+            Output.json(try TokenOutput(tokens: tokens, claims: outcome.1, issuer: issuer, stateFile: file.path,
+                                        refusedCallbacks: refused.load(ordering: .relaxed)).jsonText())
         } else {
             let who = outcome.1.map { "as \($0.displayName)" } ?? "(no ID token)"
-            print("Signed in to \(issuer) \(who).")
-            print("State saved to \(file.path).")
+            Output.line("Signed in to \(issuer) \(who).")
+            Output.line("State saved to \(file.path).")
         }
         let turnedAway = refused.load(ordering: .relaxed)
         if turnedAway > 0 {

@@ -45,12 +45,12 @@ struct RefreshCommand: ParsableCommand {
         }
         let (tokens, claims, issuer) = outcome
         if json {
-            print(try TokenOutput(tokens: tokens, claims: claims, issuer: issuer, stateFile: file.path).jsonText())
+            Output.json(try TokenOutput(tokens: tokens, claims: claims, issuer: issuer, stateFile: file.path).jsonText())
         } else {
             let who = claims.map { " for \($0.displayName)" } ?? ""
             let until = tokens.accessTokenExpirationDate.map { ", valid until \($0.formatted(.iso8601))" } ?? ""
-            print("Tokens\(who) at \(issuer) are fresh\(until).")
-            print("State saved to \(file.path).")
+            Output.line("Tokens\(who) at \(issuer) are fresh\(until).")
+            Output.line("State saved to \(file.path).")
         }
     }
 }

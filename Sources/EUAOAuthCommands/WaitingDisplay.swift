@@ -45,12 +45,13 @@ final class WaitingDisplay: Sendable {
         timer.resume()
     }
 
-    /// Prints `text` above the spinner (or as plain lines).
+    /// Prints `text` above the spinner (or as plain lines); it may quote a server, so all but its line
+    /// breaks is escaped (``TerminalText``).
     func note(_ text: String) {
         state.withLock { state in
             if style == .spinner && state.drawn { Output.standardError("\r\u{1B}[2K") }
             state.drawn = false
-            Output.standardError(text)
+            Output.standardError(TerminalText.escaped(text, keepingLineBreaks: true))
         }
     }
 

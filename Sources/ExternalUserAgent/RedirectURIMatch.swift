@@ -5,7 +5,8 @@ import Foundation
 #endif
 
 /// The rule a callback URL must meet to belong to a redirect URI: the same scheme, host,
-/// port and path (RFC 8252 §7.3, AppAuth's rule); the query and fragment are ignored.
+/// port and path (RFC 8252 §7.3, AppAuth's rule); the query and fragment are ignored. A URL with userinfo
+/// (`http://user@127.0.0.1/…`) never matches, on either side: a redirect URI has none.
 package enum RedirectURIMatch {
     /// `nil` when `callback` matches `redirectURI`, else a sentence naming the part that differs.
     package static func mismatch(callback: URL, redirectURI: URL) -> String? {
@@ -13,6 +14,12 @@ package enum RedirectURIMatch {
               let want = URLComponents(url: redirectURI, resolvingAgainstBaseURL: false)
         else {
             return "the callback URL could not be parsed"
+        }
+        if let part = forbiddenPart(got) {
+            return "the callback URL has \(part), which a redirect never has"
+        }
+        if let part = forbiddenPart(want) {
+            return "the redirect URI has \(part), which a redirect URI must not have"
         }
         let gotScheme = got.scheme?.lowercased() ?? ""
         let wantScheme = want.scheme?.lowercased() ?? ""
@@ -35,6 +42,16 @@ package enum RedirectURIMatch {
             return "the callback URL's path '\(gotPath)' is not the redirect URI's '\(wantPath)'"
         }
         return nil
+    }
+
+    /// `userinfo ('user@' before the host)` when `url` has a user or password part (even an empty one), else `nil`.
+    static func forbiddenPart(of url: URL) -> String? {
+        URLComponents(url: url, resolvingAgainstBaseURL: false).flatMap(forbiddenPart)
+    }
+
+    private static func forbiddenPart(_ components: URLComponents) -> String? {
+        components.percentEncodedUser != nil || components.percentEncodedPassword != nil
+            ? "userinfo ('user@' before the host)" : nil
     }
 
     private static func defaultPort(scheme: String) -> Int? {

@@ -117,7 +117,7 @@ struct PluginLoaderTests {
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: lib.path)
         let error = try onlyFailure(load([folder.url]), path: lib)
         #expect(error.code == .pluginInsecurePermissions)
-        #expect(error.message.contains("chmod o-w"))
+        #expect(error.message.contains("chmod go-w"))
     }
 
     @Test("a plugin in a world-writable folder is refused")

@@ -10,13 +10,25 @@
  *   NEVER_ANSWERS   start() and cancel() never send an event
  *   ANSWERS_TWICE   start() sends presented, finished, then finished again and another event
  *   EMBEDDED        offers an agent of kind embeddedWebView
- * PLUGIN_ID sets the plugin and agent id (default "misbehaving"); KIND="externalBrowser" any kind;
+ *   DESCRIBE_HANGS  describe() never returns
+ *   START_HANGS     start() never returns
+ *   CANCEL_HANGS    cancel() never returns
+ *   LISTENING_URI="http://…"  start() sends {"event":"listening"} with that redirect URI, then waits
+ *   REDIRECT_URL="http://…"   start() sends presented, then a redirect event with that URL, then waits
+ *   FAIL_MESSAGE="…"          start() sends a "failed" event (presentationFailed) with that message (JSON content)
+ *   LOG_MESSAGE="…"           the entry function logs that warning through the host's log
+ * PLUGIN_ID sets the plugin and agent id (default "misbehaving"); AGENT_ID another agent id; NO_AGENT
+ * offers none; RECEIVER_ID="x" also offers a receiver with that id; KIND="externalBrowser" any kind;
+ * AGENT_NAME="…" the agent's name (JSON string content, so "\u001b" is an ESC);
  * AGENT_VERSION="128.0" the agent's version; UNAVAILABLE="why" marks it unavailable with that reason.
+ * Unless NEVER_ANSWERS or CANCEL_HANGS, cancel() sends a "failed" (programCanceled) event when start()
+ * has run and sent no terminal event yet.
  */
 #include "eua_plugin.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef PLUGIN_ID
 #define PLUGIN_ID "misbehaving"
@@ -27,6 +39,23 @@
 #else
 #define KIND "testDouble"
 #endif
+#endif
+#ifndef AGENT_ID
+#define AGENT_ID PLUGIN_ID
+#endif
+#ifndef AGENT_NAME
+#define AGENT_NAME "Misbehaving agent"
+#endif
+#ifdef NO_AGENT
+#define AGENTS_FIELD ""
+#else
+#define AGENTS_FIELD ",\"agents\":[{\"id\":\"" AGENT_ID "\",\"kind\":\"" KIND "\",\"name\":\"" AGENT_NAME "\"" \
+    VERSION_FIELD AVAILABILITY_FIELD "}]"
+#endif
+#ifdef RECEIVER_ID
+#define RECEIVERS_FIELD ",\"receivers\":[{\"id\":\"" RECEIVER_ID "\",\"name\":\"Misbehaving receiver\"}]"
+#else
+#define RECEIVERS_FIELD ""
 #endif
 #ifdef AGENT_VERSION
 #define VERSION_FIELD ",\"version\":\"" AGENT_VERSION "\""
@@ -39,14 +68,22 @@
 #define AVAILABILITY_FIELD ""
 #endif
 
+#if defined(START_HANGS) || defined(CANCEL_HANGS) || defined(DESCRIBE_HANGS)
+static void hang(void) {
+    for (;;) pause();
+}
+#endif
+
 static char *describe(void *context) {
     (void)context;
+#if defined(DESCRIBE_HANGS)
+    hang();
+#endif
 #ifdef BAD_JSON
     return strdup("this is { not json");
 #else
-    return strdup("{\"id\":\"" PLUGIN_ID "\",\"name\":\"Misbehaving\",\"version\":\"0.1\","
-                  "\"agents\":[{\"id\":\"" PLUGIN_ID "\",\"kind\":\"" KIND "\",\"name\":\"Misbehaving agent\""
-                  VERSION_FIELD AVAILABILITY_FIELD "}]}");
+    return strdup("{\"id\":\"" PLUGIN_ID "\",\"name\":\"Misbehaving\",\"version\":\"0.1\""
+                  AGENTS_FIELD RECEIVERS_FIELD "}");
 #endif
 }
 
@@ -59,22 +96,53 @@ static void *create(void *context, const char *id, const char *options, char **e
     return &instance_token;
 }
 
+static eua_event_fn saved_event;
+static void *saved_context;
+static int started __attribute__((unused)), terminal_sent __attribute__((unused));
+
 static void start(void *instance, const char *request, eua_event_fn on_event, void *event_context) {
     (void)instance; (void)request;
-#if defined(NEVER_ANSWERS)
+    saved_event = on_event;
+    saved_context = event_context;
+    started = 1;
+#if defined(START_HANGS)
+    hang();
+#elif defined(NEVER_ANSWERS)
     (void)on_event; (void)event_context;
+#elif defined(LISTENING_URI)
+    on_event(event_context, "{\"event\":\"listening\",\"redirect_uri\":\"" LISTENING_URI "\"}");
+#elif defined(FAIL_MESSAGE)
+    on_event(event_context, "{\"event\":\"failed\",\"error\":{\"code\":\"presentationFailed\",\"message\":\"" FAIL_MESSAGE "\"}}");
+    terminal_sent = 1;
+#elif defined(REDIRECT_URL)
+    on_event(event_context, "{\"event\":\"presented\"}");
+    on_event(event_context, "{\"event\":\"redirect\",\"url\":\"" REDIRECT_URL "\"}");
 #elif defined(ANSWERS_TWICE)
     on_event(event_context, "{\"event\":\"presented\"}");
     on_event(event_context, "{\"event\":\"failed\",\"error\":{\"code\":\"userCanceled\",\"message\":\"first terminal\"}}");
     on_event(event_context, "{\"event\":\"finished\"}");
     on_event(event_context, "{\"event\":\"redirect\",\"url\":\"http://127.0.0.1:1/late\"}");
+    terminal_sent = 1;
 #else
     on_event(event_context, "{\"event\":\"presented\"}");
     on_event(event_context, "{\"event\":\"finished\"}");
+    terminal_sent = 1;
 #endif
 }
 
-static void cancel(void *instance) { (void)instance; }
+static void cancel(void *instance) {
+    (void)instance;
+#if defined(CANCEL_HANGS)
+    hang();
+#elif !defined(NEVER_ANSWERS)
+    if (started && !terminal_sent) {
+        terminal_sent = 1;
+        saved_event(saved_context,
+                    "{\"event\":\"failed\",\"error\":{\"code\":\"programCanceled\",\"message\":\"cancelled\"}}");
+    }
+#endif
+}
+
 static void destroy(void *instance) { (void)instance; }
 
 static eua_plugin_table table = {
@@ -98,6 +166,9 @@ __attribute__((visibility("default"))) const eua_plugin_table *eua_plugin_entry_
 #else
 __attribute__((visibility("default"))) const eua_plugin_table *eua_plugin_entry_v1(const eua_host_table *host) {
     (void)host;
+#if defined(LOG_MESSAGE)
+    host->log(host->context, EUA_LOG_WARNING, LOG_MESSAGE);
+#endif
 #if defined(NULL_ENTRY)
     return NULL;
 #endif

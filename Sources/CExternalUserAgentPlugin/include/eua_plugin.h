@@ -26,6 +26,33 @@
  *     table itself may live in the plugin's static storage.
  *   - Instances: create -> start -> (cancel)? -> terminal event -> destroy.
  *
+ * Ids
+ *   The plugin id and every agent and receiver id is 1 to 64 characters of
+ *   lowercase ASCII letters, digits, '.', '_' and '-', starting and ending with
+ *   a letter or a digit ("firefox", "system-browser", "org.example.agent_2").
+ *   "*" is never an id: configurations use it as a wildcard. Agent and receiver
+ *   ids share one namespace (a receiver may not have an agent's id); plugin ids
+ *   have their own. The host refuses a plugin whose id breaks this rule and
+ *   skips an agent or receiver whose id does, naming the file and the id.
+ *
+ * Deadlines (the host never waits on a plugin without one)
+ *   - describe, create and start must return at once: the host waits a few
+ *     seconds (5 by default), then refuses the plugin or gives the instance up.
+ *   - Waiting for "presented" (agents) or "listening" (receivers) has the
+ *     caller's deadline; past it the host calls cancel.
+ *   - After cancel the host waits a grace period (5 s by default) for the
+ *     terminal event. An instance that misses it, or whose cancel never
+ *     returns, is given up: never called again and never destroyed (its memory
+ *     stays the plugin's), and the host goes on.
+ *   - Each call is made on a thread of its own, so blocking in one only blocks
+ *     that thread; calls to one instance still never overlap.
+ *
+ * URLs a plugin reports
+ *   A "listening" redirect_uri must be an absolute URI with no userinfo
+ *   ("user@") and no fragment, else the host refuses the receiver. A "redirect"
+ *   or "callback" URL with userinfo never matches the redirect URI.
+ *   describe() may return at most 1 MiB, an event or error at most 64 KiB.
+ *
  * Events (eua_event_fn), each a JSON object with an "event" key:
  *   agents:     {"event":"presented"}                       the URL is on screen / handed off
  *               {"event":"redirect","url":"..."}            the agent itself saw the redirect

@@ -140,6 +140,9 @@ public struct Configuration: Sendable {
     /// How long an agent may take to close, when a layer sets it.
     public var dismissTimeout: Duration? { duration(.dismissTimeout) }
 
+    /// How long an agent may take to show a URL (`eua open`), when a layer sets it.
+    public var presentTimeout: Duration? { duration(.presentTimeout) }
+
     /// The page (file path or URL) shown after a successful redirect, when a layer sets it.
     public var successPage: String? { settings[.successPage]?.value.stringValue }
 

@@ -27,6 +27,8 @@ public struct ConfigurationKey: Sendable, Hashable, Comparable, CustomStringConv
     public static let authorizationTimeout = ConfigurationKey(["timeouts", "authorization"])
     /// How long an agent may take to close, in seconds.
     public static let dismissTimeout = ConfigurationKey(["timeouts", "dismiss"])
+    /// How long an agent may take to show a URL (`eua open`), in seconds.
+    public static let presentTimeout = ConfigurationKey(["timeouts", "present"])
     /// The page shown after a successful redirect: an absolute file path or an http(s) URL.
     public static let successPage = ConfigurationKey(["pages", "success"])
     /// The page shown after a failed redirect: an absolute file path or an http(s) URL.

@@ -30,7 +30,7 @@ enum ConfigurationSchema {
     static let keys: [ConfigurationKey: Shape] = [
         .preference: .agentList, .allow: .matcherList, .deny: .matcherList, .allowTestAgents: .bool, .flowOrder: .flowList,
         .receiverPort: .port, .receiverPortRange: .portRange, .receiverPath: .redirectPath,
-        .authorizationTimeout: .seconds, .dismissTimeout: .seconds, .successPage: .page, .failurePage: .page,
+        .authorizationTimeout: .seconds, .dismissTimeout: .seconds, .presentTimeout: .seconds, .successPage: .page, .failurePage: .page,
     ]
 
     /// The steps `flow-order` may name.

@@ -4,34 +4,54 @@ import Logging
 
 /// A plugin that loaded and described itself: its file, its table and what it offers.
 public struct LoadedPlugin: Sendable {
-    /// The `.so` file it came from.
+    /// The `.so` file it came from, as found on the search path (``PluginLoader`` opened the file it resolves to).
     public let path: String
     /// What `describe()` said.
     public let description: PluginWire.PluginDescription
     let table: PluginTable
     let logger: Logger
+    /// How long `create` and `start`, which the ABI says return at once, may take.
+    let callTimeout: Duration
 
-    /// Creates an instance of `componentID` with `options`; throws the plugin's error.
+    /// Creates an instance of `componentID` with `options`; throws the plugin's error, or
+    /// `pluginProtocolViolation` when `create` does not return within ``callTimeout``.
     func makeInstance(componentID: String, options: [String: String],
-                      failureCode: ExternalUserAgentError.Code) throws -> PluginInstance {
+                      failureCode: ExternalUserAgentError.Code) async throws(ExternalUserAgentError) -> PluginInstance {
         let optionsJSON = (try? PluginWire.encode(options)) ?? "{}"
-        var errorJSON: UnsafeMutablePointer<CChar>?
-        let handle = componentID.withCString { id in
-            optionsJSON.withCString { options in
-                table.pointer.pointee.create(table.pointer.pointee.context, id, options, &errorJSON)
+        let table = self.table
+        let where_ = "plugin \(path), component '\(componentID)'"
+        let created = await PluginCall.run(timeout: callTimeout) { () -> Created in
+            var errorJSON: UnsafeMutablePointer<CChar>?
+            let handle = componentID.withCString { id in
+                optionsJSON.withCString { options in
+                    table.pointer.pointee.create(table.pointer.pointee.context, id, options, &errorJSON)
+                }
             }
+            let errorText = PluginInput.string(errorJSON, limit: PluginInput.maximumEventBytes)
+            if let errorJSON { table.pointer.pointee.free_string(errorJSON) }
+            return Created(handle: handle, errorText: errorText)
         }
-        let errorText = errorJSON.map { String(cString: $0) }
-        if let errorJSON { table.pointer.pointee.free_string(errorJSON) }
-        guard let handle else {
-            let where_ = "plugin \(path), component '\(componentID)'"
-            guard let errorText, let error = try? PluginWire.decode(PluginWire.ErrorValue.self, from: errorText) else {
+        guard let created else {
+            throw ExternalUserAgentError(
+                .pluginProtocolViolation,
+                "\(where_): create() did not return within \(callTimeout) (the plugin ABI says it returns at once); "
+                    + "report this to the plugin's author, or remove the plugin")
+        }
+        guard let handle = created.handle else {
+            guard let errorText = created.errorText,
+                  let error = try? PluginWire.decode(PluginWire.ErrorValue.self, from: errorText) else {
                 throw ExternalUserAgentError(failureCode, "\(where_): create failed and gave no reason")
             }
             let code = ExternalUserAgentError.Code(name: error.code) ?? failureCode
             throw ExternalUserAgentError(code, "\(where_): \(error.message)")
         }
         return PluginInstance(table: table, handle: handle, label: "\(path) '\(componentID)'", logger: logger)
+    }
+
+    /// What `create` gave back, carried off the thread it ran on.
+    private struct Created: @unchecked Sendable {
+        var handle: UnsafeMutableRawPointer?
+        var errorText: String?
     }
 }
 

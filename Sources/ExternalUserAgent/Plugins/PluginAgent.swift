@@ -44,8 +44,13 @@ public final class PluginAgent: ExternalUserAgent {
         self.dismissGrace = dismissGrace
     }
 
+    /// Asks the plugin to show `request.url` and waits for it to say so (`presented`, or `finished`).
+    ///
+    /// With a `request.timeout`, that wait has that deadline: past it, the plugin is told to cancel and this
+    /// throws `timedOut`, naming the agent and its plugin file. A plugin whose `create` or `start` does not
+    /// return at once (within the loader's `callTimeout`) gives `pluginProtocolViolation`.
     public func present(_ request: AgentRequest, session: ExternalUserAgentSession) async throws {
-        let instance = try entry.plugin.makeInstance(
+        let instance = try await entry.plugin.makeInstance(
             componentID: descriptor.id, options: options, failureCode: .presentationFailed)
         let replaced = self.instance.withLock { current -> Bool in
             defer { current = instance }
@@ -55,18 +60,25 @@ public final class PluginAgent: ExternalUserAgent {
             throw ExternalUserAgentError(.presentationFailed, "agent '\(descriptor.id)' is already presenting; use one agent per session")
         }
         let presented = OneShot<Void>()
+        // Set when "presented" won the race with the deadline: only then does a later failure end the session.
+        // A failure after present() failed (the plugin's answer to our cancel) must not replace that error.
+        let shown = Latch()
         let label = "agent '\(descriptor.id)' (\(entry.plugin.path))"
         let logger = entry.plugin.logger
         let wire = PluginWire.AgentRequest(
             url: request.url.absoluteString, redirectURI: request.redirectURI.absoluteString,
             timeoutSeconds: request.timeout.map(Self.seconds))
-        instance.start(requestJSON: (try? PluginWire.encode(wire)) ?? "{}") { event in
+        try await instance.start(requestJSON: (try? PluginWire.encode(wire)) ?? "{}",
+                                 returnTimeout: entry.plugin.callTimeout) { event in
             switch event {
             case .presented, .finished:
-                presented.fulfill(.success(()))
+                if presented.fulfill(.success(())) { shown.signal() }
             case .redirect(let text):
-                guard let url = URL(string: text) else {
-                    logger.error("agent sent a redirect that is not a URL; ignored", metadata: ["plugin": "\(label)"])
+                let url: URL
+                switch PluginInput.callbackURL(text) {
+                case .success(let parsed): url = parsed
+                case .failure(let problem):
+                    logger.error("agent sent \(problem); ignored", metadata: ["plugin": "\(label)"])
                     return
                 }
                 do {
@@ -76,21 +88,37 @@ public final class PluginAgent: ExternalUserAgent {
                 }
             case .failed(let value):
                 let error = Self.error(from: value, default: .presentationFailed, label: label)
-                if !presented.fulfill(.failure(error)) {
+                if !presented.fulfill(.failure(error)), shown.isSignaled {
                     session.fail(with: error)
                 }
             case .listening, .callback, .refused:
                 logger.error("agent sent a receiver event; ignored (a plugin bug)", metadata: ["plugin": "\(label)"])
             }
         }
-        try await presented.value()
+        let deadline = request.timeout.map { timeout in
+            Task {
+                try await Task.sleep(for: timeout)
+                presented.fulfill(.failure(ExternalUserAgentError(
+                    .timedOut,
+                    "\(label) did not say it had shown the URL within \(Self.seconds(timeout)) s, so it was told to "
+                        + "cancel; see its log lines (EUA_LOG_LEVEL=debug), give it more time (--timeout, or "
+                        + "timeouts.present in the configuration) or choose another agent (--agent; 'eua agents' lists them)")))
+            }
+        }
+        defer { deadline?.cancel() }
+        do {
+            try await presented.value()
+        } catch let error as ExternalUserAgentError where error.code == .timedOut {
+            instance.cancel()
+            throw error
+        }
     }
 
+    /// Cancels the plugin's instance and waits up to ``dismissGrace`` for it to finish; an instance that
+    /// does not finish (or whose `cancel` never returns) is given up, not freed, and the host goes on.
     public func dismiss() async {
         guard let instance = instance.withLock({ $0 }) else { return }
-        instance.cancel()
-        _ = await instance.waitForTerminal(timeout: dismissGrace)
-        instance.destroy()
+        await instance.stop(grace: dismissGrace)
     }
 
     static func seconds(_ duration: Duration) -> Double {

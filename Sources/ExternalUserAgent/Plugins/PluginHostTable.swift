@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CExternalUserAgentPlugin
 import Logging
 
@@ -9,6 +12,17 @@ final class PluginLogSink: Sendable {
     init(logger: Logger, path: String) {
         self.logger = logger
         self.path = path
+    }
+
+    /// The most bytes of one log message that are kept.
+    static let maximumMessageBytes = 16 << 10
+
+    /// A plugin's message, cut at ``maximumMessageBytes`` (marked with `…`) so a runaway string costs nothing.
+    static func text(_ message: UnsafePointer<CChar>) -> String {
+        let length = strnlen(message, maximumMessageBytes + 1)
+        let kept = min(length, maximumMessageBytes)
+        let text = String(decoding: UnsafeRawBufferPointer(start: message, count: kept), as: UTF8.self)
+        return length > maximumMessageBytes ? text + "…" : text
     }
 
     func log(level: Int32, message: String) {
@@ -38,7 +52,7 @@ enum PluginHostTable {
             log: { context, level, message in
                 guard let context, let message else { return }
                 Unmanaged<PluginLogSink>.fromOpaque(context).takeUnretainedValue()
-                    .log(level: level, message: String(cString: message))
+                    .log(level: level, message: PluginLogSink.text(message))
             }))
         return UnsafePointer(table)
     }

@@ -4,44 +4,58 @@ import Logging
 import Synchronization
 
 /// One agent or receiver instance inside a plugin, with the ABI's rules enforced on the host side:
-/// events are decoded, only the first terminal event counts, and later ones are logged as bugs.
+/// events are decoded and checked (``PluginInput``), only the first terminal event counts, later ones are
+/// logged as bugs — and no call into the plugin can hang the host.
+///
+/// Every call (`start`, `cancel`, `destroy`) runs on a thread of its own (``PluginCall``), one at a time as
+/// the ABI promises: while one has not returned, later ones are not made. `start` must return within its
+/// deadline, `stop(grace:)` waits a bounded time for the terminal event; an instance that misses either is
+/// given up: never called again and never freed, since the plugin may still be using it.
 final class PluginInstance: Sendable {
     private let table: PluginTable
     private let handle: Handle
-    private let label: String
+    let label: String
     private let inbox: EventInbox
-    private let lifecycle = Mutex(Lifecycle())
-
-    private struct Lifecycle {
-        var started = false
-        var destroyed = false
-    }
+    private let gate: CallGate
 
     init(table: PluginTable, handle: UnsafeMutableRawPointer, label: String, logger: Logger) {
         self.table = table
         self.handle = Handle(pointer: handle)
         self.label = label
         self.inbox = EventInbox(label: label, logger: logger)
+        self.gate = CallGate(label: label, logger: logger)
     }
 
     /// Starts the instance; `onEvent` gets each event up to and including the terminal one.
-    func start(requestJSON: String, onEvent: @escaping @Sendable (PluginWire.Event) -> Void) {
+    /// Throws `pluginProtocolViolation` when `start` does not return within `returnTimeout`.
+    func start(requestJSON: String, returnTimeout: Duration,
+               onEvent: @escaping @Sendable (PluginWire.Event) -> Void) async throws(ExternalUserAgentError) {
         inbox.setHandler(onEvent)
-        lifecycle.withLock { $0.started = true }
         // The inbox is retained for the instance's life, so a late event never reaches freed memory.
-        let context = Unmanaged.passUnretained(inbox).toOpaque()
-        requestJSON.withCString { request in
-            table.pointer.pointee.start(handle.pointer, request, { context, json in
-                guard let context else { return }
-                let inbox = Unmanaged<EventInbox>.fromOpaque(context).takeUnretainedValue()
-                inbox.receive(json.map { String(cString: $0) })
-            }, context)
+        let context = PluginContext(pointer: Unmanaged.passUnretained(inbox).toOpaque())
+        let table = self.table, handle = self.handle
+        guard let returned = gate.call("start", marksStarted: true, {
+            requestJSON.withCString { request in
+                table.pointer.pointee.start(handle.pointer, request, { context, json in
+                    guard let context else { return }
+                    Unmanaged<EventInbox>.fromOpaque(context).takeUnretainedValue().receive(json)
+                }, context.pointer)
+            }
+        }) else {
+            throw ExternalUserAgentError(.pluginProtocolViolation, "\(label): could not be started")
+        }
+        guard await returned.wait(timeout: returnTimeout) else {
+            throw ExternalUserAgentError(
+                .pluginProtocolViolation,
+                "\(label): start() did not return within \(returnTimeout) (the plugin ABI says it returns at once); "
+                    + "the instance was given up. Report this to the plugin's author, or remove the plugin")
         }
     }
 
-    /// Asks the plugin to stop; its terminal event follows.
+    /// Asks the plugin to stop (on a thread of its own); its terminal event should follow.
     func cancel() {
-        table.pointer.pointee.cancel(handle.pointer)
+        let table = self.table, handle = self.handle
+        _ = gate.call("cancel", marksStarted: false) { table.pointer.pointee.cancel(handle.pointer) }
     }
 
     /// Waits up to `timeout` for the terminal event; `false` if it never came.
@@ -49,21 +63,26 @@ final class PluginInstance: Sendable {
         await inbox.terminal.wait(timeout: timeout)
     }
 
-    /// Frees the instance if the plugin is done with it. An instance that started and never sent
-    /// its terminal event is left alone (and logged): freeing it could crash a plugin still running.
+    /// Cancels, waits up to `grace` for the terminal event and for `cancel` to return, then frees the instance
+    /// when the plugin is done with it. `false` when it was given up instead (logged, naming the plugin).
+    @discardableResult
+    func stop(grace: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + grace
+        cancel()
+        let finished = await waitForTerminal(timeout: grace)
+        if let pending = gate.pending {
+            _ = await pending.wait(timeout: max(.zero, deadline - .now))
+        }
+        destroy()
+        return finished && gate.isDestroyed
+    }
+
+    /// Frees the instance if the plugin is done with it. An instance that started and never sent its
+    /// terminal event, or that is still inside a call, is left alone (and logged): freeing it could
+    /// crash a plugin still running.
     func destroy() {
-        let shouldDestroy = lifecycle.withLock { state -> Bool in
-            guard !state.destroyed else { return false }
-            if state.started && !inbox.terminal.isSignaled { return false }
-            state.destroyed = true
-            return true
-        }
-        if shouldDestroy {
-            table.pointer.pointee.destroy(handle.pointer)
-        } else if !lifecycle.withLock({ $0.destroyed }) {
-            inbox.logger.warning("plugin instance never finished; it was left running rather than freed",
-                                 metadata: ["plugin": "\(label)"])
-        }
+        let table = self.table, handle = self.handle
+        gate.destroy(terminal: inbox.terminal.isSignaled) { table.pointer.pointee.destroy(handle.pointer) }
     }
 
     deinit {
@@ -72,6 +91,90 @@ final class PluginInstance: Sendable {
 
     private struct Handle: @unchecked Sendable {
         let pointer: UnsafeMutableRawPointer
+    }
+
+    /// The inbox's address, handed to the plugin as the event context.
+    private struct PluginContext: @unchecked Sendable {
+        let pointer: UnsafeMutableRawPointer
+    }
+}
+
+/// Makes the calls into one instance one at a time and remembers how far it got. A class of its own so
+/// that a call's thread, which may outlive the instance, never touches freed memory.
+final class CallGate: Sendable {
+    private struct State {
+        var pending: (name: String, returned: Latch)?
+        var started = false
+        var destroyed = false
+        var givenUp = false
+    }
+
+    private let state = Mutex(State())
+    private let label: String
+    private let logger: Logger
+
+    init(label: String, logger: Logger) {
+        self.label = label
+        self.logger = logger
+    }
+
+    /// The latch of the call still inside the plugin, if one is.
+    var pending: Latch? {
+        state.withLock { state in
+            guard let pending = state.pending, !pending.returned.isSignaled else { return nil }
+            return pending.returned
+        }
+    }
+
+    var isDestroyed: Bool { state.withLock { $0.destroyed } }
+
+    /// Makes the call `name` on a thread of its own unless another call has not returned yet (then it is
+    /// skipped and logged) or the instance is freed; returns the latch set when it returns.
+    func call(_ name: String, marksStarted: Bool, _ work: @escaping @Sendable () -> Void) -> Latch? {
+        let blocked = state.withLock { state -> String? in
+            if state.destroyed { return "the instance was already freed" }
+            if let pending = state.pending, !pending.returned.isSignaled {
+                return "its \(pending.name)() has not returned"
+            }
+            if marksStarted { state.started = true }
+            state.pending = (name, Latch())
+            return nil
+        }
+        if let blocked {
+            logger.warning("plugin instance: \(name)() not called because \(blocked)", metadata: ["plugin": "\(label)"])
+            return nil
+        }
+        let returned = state.withLock { $0.pending!.returned }
+        PluginCall.detach(signalling: returned, work)
+        return returned
+    }
+
+    /// Frees the instance with `free` (on a thread of its own) when nothing is in the plugin and the work
+    /// ended (`terminal`) or never started; otherwise logs once that it was left running.
+    func destroy(terminal: Bool, _ free: @escaping @Sendable () -> Void) {
+        enum Decision { case free, leave(String), nothing }
+        let decision = state.withLock { state -> Decision in
+            if state.destroyed { return .nothing }
+            if let pending = state.pending, !pending.returned.isSignaled {
+                if state.givenUp { return .nothing }
+                state.givenUp = true
+                return .leave("its \(pending.name)() never returned")
+            }
+            if state.started && !terminal {
+                if state.givenUp { return .nothing }
+                state.givenUp = true
+                return .leave("it never sent its terminal event")
+            }
+            state.destroyed = true
+            return .free
+        }
+        switch decision {
+        case .free: _ = PluginCall.detach(free)
+        case .leave(let why):
+            logger.warning("plugin instance given up: \(why); it was left running rather than freed",
+                           metadata: ["plugin": "\(label)"])
+        case .nothing: break
+        }
     }
 }
 
@@ -91,11 +194,20 @@ final class EventInbox: Sendable {
         self.handler.withLock { $0 = handler }
     }
 
-    func receive(_ json: String?) {
-        guard let json, let event = try? PluginWire.decode(PluginWire.Event.self, from: json) else {
-            logger.error("plugin sent an event that is not valid event JSON; it was ignored (a plugin bug)",
-                         metadata: ["plugin": "\(label)", "event": "\(json?.prefix(200) ?? "NULL")"])
+    /// One event as the plugin sent it (borrowed C string); checked by ``PluginInput/event(_:)``.
+    func receive(_ json: UnsafePointer<CChar>?) {
+        guard let text = PluginInput.string(json, limit: PluginInput.maximumEventBytes) else {
+            let what = json == nil ? "a NULL event" : "an event longer than \(PluginInput.maximumEventBytes) bytes"
+            logger.error("plugin sent \(what); it was ignored (a plugin bug)", metadata: ["plugin": "\(label)"])
             return
+        }
+        let event: PluginWire.Event
+        switch PluginInput.event(text) {
+        case .failure(let problem):
+            logger.error("plugin sent \(problem); it was ignored (a plugin bug)", metadata: ["plugin": "\(label)"])
+            return
+        case .success(let decoded):
+            event = decoded
         }
         if terminal.isSignaled {
             logger.warning("plugin sent an event after its terminal event; it was ignored (a plugin bug)",

@@ -14,19 +14,26 @@ import Logging
 ///
 /// A bad file is refused with a reason and never stops the others from loading: not a shared
 /// library, no entry symbol, another ABI major version, a table too small, a description that is
-/// not valid JSON, an id already taken (the first one wins), a file or folder anyone may write.
+/// not valid JSON or whose `describe()` does not return in time, an id that breaks the grammar
+/// (``ComponentID``) or is already taken (the first one wins), a file or folder that someone else
+/// could change (``PluginFileSafety``).
 public struct PluginLoader: Sendable {
     public var searchPath: PluginSearchPath
     public var logger: Logger
     /// Where to remember which file offers which ids, for ``load(offering:)``; `nil`: remember nothing.
     public var index: PluginIndexFile?
+    /// How long a plugin function that the ABI says returns at once (`describe`, `create`, `start`) may take
+    /// before the plugin (or the instance) is given up.
+    public var callTimeout: Duration
 
     public init(searchPath: PluginSearchPath = .standard(),
                 logger: Logger = Logger(label: "ExternalUserAgent.plugins"),
-                index: PluginIndexFile? = nil) {
+                index: PluginIndexFile? = nil,
+                callTimeout: Duration = .seconds(5)) {
         self.searchPath = searchPath
         self.logger = logger
         self.index = index
+        self.callTimeout = callTimeout
     }
 
     /// Loads every plugin on the search path (and brings the index up to date, when there is one).
@@ -75,10 +82,10 @@ public struct PluginLoader: Sendable {
         return files
     }
 
-    /// The agent and receiver ids the plugin loaded from `file` offers; none when it was refused.
+    /// The valid agent and receiver ids the plugin loaded from `file` offers; none when it was refused.
     private static func ids(offeredBy file: String, in catalog: PluginCatalog) -> [String] {
         guard let plugin = catalog.plugins.first(where: { $0.path == file }) else { return [] }
-        return plugin.description.agents.map(\.id) + plugin.description.receivers.map(\.id)
+        return (plugin.description.agents.map(\.id) + plugin.description.receivers.map(\.id)).filter(ComponentID.isValid)
     }
 
     private func save(_ table: PluginIndex?) {
@@ -108,12 +115,12 @@ public struct PluginLoader: Sendable {
         case .failure(let error):
             logger.info("plugin refused: \(error.message)", metadata: ["path": "\(path)"])
             catalog.failures.append(PluginLoadFailure(path: path, error: error))
-        case .success(let plugin):
-            add(plugin, to: &catalog)
+        case .success(let (plugin, checked)):
+            add(plugin, checked: checked, to: &catalog)
         }
     }
 
-    private func add(_ plugin: LoadedPlugin, to catalog: inout PluginCatalog) {
+    private func add(_ plugin: LoadedPlugin, checked: PluginInput.CheckedDescription, to catalog: inout PluginCatalog) {
         if let first = catalog.plugins.first(where: { $0.description.id == plugin.description.id }) {
             catalog.failures.append(PluginLoadFailure(path: plugin.path, error: ExternalUserAgentError(
                 .pluginDuplicateID,
@@ -122,20 +129,13 @@ public struct PluginLoader: Sendable {
             return
         }
         catalog.plugins.append(plugin)
-        for component in plugin.description.agents {
-            let taken = catalog.agents.first { $0.descriptor.id == component.id }?.plugin.path
-                ?? (catalog.receivers.contains { $0.id == component.id } ? "a receiver" : nil)
-            if let taken {
+        catalog.failures += checked.skipped.map { PluginLoadFailure(path: plugin.path, error: $0) }
+        for (component, kind) in checked.agents {
+            if let taken = Self.owner(of: component.id, in: catalog) {
                 catalog.failures.append(PluginLoadFailure(path: plugin.path, error: ExternalUserAgentError(
                     .pluginDuplicateID,
-                    "agent id '\(component.id)' is already taken by \(taken), which was found first; this one is skipped")))
-                continue
-            }
-            guard let kindName = component.kind, let kind = AgentKind(rawValue: kindName) else {
-                catalog.failures.append(PluginLoadFailure(path: plugin.path, error: ExternalUserAgentError(
-                    .pluginDescriptionInvalid,
-                    "agent '\(component.id)' has kind '\(component.kind ?? "(missing)")'; expected one of "
-                        + AgentKind.allCases.map(\.rawValue).joined(separator: ", ") + "; the agent is skipped")))
+                    "agent id '\(component.id)' is already taken by \(taken), which was found first (agents and "
+                        + "receivers share one namespace); this one is skipped")))
                 continue
             }
             let descriptor = AgentDescriptor(
@@ -144,18 +144,25 @@ public struct PluginLoader: Sendable {
                 descriptor: descriptor, available: component.available,
                 reasons: Self.reasons(component), details: component.details ?? [:], plugin: plugin))
         }
-        for component in plugin.description.receivers {
-            if let first = catalog.receivers.first(where: { $0.id == component.id }) {
+        for component in checked.receivers {
+            if let taken = Self.owner(of: component.id, in: catalog) {
                 catalog.failures.append(PluginLoadFailure(path: plugin.path, error: ExternalUserAgentError(
                     .pluginDuplicateID,
-                    "receiver id '\(component.id)' is already taken by \(first.plugin.path), which was found first; "
-                        + "this one is skipped")))
+                    "receiver id '\(component.id)' is already taken by \(taken), which was found first (agents and "
+                        + "receivers share one namespace); this one is skipped")))
                 continue
             }
             catalog.receivers.append(PluginReceiverEntry(
                 id: component.id, name: component.name, available: component.available,
                 reasons: Self.reasons(component), details: component.details ?? [:], plugin: plugin))
         }
+    }
+
+    /// Who already has `id` in `catalog`: "the agent of <path>" or "the receiver of <path>".
+    private static func owner(of id: String, in catalog: PluginCatalog) -> String? {
+        if let agent = catalog.agent(id: id) { return "the agent of \(agent.plugin.path)" }
+        if let receiver = catalog.receiver(id: id) { return "the receiver of \(receiver.plugin.path)" }
+        return nil
     }
 
     /// An unavailable component always has at least one reason.
@@ -166,13 +173,17 @@ public struct PluginLoader: Sendable {
         return component.reasons
     }
 
-    private func loadPlugin(at path: String) -> Result<LoadedPlugin, ExternalUserAgentError> {
+    private func loadPlugin(at path: String)
+        -> Result<(LoadedPlugin, PluginInput.CheckedDescription), ExternalUserAgentError> {
         let started = ContinuousClock.now
-        if let problem = Self.permissionProblem(path) {
-            return .failure(ExternalUserAgentError(.pluginInsecurePermissions, problem))
+        let resolved: String
+        switch PluginFileSafety.check(path) {
+        case .safe(let checked): resolved = checked
+        case .unsafe(let problem): return .failure(ExternalUserAgentError(.pluginInsecurePermissions, problem))
         }
         let library: DynamicLibrary
-        switch DynamicLibrary.open(path) {
+        // The checked file itself, not the path again: a link changed in between is not followed.
+        switch DynamicLibrary.open(resolved) {
         case .success(let opened): library = opened
         case .failure(let error):
             return .failure(ExternalUserAgentError(
@@ -210,29 +221,32 @@ public struct PluginLoader: Sendable {
             return .failure(ExternalUserAgentError(
                 .pluginTableTooSmall, "its table has no '\(missing)' function (NULL); the plugin is incomplete"))
         }
-        guard let raw = header.describe(header.context) else {
-            return .failure(ExternalUserAgentError(
-                .pluginDescriptionInvalid, "describe() returned NULL: the plugin offers nothing on this machine"))
-        }
-        let text = String(cString: raw)
-        header.free_string(raw)
-        let description: PluginWire.PluginDescription
-        do {
-            description = try PluginWire.decode(PluginWire.PluginDescription.self, from: text)
-        } catch {
+        let describe = PluginDescribe(table: PluginTable(pointer: table))
+        guard let outcome = PluginCall.run(timeout: callTimeout, describe.call) else {
             return .failure(ExternalUserAgentError(
                 .pluginDescriptionInvalid,
-                "describe() did not return a valid plugin description (\(Self.explain(error))); expected "
-                    + "{\"id\":…,\"agents\":[…],\"receivers\":[…]}, got: \(text.prefix(120))"))
+                "describe() did not return within \(callTimeout) (the plugin ABI says it must be fast); the plugin "
+                    + "is refused: report this to its author, or remove it from \(Self.folder(of: path))"))
         }
-        guard !description.id.isEmpty else {
-            return .failure(ExternalUserAgentError(.pluginDescriptionInvalid, "describe() gave an empty plugin id"))
+        guard let text = outcome else {
+            return .failure(ExternalUserAgentError(
+                .pluginDescriptionInvalid,
+                "describe() returned NULL or more than \(PluginInput.maximumDescriptionBytes) bytes: the plugin offers "
+                    + "nothing on this machine"))
         }
+        let checked: PluginInput.CheckedDescription
+        switch PluginInput.description(text) {
+        case .success(let result): checked = result
+        case .failure(let error): return .failure(error)
+        }
+        let description = checked.description
         logger.debug("plugin loaded", metadata: [
             "path": "\(path)", "id": "\(description.id)",
             "ms": "\((ContinuousClock.now - started).milliseconds)",
         ])
-        return .success(LoadedPlugin(path: path, description: description, table: PluginTable(pointer: table), logger: logger))
+        let plugin = LoadedPlugin(path: path, description: description, table: PluginTable(pointer: table),
+                                  logger: logger, callTimeout: callTimeout)
+        return .success((plugin, checked))
     }
 
     private static func missingFunction(_ table: eua_plugin_table) -> String? {
@@ -247,55 +261,15 @@ public struct PluginLoader: Sendable {
         return fields.first { $0.1 == nil }?.0
     }
 
-    private static func explain(_ error: any Error) -> String {
-        switch error {
-        case DecodingError.dataCorrupted(let context): return "not JSON: \(context.debugDescription)"
-        case DecodingError.keyNotFound(let key, _): return "missing key '\(key.stringValue)'"
-        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
-            let where_ = context.codingPath.map(\.stringValue).joined(separator: ".")
-            return "wrong type at '\(where_)': \(context.debugDescription)"
-        default: return "\(error)"
-        }
-    }
-
-    /// `nil` when the file and its folder are safe to load from, else why not.
-    static func permissionProblem(_ path: String) -> String? {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            return "cannot read its file status (\(String(cString: strerror(errno))))"
-        }
-        if info.st_mode & S_IFMT != S_IFREG {
-            return "not a regular file"
-        }
-        if info.st_mode & S_IWOTH != 0 {
-            return "the file is writable by everyone, so anyone could replace the code this process runs; "
-                + "refused: run 'chmod o-w \(path)'"
-        }
-        let folder = Self.folder(of: path)
-        var folderInfo = stat()
-        if stat(folder, &folderInfo) == 0, folderInfo.st_mode & S_IWOTH != 0 {
-            return "its folder \(folder) is writable by everyone, so anyone could replace the plugin; "
-                + "refused: run 'chmod o-w \(folder)' or move the plugin"
-        }
-        return nil
-    }
-
     /// The `*.so` files directly in `folder`, sorted by name; none when it does not exist.
     static func pluginFiles(in folder: String) -> [String] {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
         return names.filter { $0.hasSuffix(".so") }.sorted().map { folder.hasSuffix("/") ? folder + $0 : folder + "/" + $0 }
     }
 
-    static func folder(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
-    }
+    static func folder(of path: String) -> String { PluginFileSafety.folder(of: path) }
 
-    static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
+    static func realPath(_ path: String) -> String? { PluginFileSafety.realPath(path) }
 }
 
 extension Duration {
@@ -303,5 +277,18 @@ extension Duration {
     var milliseconds: Double {
         let parts = components
         return Double(parts.seconds) * 1000 + Double(parts.attoseconds) / 1e15
+    }
+}
+
+/// A plugin's `describe()`, called on a thread of its own: the text (at most
+/// ``PluginInput/maximumDescriptionBytes``), or `nil` for NULL or a longer text.
+private struct PluginDescribe: Sendable {
+    let table: PluginTable
+
+    func call() -> String? {
+        let header = table.pointer.pointee
+        guard let raw = header.describe(header.context) else { return nil }
+        defer { header.free_string(raw) }
+        return PluginInput.string(raw, limit: PluginInput.maximumDescriptionBytes)
     }
 }

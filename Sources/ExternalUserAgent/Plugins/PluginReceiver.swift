@@ -21,8 +21,9 @@ public struct PluginReceiverEntry: Sendable {
     public let plugin: LoadedPlugin
 
     /// A receiver for one session, with `options` (`port=8400`, `path=/cb`, …).
-    public func makeReceiver(options: [String: String] = [:]) -> PluginReceiver {
-        PluginReceiver(entry: self, options: options)
+    /// `stopGrace` bounds how long `stop()` waits for the plugin to finish.
+    public func makeReceiver(options: [String: String] = [:], stopGrace: Duration = .seconds(5)) -> PluginReceiver {
+        PluginReceiver(entry: self, options: options, stopGrace: stopGrace)
     }
 }
 
@@ -33,33 +34,50 @@ public final class PluginReceiver: RedirectReceiver {
     private let options: [String: String]
     private let instance = Mutex<PluginInstance?>(nil)
 
-    init(entry: PluginReceiverEntry, options: [String: String]) {
+    /// How long `stop()` waits for the plugin to finish before leaving it be.
+    public let stopGrace: Duration
+
+    init(entry: PluginReceiverEntry, options: [String: String], stopGrace: Duration) {
         self.entry = entry
         self.options = options
+        self.stopGrace = stopGrace
     }
 
+    /// Starts the plugin's receiver and waits for its redirect URI (the `listening` event), which must be an
+    /// absolute URI without userinfo or fragment.
+    ///
+    /// With a `request.timeout`, that wait has that deadline: past it, the plugin is told to cancel and this
+    /// throws `timedOut`, naming the receiver and its plugin file.
     public func start(_ request: ReceiverRequest, session: ExternalUserAgentSession) async throws -> URL {
-        let instance = try entry.plugin.makeInstance(
+        let instance = try await entry.plugin.makeInstance(
             componentID: entry.id, options: options, failureCode: .receiverFailed)
         self.instance.withLock { $0 = instance }
         let listening = OneShot<URL>()
+        // Set when the redirect URI won the race with the deadline: only then does a later failure end the session.
+        // A failure after start() failed (the plugin's answer to our cancel) must not replace that error.
+        let handedOver = Latch()
         let label = "receiver '\(entry.id)' (\(entry.plugin.path))"
         let logger = entry.plugin.logger
         let wire = PluginWire.ReceiverRequest(
             state: request.expectedState, path: options["path"],
             timeoutSeconds: request.timeout.map(PluginAgent.seconds))
-        instance.start(requestJSON: (try? PluginWire.encode(wire)) ?? "{}") { event in
+        try await instance.start(requestJSON: (try? PluginWire.encode(wire)) ?? "{}",
+                                 returnTimeout: entry.plugin.callTimeout) { event in
             switch event {
             case .listening(let text):
-                guard let url = URL(string: text) else {
+                switch PluginInput.redirectURI(text) {
+                case .success(let url):
+                    if listening.fulfill(.success(url)) { handedOver.signal() }
+                case .failure(let problem):
                     listening.fulfill(.failure(ExternalUserAgentError(
-                        .receiverFailed, "\(label): its redirect URI is not a URL")))
-                    return
+                        .receiverFailed, "\(label): \(problem); the receiver is not used: fix the plugin or remove it")))
                 }
-                listening.fulfill(.success(url))
             case .callback(let text), .redirect(let text):
-                guard let url = URL(string: text) else {
-                    logger.error("receiver sent a callback that is not a URL; ignored", metadata: ["plugin": "\(label)"])
+                let url: URL
+                switch PluginInput.callbackURL(text) {
+                case .success(let parsed): url = parsed
+                case .failure(let problem):
+                    logger.error("receiver sent \(problem); ignored", metadata: ["plugin": "\(label)"])
                     return
                 }
                 do {
@@ -68,28 +86,48 @@ public final class PluginReceiver: RedirectReceiver {
                     logger.warning("the session refused the receiver's callback: \(error)", metadata: ["plugin": "\(label)"])
                 }
             case .refused(let status, let reason):
-                logger.info("receiver turned a request away; still waiting",
-                            metadata: ["plugin": "\(label)", "status": "\(status)"])
-                session.noteRefused("\(label) answered HTTP \(status): \(reason)")
+                switch PluginInput.refusal(status: status, reason: reason) {
+                case .success(let refusal):
+                    logger.info("receiver turned a request away; still waiting",
+                                metadata: ["plugin": "\(label)", "status": "\(refusal.status)"])
+                    session.noteRefused("\(label) answered HTTP \(refusal.status): \(refusal.reason)")
+                case .failure(let problem):
+                    logger.error("receiver sent \(problem); ignored", metadata: ["plugin": "\(label)"])
+                }
             case .finished:
                 listening.fulfill(.failure(ExternalUserAgentError(
                     .receiverFailed, "\(label) finished without giving a redirect URI")))
             case .failed(let value):
                 let error = PluginAgent.error(from: value, default: .receiverFailed, label: label)
-                if !listening.fulfill(.failure(error)) {
+                if !listening.fulfill(.failure(error)), handedOver.isSignaled {
                     session.fail(with: error)
                 }
             case .presented:
                 logger.error("receiver sent an agent event; ignored (a plugin bug)", metadata: ["plugin": "\(label)"])
             }
         }
-        return try await listening.value()
+        let deadline = request.timeout.map { timeout in
+            Task {
+                try await Task.sleep(for: timeout)
+                listening.fulfill(.failure(ExternalUserAgentError(
+                    .timedOut,
+                    "\(label) did not give its redirect URI within \(PluginAgent.seconds(timeout)) s, so it was told to "
+                        + "cancel; see its log lines (EUA_LOG_LEVEL=debug), give it more time (--timeout) or remove the plugin")))
+            }
+        }
+        defer { deadline?.cancel() }
+        do {
+            return try await listening.value()
+        } catch let error as ExternalUserAgentError where error.code == .timedOut {
+            instance.cancel()
+            throw error
+        }
     }
 
+    /// Cancels the plugin's instance and waits up to ``stopGrace`` for it to finish; an instance that does
+    /// not finish (or whose `cancel` never returns) is given up, not freed, and the host goes on.
     public func stop() async {
         guard let instance = instance.withLock({ $0 }) else { return }
-        instance.cancel()
-        _ = await instance.waitForTerminal(timeout: .seconds(5))
-        instance.destroy()
+        await instance.stop(grace: stopGrace)
     }
 }

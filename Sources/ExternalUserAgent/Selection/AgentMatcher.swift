@@ -1,4 +1,4 @@
-/// One entry of an allow or deny list: an agent id (or `*` for every agent), optionally with a
+/// One entry of an allow or deny list: an agent id (``ComponentID``; or `*` for every agent), optionally with a
 /// ``VersionRange`` for the agent's browser version.
 ///
 /// Written `firefox`, `firefox>=115`, `chromium 120..<130`, `* >=100`. Like AppAuth-Android's
@@ -19,10 +19,9 @@ public struct AgentMatcher: Sendable, Hashable, CustomStringConvertible {
         let spec = text.trimmingWhitespace()
         let idEnd = spec.firstIndex { $0.isWhitespace || "<>=".contains($0) } ?? spec.endIndex
         let id = String(spec[..<idEnd])
-        guard !id.isEmpty, id == "*" || id.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }),
-              !id.contains(".."), id.first != ".", id.last != "." else {
+        guard id == "*" || ComponentID.isValid(id) else {
             throw VersionRangeSyntaxError(
-                text: text, problem: "expected an agent id (letters, digits, '-', '_', '.') or '*', then optionally a "
+                text: text, problem: "expected an agent id (\(ComponentID.grammar)) or '*', then optionally a "
                     + "version range, like 'firefox>=115' or 'chromium 120..<130'")
         }
         let rest = spec[idEnd...].trimmingWhitespace()

@@ -1,0 +1,65 @@
+import Dispatch
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs one call into a plugin on a thread of its own, so that a plugin function that never returns
+/// cannot hang the host: the caller waits up to a deadline and then goes on, leaving that thread blocked
+/// inside the plugin (it cannot be stopped, and the plugin's memory must not be freed under it).
+enum PluginCall {
+    private final class Work {
+        let body: () -> Void
+        init(_ body: @escaping () -> Void) { self.body = body }
+    }
+
+    /// Starts `work` on a new detached thread; `returned` is set when it returns.
+    @discardableResult
+    static func detach(signalling returned: Latch = Latch(), _ work: @escaping @Sendable () -> Void) -> Latch {
+        let box = Unmanaged.passRetained(Work {
+            work()
+            returned.signal()
+        }).toOpaque()
+        var thread = pthread_t()
+        if pthread_create(&thread, nil, { context in
+            Unmanaged<Work>.fromOpaque(context!).takeRetainedValue().body()
+            return nil
+        }, box) == 0 {
+            pthread_detach(thread)
+        } else {
+            Unmanaged<Work>.fromOpaque(box).takeRetainedValue().body()
+        }
+        return returned
+    }
+
+    /// Runs `work` on its own thread and blocks this one up to `timeout`; `nil` when it did not return in time.
+    static func run<Value: Sendable>(timeout: Duration, _ work: @escaping @Sendable () -> Value) -> Value? {
+        let result = ResultBox<Value>()
+        let done = DispatchSemaphore(value: 0)
+        _ = detach {
+            result.set(work())
+            done.signal()
+        }
+        let (seconds, attoseconds) = timeout.components
+        let nanoseconds = max(0, seconds) * 1_000_000_000 + max(0, attoseconds) / 1_000_000_000
+        guard done.wait(timeout: .now() + .nanoseconds(Int(clamping: nanoseconds))) == .success else { return nil }
+        return result.get()
+    }
+
+    /// Runs `work` on its own thread and waits up to `timeout` without blocking a task thread.
+    static func run<Value: Sendable>(timeout: Duration, _ work: @escaping @Sendable () -> Value) async -> Value? {
+        let result = ResultBox<Value>()
+        let returned = detach { result.set(work()) }
+        guard await returned.wait(timeout: timeout) else { return nil }
+        return result.get()
+    }
+}
+
+/// A value written by one thread and read by another after a signal.
+private final class ResultBox<Value: Sendable>: Sendable {
+    private let value = Mutex<Value?>(nil)
+
+    func set(_ newValue: Value) { value.withLock { $0 = newValue } }
+
+    func get() -> Value? { value.withLock { $0 } }
+}
