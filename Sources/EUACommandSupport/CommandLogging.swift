@@ -1,3 +1,4 @@
+import ExternalUserAgent
 import Logging
 
 /// Logging for the command-line tools: stderr only (stdout is for results), level from EUA_LOG_LEVEL.

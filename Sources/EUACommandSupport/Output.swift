@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import ExternalUserAgent
 import Glibc
 #endif
 

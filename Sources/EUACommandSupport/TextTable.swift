@@ -1,3 +1,5 @@
+import ExternalUserAgent
+
 /// Left-aligned columns, padded to the widest cell, two spaces apart. Cells are escaped for the terminal
 /// (``TerminalText``) before they are measured, so a cell from a plugin neither breaks a row nor the columns.
 package enum TextTable {

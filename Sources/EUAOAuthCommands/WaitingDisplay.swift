@@ -1,3 +1,4 @@
+import ExternalUserAgent
 import EUACommandSupport
 import Dispatch
 import Synchronization
