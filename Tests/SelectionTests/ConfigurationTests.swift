@@ -124,36 +124,46 @@ struct ConfigurationTests {
         #expect(configuration.preference == ["*"])
     }
 
-    @Test("world-writable managed and system files are refused, with a warning; user files are read")
+    @Test("world-writable system files are refused, with a warning; user files are read; the managed file still pins")
     func worldWritable() throws {
         let folder = try TemporaryFolder()
         let layers = Layers(system: "preference = [\"chromium\"]\n", user: "deny = [\"tab\"]\n",
-                            managed: "preference = [\"firefox\"]\n")
+                            managed: "allow-test-agents = false\n")
         let sources = try layers.sources(in: folder)
-        for path in [sources.managedFile!, sources.systemFiles[0], sources.userFile!] {
+        for path in [sources.systemFiles[0], sources.userFile!] {
             try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: path)
         }
         let configuration = try Configuration.load(sources: sources)
-        #expect(configuration.preference == ["*"], "neither the managed nor the system preference applies")
+        #expect(configuration.preference == ["*"], "the system preference does not apply")
         #expect(configuration.deny.map(\.id) == ["tab"])
         let refused = configuration.files.filter { if case .refused = $0.status { true } else { false } }
-        #expect(Set(refused.map(\.layer)) == [.managed, .system])
+        #expect(refused.map(\.layer) == [.system])
         #expect(refused.allSatisfy { "\($0.status)".contains("writable by everyone") })
-        #expect(configuration.warnings.contains { $0.description.contains("managed.toml") && $0.description.contains("chmod o-w") })
+        #expect(configuration.warnings.contains { $0.description.contains("xdg/eua/config.toml") && $0.description.contains("chmod go-w") })
+        #expect(configuration[.allowTestAgents]?.origin.layer == .managed)
     }
 
-    @Test("a managed file in a folder anyone may write is refused")
-    func worldWritableFolder() throws {
+    @Test("a world-writable managed file, or one in a folder anyone may write, fails closed: loading throws")
+    func worldWritableManaged() throws {
         let folder = try TemporaryFolder()
         let open = try folder.folder("open")
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: open.path)
-        let managed = open.appendingPathComponent("managed.toml")
-        try Data("preference = [\"firefox\"]\n".utf8).write(to: managed)
-        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: managed.path)
-        let configuration = try Configuration.load(sources: ConfigurationSources(
-            environment: [:], systemFiles: [], userFile: nil, managedFile: managed.path))
-        #expect(configuration.preference == ["*"])
-        #expect("\(configuration.files[0].status)".contains("its folder"))
+        let inOpenFolder = open.appendingPathComponent("managed.toml")
+        try Data("preference = [\"firefox\"]\n".utf8).write(to: inOpenFolder)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: inOpenFolder.path)
+        let writable = folder.url.appendingPathComponent("managed.toml")
+        try Data("preference = [\"firefox\"]\n".utf8).write(to: writable)
+        try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: writable.path)
+        for (managed, problem) in [(inOpenFolder, "its folder \(open.path) is writable by everyone"),
+                                   (writable, "\(writable.path) is writable by everyone")] {
+            let error = try #require(throws: ExternalUserAgentError.self) {
+                try Configuration.load(sources: ConfigurationSources(
+                    environment: [:], systemFiles: [], userFile: nil, managedFile: managed.path))
+            }
+            #expect(error.code == .configurationInvalid)
+            #expect(error.message.contains("managed configuration file \(managed.path) is refused: \(problem)"),
+                    "\(error.message)")
+        }
     }
 
     @Test("EUA_MANAGED_CONFIG points at the managed file; the init parameter wins over it")

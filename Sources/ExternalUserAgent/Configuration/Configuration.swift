@@ -1,8 +1,3 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -66,22 +61,30 @@ public struct Configuration: Sendable {
 
     /// Reads every layer from `sources`, with `code` as the code layer.
     ///
-    /// A missing file is fine; a managed or system file that anyone may write is refused (and warned
-    /// about); a file that is not valid TOML, or sets a key to a wrong value, throws `configurationInvalid`.
+    /// A missing file is fine. A system file that another user could change is refused, with a warning
+    /// (see ``ConfigurationFileStatus/Status/refused(_:)``). Throws `configurationInvalid` for a managed file
+    /// that exists but cannot be read or trusted (a policy that cannot be applied fails closed), a file over
+    /// 1 MiB or not UTF-8, a file that is not valid TOML, and a key set to a wrong value.
     public static func load(sources: ConfigurationSources = .standard(),
                             code: CodeConfiguration = CodeConfiguration()) throws(ExternalUserAgentError) -> Configuration {
+        try load(sources: sources, code: code, user: geteuid())
+    }
+
+    /// ``load(sources:code:)``, trusting the files of `user` (and root) for the system and managed layers.
+    static func load(sources: ConfigurationSources, code: CodeConfiguration,
+                     user: uid_t) throws(ExternalUserAgentError) -> Configuration {
         var settings = defaults
         var files: [ConfigurationFileStatus] = []
         var warnings: [ConfigurationWarning] = []
         func read(_ path: String, _ layer: ConfigurationLayer) throws(ExternalUserAgentError) {
-            let (status, text) = Self.readFile(path, refuseWorldWritable: layer == .system || layer == .managed)
+            let (status, bytes) = try ConfigurationFileReader.read(path, layer: layer, user: user)
             files.append(ConfigurationFileStatus(path: path, layer: layer, status: status))
             if case .refused(let why) = status {
                 warnings.append(ConfigurationWarning(
                     origin: ConfigurationOrigin(layer: layer, source: path), message: "not read: \(why)"))
             }
-            guard let text else { return }
-            let file = try ConfigurationFile(text: text, path: path, layer: layer)
+            guard let bytes else { return }
+            let file = try ConfigurationFile(bytes: bytes, path: path, layer: layer)
             settings += file.settings
             warnings += file.warnings
         }
@@ -155,30 +158,5 @@ public struct Configuration: Sendable {
 
     private func duration(_ key: ConfigurationKey) -> Duration? {
         settings[key]?.value.secondsValue.map { .milliseconds(Int64(($0 * 1000).rounded())) }
-    }
-
-    /// Reads `path`: its status and, when loaded, its text.
-    static func readFile(_ path: String, refuseWorldWritable: Bool) -> (ConfigurationFileStatus.Status, String?) {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            if errno == ENOENT || errno == ENOTDIR { return (.notFound, nil) }
-            return (.refused("cannot read its file status (\(String(cString: strerror(errno))))"), nil)
-        }
-        if info.st_mode & S_IFMT != S_IFREG { return (.refused("not a regular file"), nil) }
-        if refuseWorldWritable {
-            if info.st_mode & S_IWOTH != 0 {
-                return (.refused("the file is writable by everyone, so anyone could change this policy; run 'chmod o-w \(path)'"), nil)
-            }
-            let folder = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-            var folderInfo = stat()
-            if stat(folder, &folderInfo) == 0, folderInfo.st_mode & S_IWOTH != 0, folderInfo.st_mode & S_ISVTX == 0 {
-                return (.refused("its folder \(folder) is writable by everyone, so anyone could replace the file; "
-                                 + "run 'chmod o-w \(folder)'"), nil)
-            }
-        }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            return (.refused("cannot read it (\(String(cString: strerror(errno))))"), nil)
-        }
-        return (.loaded, String(decoding: data, as: UTF8.self))
     }
 }

@@ -1,19 +1,19 @@
 /// One TOML configuration file, read with ``TOMLDocument`` and checked against the schema.
-struct ConfigurationFile {
+package struct ConfigurationFile {
     /// What the file sets, with each setting's line.
-    var settings: [ConfigurationSetting] = []
+    package var settings: [ConfigurationSetting] = []
     /// Unknown keys, each with the nearest known key.
-    var warnings: [ConfigurationWarning] = []
+    package var warnings: [ConfigurationWarning] = []
 
-    /// Reads `text` (the contents of `path`) as a file of `layer`.
-    /// Throws `configurationInvalid` with `path:line`, the key and what was expected.
-    init(text: String, path: String, layer: ConfigurationLayer) throws(ExternalUserAgentError) {
+    /// Reads `bytes` (the contents of `path`) as a file of `layer`. Never traps, whatever the bytes.
+    /// Throws `configurationInvalid` with `path:line:column` (`path:line` for a wrong value), the key or
+    /// the line as written, and what was expected.
+    package init(bytes: [UInt8], path: String, layer: ConfigurationLayer) throws(ExternalUserAgentError) {
         let document: TOMLDocument
         do {
-            document = try TOMLDocument(parsing: text)
+            document = try TOMLDocument(bytes: bytes, file: path)
         } catch {
-            let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
-            let written = error.line <= lines.count ? " in '\(lines[error.line - 1].trimmingWhitespace())'" : ""
+            let written = error.excerpt.map { " in '\($0)'" } ?? ""
             throw ExternalUserAgentError(
                 .configurationInvalid,
                 "\(path):\(error.line):\(error.column): not valid TOML\(written): \(error.message); "

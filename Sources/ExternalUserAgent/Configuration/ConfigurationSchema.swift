@@ -16,7 +16,7 @@ enum ConfigurationSchema {
             case .port: "an integer from 0 to 65535 (0: any free port)"
             case .portRange: "a string \"LOW-HIGH\" with 1 <= LOW <= HIGH <= 65535, like \"8400-8410\""
             case .redirectPath: "a string starting with '/', like \"/callback\""
-            case .seconds: "a number of seconds greater than 0"
+            case .seconds: "a number of seconds greater than 0 and at most \(ConfigurationSchema.maximumSeconds) (a day)"
             case .page: "an absolute file path or an http(s) URL, as a string"
             case .text: "a string"
             case .agentList: "an array of agent ids (and '*' for any other agent), like [\"firefox\", \"*\"]"
@@ -32,6 +32,9 @@ enum ConfigurationSchema {
         .receiverPort: .port, .receiverPortRange: .portRange, .receiverPath: .redirectPath,
         .authorizationTimeout: .seconds, .dismissTimeout: .seconds, .presentTimeout: .seconds, .successPage: .page, .failurePage: .page,
     ]
+
+    /// The longest timeout a file may set: a day, far longer than any sign-in, and small enough to be a `Duration`.
+    static let maximumSeconds = 86_400
 
     /// The steps `flow-order` may name.
     public static let flowSteps = ["browser", "device", "manual"]
@@ -74,7 +77,7 @@ enum ConfigurationSchema {
             return text.hasPrefix("/") && !text.contains("?") && !text.contains("#") ? nil : "got \(value)"
         case .seconds:
             guard let seconds = value.secondsValue else { return got }
-            return seconds > 0 && seconds.isFinite ? nil : "got \(seconds)"
+            return seconds > 0 && seconds <= Double(maximumSeconds) ? nil : "got \(seconds)"
         case .page:
             guard let text = value.stringValue else { return got }
             if text.hasPrefix("/") { return nil }
@@ -123,8 +126,10 @@ enum ConfigurationSchema {
         return low...high
     }
 
-    /// The known key closest to `path` in spelling, for "did you mean" warnings.
+    /// The known key closest to `path` in spelling, for "did you mean" warnings; `nil` for a key over
+    /// 100 characters, which is no typo of a known one (and would cost time in proportion to its length).
     static func nearestKey(to path: [String]) -> String? {
+        guard path.reduce(0, { $0 + $1.utf8.count }) <= 100 else { return nil }
         var known: [[String]] = keys.keys.map(\.components)
         known.append(contentsOf: tables)
         if path.count >= 2, path[0] == "agent-options" {

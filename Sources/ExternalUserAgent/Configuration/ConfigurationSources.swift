@@ -62,7 +62,8 @@ public struct ConfigurationFileStatus: Sendable, Hashable {
         case loaded
         /// Not there, which is fine.
         case notFound
-        /// Not read, and why (writable by everyone, unreadable).
+        /// Not read, and why (another user could change it, not a regular file, unreadable); a managed file
+        /// is never left at this: loading throws instead.
         case refused(String)
 
         public var description: String {

@@ -1,40 +1,74 @@
 /// A TOML v1.0.0 document read into a tree of values, with the line where each key was written.
 ///
 /// Reading stops at the first problem, thrown as a ``TOMLSyntaxError`` with its line, column and what was
-/// expected there: bad syntax, and also a key or table defined twice.
-struct TOMLDocument: Sendable {
-    /// The top-level table (its `line` is `nil`).
-    var root: TOMLTable
+/// expected there: bytes that are not UTF-8, bad syntax, a key or table defined twice, and values nested
+/// deeper than ``maximumDepth``. Reading takes time linear in the size of the text.
+package struct TOMLDocument: Sendable {
+    /// How deep values may nest: a value of the top-level table is 1 deep, each table, array or array of
+    /// tables around it adds one. Every part of a dotted key or header counts, so no input, however it
+    /// nests, makes the recursive code that reads, compares or frees the tree run out of stack.
+    package static let maximumDepth = 128
 
+    /// The top-level table (its `line` is `nil`).
+    package var root: TOMLTable
+
+    /// Reads `bytes`, the contents of the file `file` (named in the error): the document, or the first
+    /// problem. Never traps, whatever the bytes; this is the entry point of the TOML fuzz target.
+    package init(bytes: [UInt8], file: String) throws(TOMLSyntaxError) {
+        do {
+            try self.init(bytes)
+        } catch {
+            var error = error
+            error.file = file
+            throw error
+        }
+    }
+
+    /// Reads `text`.
     init(parsing text: String) throws(TOMLSyntaxError) {
-        var reader = Reader(scanner: TOMLScanner(text))
-        root = try reader.document()
+        try self.init(Array(text.utf8))
+    }
+
+    private init(_ bytes: [UInt8]) throws(TOMLSyntaxError) {
+        let scanner = TOMLScanner(bytes)
+        if let invalid = TOMLScanner.firstInvalidUTF8(in: bytes) { throw scanner.invalidUTF8Error(at: invalid) }
+        var reader = Reader(scanner: scanner)
+        do {
+            root = try reader.document()
+        } catch {
+            var error = error
+            error.excerpt = reader.scanner.excerpt(ofLine: error.line)
+            throw error
+        }
         root.line = nil
     }
 }
 
 /// Why a text is not valid TOML, and where.
-struct TOMLSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct TOMLSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file, when the document was read with ``TOMLDocument/init(bytes:file:)``.
+    package var file: String?
     /// The line, 1-based.
-    var line: Int
+    package var line: Int
     /// The column, 1-based, counted in characters.
-    var column: Int
+    package var column: Int
     /// What was expected there, in one line: `expected '=' after the key 'name', found 'x'`.
-    var message: String
+    package var message: String
+    /// The line as written, trimmed and cut for a message; `nil` when the text is not UTF-8.
+    package var excerpt: String?
 
-    var description: String { "line \(line), column \(column): \(message)" }
+    /// `file:line:column: message`, or `line L, column C: message` without a file.
+    package var description: String {
+        file.map { "\($0):\(line):\(column): \(message)" } ?? "line \(line), column \(column): \(message)"
+    }
 }
 
 /// Reads the structure of a document: lines of key/values and table headers, arrays and inline tables.
 private struct Reader {
-    /// How deep arrays and inline tables may nest.
-    static let maximumDepth = 128
-
     var scanner: TOMLScanner
-    let root = TOMLTableBuilder(.header, line: 1)
+    let root = TOMLTableBuilder(.header, line: 1, depth: 0)
     /// The table that key/values go into: the root, then the last header's.
     var table: TOMLTableBuilder
-    var depth = 0
 
     init(scanner: TOMLScanner) {
         self.scanner = scanner
@@ -67,16 +101,16 @@ private struct Reader {
         let isArray = scanner.byte(ahead: 1) == UInt8(ascii: "[")
         scanner.index += isArray ? 2 : 1
         let path = try scanner.key()
-        let name = TOMLKeyPart.display(path)
         if isArray {
             guard scanner.current == UInt8(ascii: "]"), scanner.byte(ahead: 1) == UInt8(ascii: "]") else {
                 let at = scanner.current == UInt8(ascii: "]") ? scanner.index + 1 : scanner.index
-                throw scanner.error("expected ']]' to close the header [[\(name)]], found \(scanner.found(at: at))", at: at)
+                throw scanner.error("expected ']]' to close the header [[\(TOMLKeyPart.display(path))]], "
+                                    + "found \(scanner.found(at: at))", at: at)
             }
             scanner.index += 2
         } else {
             guard scanner.current == UInt8(ascii: "]") else {
-                throw scanner.error("expected ']' to close the header [\(name)], found \(scanner.found())")
+                throw scanner.error("expected ']' to close the header [\(TOMLKeyPart.display(path))], found \(scanner.found())")
             }
             scanner.index += 1
         }
@@ -91,13 +125,18 @@ private struct Reader {
     /// Reads `key = value` and defines it in `table`.
     private mutating func keyValue(into table: TOMLTableBuilder) throws(TOMLSyntaxError) {
         let path = try scanner.key()
+        let depth = table.depth + path.count
+        if depth > TOMLDocument.maximumDepth {
+            let part = TOMLDocument.maximumDepth - table.depth
+            throw scanner.error(TOMLTableBuilder.tooDeep("key '\(TOMLKeyPart.display(path[...part]))'"), at: path[part].offset)
+        }
         guard scanner.current == UInt8(ascii: "=") else {
             throw scanner.error("expected '=' after the key '\(TOMLKeyPart.display(path))', found \(scanner.found())")
         }
         scanner.index += 1
         scanner.skipWhitespace()
         let line = scanner.line(of: path[0].offset)
-        let value = try value()
+        let value = try value(depth: depth)
         do {
             try table.define(path, value, line: line)
         } catch {
@@ -105,20 +144,19 @@ private struct Reader {
         }
     }
 
-    private mutating func value() throws(TOMLSyntaxError) -> TOMLValue {
+    /// Reads a value that will be `depth` deep in the document.
+    private mutating func value(depth: Int) throws(TOMLSyntaxError) -> TOMLValue {
         switch scanner.current {
         case .quote, .apostrophe: .string(try scanner.string())
-        case UInt8(ascii: "["): try array()
-        case UInt8(ascii: "{"): try inlineTable()
+        case UInt8(ascii: "["): try array(depth: depth)
+        case UInt8(ascii: "{"): try inlineTable(depth: depth)
         default: try scanner.scalar()
         }
     }
 
     /// Reads `[…]`: values separated by commas, a trailing comma, line breaks and comments allowed.
-    private mutating func array() throws(TOMLSyntaxError) -> TOMLValue {
+    private mutating func array(depth: Int) throws(TOMLSyntaxError) -> TOMLValue {
         let open = scanner.index
-        try enter()
-        defer { depth -= 1 }
         scanner.index += 1
         var elements: [TOMLValue] = []
         while true {
@@ -132,7 +170,10 @@ private struct Reader {
             default:
                 break
             }
-            elements.append(try value())
+            guard depth < TOMLDocument.maximumDepth else {
+                throw scanner.error(TOMLTableBuilder.tooDeep("an array element"))
+            }
+            elements.append(try value(depth: depth + 1))
             try scanner.skipBlankLines()
             switch scanner.current {
             case UInt8(ascii: ","):
@@ -149,10 +190,8 @@ private struct Reader {
     }
 
     /// Reads `{…}`: key/values separated by commas, on one line, no trailing comma (TOML 1.0).
-    private mutating func inlineTable() throws(TOMLSyntaxError) -> TOMLValue {
-        try enter()
-        defer { depth -= 1 }
-        let table = TOMLTableBuilder(.dotted, line: scanner.line(of: scanner.index))
+    private mutating func inlineTable(depth: Int) throws(TOMLSyntaxError) -> TOMLValue {
+        let table = TOMLTableBuilder(.dotted, line: scanner.line(of: scanner.index), depth: depth)
         scanner.index += 1
         scanner.skipWhitespace()
         if scanner.current == UInt8(ascii: "}") {
@@ -186,13 +225,6 @@ private struct Reader {
             throw scanner.error("expected \(what), found \(scanner.found()) (an inline table is written on one line)")
         default:
             return
-        }
-    }
-
-    private mutating func enter() throws(TOMLSyntaxError) {
-        depth += 1
-        guard depth <= Self.maximumDepth else {
-            throw scanner.error("expected arrays and inline tables nested at most \(Self.maximumDepth) deep")
         }
     }
 }

@@ -51,8 +51,10 @@ extension TOMLScanner {
 
     /// Reads an integer (`42`, `-1_000`, `0xff`, `0o755`, `0b1010`) or a float (`3.14`, `1e6`, `-inf`, `nan`).
     private func number(_ word: [UInt8], at start: Int) throws(TOMLSyntaxError) -> TOMLValue {
-        let shown = Self.display(word)
-        let invalid = error("expected a number (like 42, -1_000, 0xff, 3.14, 1e-6 or inf), found '\(shown)'", at: start)
+        var shown: String { Self.display(word) }
+        var invalid: TOMLSyntaxError {
+            error("expected a number (like 42, -1_000, 0xff, 3.14, 1e-6 or inf), found '\(shown)'", at: start)
+        }
         var sign = 0
         var negative = false
         if word[0] == UInt8(ascii: "+") || word[0] == UInt8(ascii: "-") {
@@ -68,7 +70,7 @@ extension TOMLScanner {
                 throw error("expected no sign before a hexadecimal, octal or binary integer, found '\(shown)'", at: start)
             }
             guard Self.digitRun(word, from: 2, radix: radix) == word.count else { throw invalid }
-            return try integer(word[2...], radix: radix, negative: false, shown: shown, at: start)
+            return try integer(word[2...], radix: radix, negative: false, word: word, at: start)
         }
 
         guard let integerEnd = Self.digitRun(word, from: sign, radix: 10) else { throw invalid }
@@ -96,11 +98,11 @@ extension TOMLScanner {
             }
             return .float(value)
         }
-        return try integer(word[sign...], radix: 10, negative: negative, shown: shown, at: start)
+        return try integer(word[sign...], radix: 10, negative: negative, word: word, at: start)
     }
 
     /// The value of digits (with underscores) already checked, or an error if it does not fit in 64 bits.
-    private func integer(_ digits: ArraySlice<UInt8>, radix: Int, negative: Bool, shown: String,
+    private func integer(_ digits: ArraySlice<UInt8>, radix: Int, negative: Bool, word: [UInt8],
                          at start: Int) throws(TOMLSyntaxError) -> TOMLValue {
         var magnitude: UInt64 = 0
         var overflow = false
@@ -113,7 +115,7 @@ extension TOMLScanner {
         }
         let limit = UInt64(Int64.max) + (negative ? 1 : 0)
         guard !overflow, magnitude <= limit else {
-            throw error("expected an integer from -9223372036854775808 to 9223372036854775807, found '\(shown)'",
+            throw error("expected an integer from -9223372036854775808 to 9223372036854775807, found '\(Self.display(word))'",
                         at: start)
         }
         return .integer(negative ? Int(truncatingIfNeeded: 0 &- magnitude) : Int(magnitude))
@@ -152,7 +154,7 @@ extension TOMLScanner {
     /// Reads a local date (`1979-05-27`) or a local or offset date-time (`1979-05-27T07:32:00.5-07:00`).
     private func dateTime(_ word: [UInt8], at start: Int) throws(TOMLSyntaxError) -> TOMLValue {
         let text = String(decoding: word, as: UTF8.self)
-        let shown = Self.display(word)
+        var shown: String { Self.display(word) }
         guard word.count >= 10, Self.isDate(word[0..<10]),
               let century = Self.twoDigits(word, 0), let yearInCentury = Self.twoDigits(word, 2),
               let month = Self.twoDigits(word, 5), let day = Self.twoDigits(word, 8), (1...12).contains(month),
@@ -160,8 +162,10 @@ extension TOMLScanner {
             throw error("expected a valid date like 1979-05-27, found '\(shown)'", at: start)
         }
         if word.count == 10 { return .date(text) }
-        let invalid = error("expected a valid date-time like 1979-05-27T07:32:00Z or 1979-05-27 07:32:00.5+02:00, "
-                            + "found '\(shown)'", at: start)
+        var invalid: TOMLSyntaxError {
+            error("expected a valid date-time like 1979-05-27T07:32:00Z or 1979-05-27 07:32:00.5+02:00, found '\(shown)'",
+                  at: start)
+        }
         guard word[10] == UInt8(ascii: "T") || word[10] == UInt8(ascii: "t") || word[10] == .space,
               var end = Self.timeEnd(word, from: 11) else { throw invalid }
         if end < word.count, word[end] | 0x20 == UInt8(ascii: "z") {

@@ -10,8 +10,9 @@ struct TOMLScanner {
     /// The offset where each line starts (after a byte-order mark on the first).
     private var lineStarts: [Int]
 
-    init(_ text: String) {
-        bytes = Array(text.utf8)
+    /// Scans `bytes`, which the caller has checked are UTF-8 (``TOMLScanner/firstInvalidUTF8(in:)``).
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
         index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         lineStarts = [index]
         for (offset, byte) in bytes.enumerated() where byte == .lineFeed {
@@ -49,6 +50,17 @@ struct TOMLScanner {
         return TOMLSyntaxError(line: line, column: column, message: message)
     }
 
+    /// Line `line` (1-based) as a message shows it: without its line break and the whitespace around it,
+    /// control characters as `U+001B`, cut after 80 characters.
+    func excerpt(ofLine line: Int) -> String {
+        guard line >= 1, line <= lineStarts.count else { return "" }
+        var start = lineStarts[line - 1]
+        var end = line < lineStarts.count ? lineStarts[line] : bytes.count
+        while start < end, bytes[start] == .space || bytes[start] == .tab { start += 1 }
+        while end > start, [UInt8.space, .tab, .lineFeed, .carriageReturn].contains(bytes[end - 1]) { end -= 1 }
+        return Self.display(bytes[start..<end], limit: 80)
+    }
+
     /// How the text at `offset` reads in a message: `'x'`, `the end of the line`, `the end of the file`.
     func found(at offset: Int? = nil) -> String {
         let offset = offset ?? index
@@ -63,11 +75,11 @@ struct TOMLScanner {
         return "'\(Self.display(bytes[offset..<end]))'"
     }
 
-    /// `text` for a message: control characters as `U+001B`, cut after 40 characters.
-    static func display(_ text: some Collection<UInt8>) -> String {
+    /// `text` for a message: control characters as `U+001B`, cut after `limit` characters.
+    static func display(_ text: some Collection<UInt8>, limit: Int = 40) -> String {
         var shown = ""
-        for (count, scalar) in String(decoding: text, as: UTF8.self).unicodeScalars.enumerated() {
-            if count == 40 { return shown + "…" }
+        for (count, scalar) in String(decoding: text.prefix(4 * (limit + 1)), as: UTF8.self).unicodeScalars.enumerated() {
+            if count == limit { return shown + "…" }
             if scalar.value < 0x20 || scalar.value == 0x7F {
                 shown += "U+00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16, uppercase: true)
             } else {
@@ -328,11 +340,30 @@ struct TOMLKeyPart: Sendable, Equatable {
     /// The byte offset of the part in the text.
     var offset: Int
 
-    /// `parts` as a message shows them: `agent-options.firefox`, `site."example.com"`.
+    /// `parts` as a message shows them: `agent-options.firefox`, `site."example.com"`; a long key shows
+    /// its first and last parts (`a.a.a.…(9295 more).a.a`), a long part its first 40 characters.
     static func display(_ parts: some Collection<TOMLKeyPart>) -> String {
-        parts.map { part in
-            !part.name.isEmpty && part.name.utf8.allSatisfy(\.isBareKey) ? part.name : ConfigurationValue.string(part.name).description
-        }.joined(separator: ".")
+        let names = parts.map(\.name)
+        guard names.count > 8 else { return names.map(quoted).joined(separator: ".") }
+        return (names.prefix(3).map(quoted) + ["…(\(names.count - 5) more)"] + names.suffix(2).map(quoted))
+            .joined(separator: ".")
+    }
+
+    /// `name` as TOML writes a key: bare when it can be, else a basic string with its control characters escaped.
+    private static func quoted(_ name: String) -> String {
+        if !name.isEmpty, name.utf8.allSatisfy(\.isBareKey) { return name.count <= 40 ? name : name.prefix(40) + "…" }
+        var text = "\""
+        for (count, scalar) in name.unicodeScalars.enumerated() {
+            if count == 40 { return text + "…\"" }
+            switch scalar {
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                text += "\\u00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16, uppercase: true)
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        return text + "\""
     }
 }
 

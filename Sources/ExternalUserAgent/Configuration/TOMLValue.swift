@@ -2,7 +2,7 @@
 ///
 /// Dates and times are kept as written: the configuration schema takes none, so they only need
 /// to be recognised (and named in a type error).
-enum TOMLValue: Sendable, Equatable {
+package enum TOMLValue: Sendable, Equatable {
     case table(TOMLTable)
     case array([TOMLValue])
     case string(String)
@@ -17,7 +17,7 @@ enum TOMLValue: Sendable, Equatable {
     case time(String)
 
     /// What sort of value this is, for messages: `a table`, `an integer`, `a date-time`.
-    var typeName: String {
+    package var typeName: String {
         switch self {
         case .table: "a table"
         case .array: "an array"
@@ -33,13 +33,13 @@ enum TOMLValue: Sendable, Equatable {
 }
 
 /// A TOML table: its keys in the order they were written, each with its value and its line.
-struct TOMLTable: Sendable, Equatable {
+package struct TOMLTable: Sendable, Equatable {
     /// The keys, in the order they were first written.
-    private(set) var keys: [String] = []
+    package private(set) var keys: [String] = []
     private var entries: [String: Entry] = [:]
     /// Where the table was defined (1-based): its `[header]` or `[[header]]`, the dotted key that made it
     /// (`a.b = 1`), or its `{` for an inline table; `nil` for the document itself.
-    var line: Int?
+    package var line: Int?
 
     private struct Entry: Sendable, Equatable {
         var value: TOMLValue
@@ -51,13 +51,13 @@ struct TOMLTable: Sendable, Equatable {
     }
 
     /// The value of `key`, if the table has it.
-    subscript(key: String) -> TOMLValue? { entries[key]?.value }
+    package subscript(key: String) -> TOMLValue? { entries[key]?.value }
 
     /// The line (1-based) where `key` was written; for a table, the line of its header.
-    func line(of key: String) -> Int? { entries[key]?.line }
+    package func line(of key: String) -> Int? { entries[key]?.line }
 
-    var count: Int { keys.count }
-    var isEmpty: Bool { keys.isEmpty }
+    package var count: Int { keys.count }
+    package var isEmpty: Bool { keys.isEmpty }
 
     /// Adds `key`, which the caller has checked is new.
     mutating func append(_ key: String, _ value: TOMLValue, line: Int) {
