@@ -299,6 +299,7 @@ let package = Package(
 // supplies their `main`; the inputs they found are kept as regression tests in the ordinary suites.
 if Context.environment["EUA_FUZZ"] == "1" {
     let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
+        ("FuzzTOML", ["ExternalUserAgent"]),
         ("FuzzPluginJSON", ["ExternalUserAgent", "ExternalUserAgentABI"]),
         ("FuzzLoopbackRequest", [
             "LoopbackReceiverPlugin", "ExternalUserAgent",
