@@ -6,7 +6,10 @@ public enum CPluginBuilder {
     private static let keptFolder: URL = {
         let base = FileManager.default.temporaryDirectory
         let old = (try? FileManager.default.contentsOfDirectory(atPath: base.path)) ?? []
-        for name in old where name.hasPrefix("eua-fixture-libs-") && name != "eua-fixture-libs-\(getpid())" {
+        // Only folders of test processes that have ended: another test process may be running beside this one.
+        for name in old where name.hasPrefix("eua-fixture-libs-") {
+            guard let pid = Int32(name.dropFirst("eua-fixture-libs-".count)), pid != getpid(),
+                  kill(pid, 0) != 0, errno == ESRCH else { continue }
             try? FileManager.default.removeItem(at: base.appendingPathComponent(name))
         }
         let folder = base.appendingPathComponent("eua-fixture-libs-\(getpid())")
