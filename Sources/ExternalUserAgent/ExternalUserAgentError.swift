@@ -4,86 +4,74 @@
 /// `message` says what happened, where, and what to do; `underlying` keeps the cause.
 /// New codes may be added in any release, so never switch exhaustively.
 public struct ExternalUserAgentError: Error, Sendable, CustomStringConvertible {
-    /// An extensible set of error codes.
+    /// An extensible set of error codes, compared by name.
+    ///
+    /// The core declares the codes of agents, receivers, plugins, selection and configuration; another module
+    /// adds its own as static members of an extension (the OAuth module's `tokenRequestFailed`, `idTokenInvalid`…),
+    /// without touching this type. Code names are unique across the modules of a process.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private enum Base: String, Hashable, Sendable {
-            case userCanceled, programCanceled, timedOut
-            case redirectMismatch, stateMismatch, alreadyCompleted, notStarted
-            case presentationFailed, receiverFailed, invalidOptions, oauthError
-            case pluginNotLoadable, pluginEntryMissing, pluginABIMismatch, pluginTableTooSmall
-            case pluginDescriptionInvalid, pluginDuplicateID, pluginInsecurePermissions, pluginProtocolViolation
-            case agentNotFound
-            case discoveryFailed, issuerMismatch, tokenRequestFailed, idTokenInvalid, stateFileInvalid, notAuthorized
-            case noAgentAvailable, configurationInvalid
-        }
+        /// The code's name, as written in messages and in plugin events (`"userCanceled"`).
+        public let name: String
 
-        private let base: Base
-        private init(_ base: Base) { self.base = base }
+        /// The code called `name`; declare it once, as a static member of an extension of `Code`.
+        public init(_ name: String) { self.name = name }
 
         /// The person closed the browser or said no to the flow.
-        public static let userCanceled = Code(.userCanceled)
+        public static let userCanceled = Code("userCanceled")
         /// The app (or its `Task`) cancelled the flow.
-        public static let programCanceled = Code(.programCanceled)
+        public static let programCanceled = Code("programCanceled")
         /// No callback arrived in time.
-        public static let timedOut = Code(.timedOut)
+        public static let timedOut = Code("timedOut")
         /// A callback URL did not match the redirect URI (scheme, host, port or path); the flow goes on.
-        public static let redirectMismatch = Code(.redirectMismatch)
+        public static let redirectMismatch = Code("redirectMismatch")
         /// A callback's `state` was missing, repeated or wrong; the flow goes on.
-        public static let stateMismatch = Code(.stateMismatch)
+        public static let stateMismatch = Code("stateMismatch")
         /// A callback arrived after the session had already completed.
-        public static let alreadyCompleted = Code(.alreadyCompleted)
+        public static let alreadyCompleted = Code("alreadyCompleted")
         /// A callback arrived before the session knew its redirect URI.
-        public static let notStarted = Code(.notStarted)
+        public static let notStarted = Code("notStarted")
         /// The agent could not show the URL.
-        public static let presentationFailed = Code(.presentationFailed)
+        public static let presentationFailed = Code("presentationFailed")
         /// The redirect receiver could not start or failed while waiting.
-        public static let receiverFailed = Code(.receiverFailed)
+        public static let receiverFailed = Code("receiverFailed")
         /// Options given to an agent or receiver are wrong.
-        public static let invalidOptions = Code(.invalidOptions)
-        /// The authorization server answered with an OAuth error.
-        public static let oauthError = Code(.oauthError)
+        public static let invalidOptions = Code("invalidOptions")
+        /// The authorization server answered with an OAuth error (an agent or receiver may report one too).
+        public static let oauthError = Code("oauthError")
         /// The file is not a loadable shared library.
-        public static let pluginNotLoadable = Code(.pluginNotLoadable)
+        public static let pluginNotLoadable = Code("pluginNotLoadable")
         /// The library does not export the plugin entry symbol.
-        public static let pluginEntryMissing = Code(.pluginEntryMissing)
+        public static let pluginEntryMissing = Code("pluginEntryMissing")
         /// The plugin was built for another major ABI version.
-        public static let pluginABIMismatch = Code(.pluginABIMismatch)
+        public static let pluginABIMismatch = Code("pluginABIMismatch")
         /// The plugin's table lacks fields this host needs.
-        public static let pluginTableTooSmall = Code(.pluginTableTooSmall)
+        public static let pluginTableTooSmall = Code("pluginTableTooSmall")
         /// `describe()` returned nothing, or JSON that is not a plugin description.
-        public static let pluginDescriptionInvalid = Code(.pluginDescriptionInvalid)
+        public static let pluginDescriptionInvalid = Code("pluginDescriptionInvalid")
         /// A plugin, agent or receiver id was already taken by one loaded earlier.
-        public static let pluginDuplicateID = Code(.pluginDuplicateID)
-        /// The file or its folder is writable by everyone.
-        public static let pluginInsecurePermissions = Code(.pluginInsecurePermissions)
+        public static let pluginDuplicateID = Code("pluginDuplicateID")
+        /// The file or a folder above it could be changed by someone else than root or this user.
+        public static let pluginInsecurePermissions = Code("pluginInsecurePermissions")
         /// A plugin broke the ABI's rules at run time (bad event JSON, a second terminal event).
-        public static let pluginProtocolViolation = Code(.pluginProtocolViolation)
+        public static let pluginProtocolViolation = Code("pluginProtocolViolation")
         /// No agent or receiver has the requested id.
-        public static let agentNotFound = Code(.agentNotFound)
-        /// The authorization server's metadata could not be fetched, or is not valid for the issuer.
-        public static let discoveryFailed = Code(.discoveryFailed)
-        /// An `iss` (in metadata, an authorization response or an ID token) is not the expected issuer.
-        public static let issuerMismatch = Code(.issuerMismatch)
-        /// The token endpoint could not be reached, or answered with something that is not a token response.
-        public static let tokenRequestFailed = Code(.tokenRequestFailed)
-        /// An ID token failed validation: signature, issuer, audience, nonce or time.
-        public static let idTokenInvalid = Code(.idTokenInvalid)
-        /// A saved authorization state file is unreadable, corrupt, not ours, or not private.
-        public static let stateFileInvalid = Code(.stateFileInvalid)
-        /// There is no authorization to use: never signed in, or no refresh token to renew it.
-        public static let notAuthorized = Code(.notAuthorized)
+        public static let agentNotFound = Code("agentNotFound")
         /// Selection found no agent that may and can run; the message lists every candidate and why it lost.
-        public static let noAgentAvailable = Code(.noAgentAvailable)
+        public static let noAgentAvailable = Code("noAgentAvailable")
         /// A configuration file, variable or code setting is wrong; the message gives `file:line` and the key.
-        public static let configurationInvalid = Code(.configurationInvalid)
+        public static let configurationInvalid = Code("configurationInvalid")
 
-        /// The code's name, as it is written in plugin events (`"userCanceled"`).
-        public var description: String { base.rawValue }
+        /// The codes a plugin may send in a `failed` event (see `eua_plugin.h`).
+        private static let pluginCodes: [Code] = [.userCanceled, .programCanceled, .timedOut, .presentationFailed,
+                                                  .receiverFailed, .invalidOptions, .oauthError]
 
-        /// Maps a code name from a plugin event; unknown names give `nil`.
+        /// The code's name.
+        public var description: String { name }
+
+        /// Maps a code name from a plugin's `failed` event; a name a plugin may not send gives `nil`.
         public init?(name: String) {
-            guard let base = Base(rawValue: name) else { return nil }
-            self.base = base
+            guard let code = Self.pluginCodes.first(where: { $0.name == name }) else { return nil }
+            self = code
         }
     }
 
