@@ -13,7 +13,10 @@ struct SignInFlowTests {
     /// Configuration from code alone (no file, no variable).
     static func configuration(_ code: CodeConfiguration, named: String? = nil) throws -> Configuration {
         var code = code
-        code.namedAgent = named
+        if let named {
+            code.preference = [named]
+            code.namedAgent = named
+        }
         return try Configuration.load(sources: ConfigurationSources(environment: [:], systemFiles: [], userFile: nil,
                                                                     managedFile: nil), code: code)
     }
