@@ -110,7 +110,8 @@ public struct SignInFlow: Sendable {
 
 extension SignInFlow {
     /// What a user interface hears as the sign-in goes. Each hook runs on the sign-in's task and must
-    /// return quickly; none is ever given a token, code or verifier except as ``SignIn/Progress`` says.
+    /// return quickly. `progress` carries the code (`authorizationResponseAccepted`) and the tokens
+    /// (`tokensReceived`): never print or log them.
     public struct Hooks: Sendable {
         /// The server's metadata was read.
         public var discovered: @Sendable (ServiceConfiguration) -> Void
