@@ -4,14 +4,14 @@ import ExternalUserAgentOAuth
 /// An app's own sign-in code, as an app would write it: the code its tests run against a real
 /// (local) authorization server in `Examples/AppLoginTests`.
 public enum AppLogin {
-    /// Signs in to `issuer` as the app `clientID` with `agent`, catching the redirect with `receiver`,
-    /// and returns who signed in.
-    public static func signIn(issuer: String, clientID: String, agent: any ExternalUserAgent,
-                              receiver: any RedirectReceiver) async throws -> String {
-        let configuration = try await Discovery().configuration(issuer: issuer)
-        let signIn = SignIn(configuration: configuration, client: ClientCredentials(clientID: clientID),
-                            scopes: ["openid", "email"], timeout: .seconds(30))
-        let state = try await signIn.run(agent: agent, receiver: receiver)
-        return await state.idTokenClaims?.displayName ?? "someone"
+    /// Signs in to `issuer` as the app `clientID`, the way the configuration (with `code`, the app's own
+    /// settings, over it) chooses among `catalog`'s agents — a browser, the device grant or the manual
+    /// agent — and returns who signed in.
+    public static func signIn(issuer: String, clientID: String, catalog: PluginCatalog = PluginLoader().load(),
+                              code: CodeConfiguration = CodeConfiguration()) async throws -> String {
+        let flow = SignInFlow(issuer: issuer, client: ClientCredentials(clientID: clientID), scopes: ["openid", "email"],
+                              timeout: .seconds(30), candidates: AgentSelection.candidates(catalog: catalog),
+                              configuration: try Configuration.load(code: code), receiver: .plugin(in: catalog))
+        return try await flow.run().idTokenClaims?.displayName ?? "someone"
     }
 }

@@ -8,14 +8,15 @@ import Testing
 /// both loaded as plugins from beside the test binary. No account, browser or network.
 @Suite("AppLogin against a local authorization server")
 struct AppLoginTests {
+    /// The app's settings in its tests: the headless agent, in follow mode.
+    static let headless = CodeConfiguration(preference: ["headless"], allowTestAgents: true,
+                                            agentOptions: ["headless": ["mode": "follow"]])
+
     @Test("signs in as the server's user")
     func signsIn() async throws {
         let server = try await LocalAuthorizationServer.start(.init(clientID: "my-app", subject: "alice"))
         defer { Task { await server.stop() } }
-        let plugins = PluginLoader().load()
-        let agent = try #require(plugins.agent(id: "headless")).makeAgent(options: ["mode": "follow"])
-        let receiver = try #require(plugins.receiver(id: "loopback")).makeReceiver()
-        let who = try await AppLogin.signIn(issuer: server.issuer, clientID: "my-app", agent: agent, receiver: receiver)
+        let who = try await AppLogin.signIn(issuer: server.issuer, clientID: "my-app", code: Self.headless)
         #expect(who == "alice")
     }
 
@@ -23,11 +24,8 @@ struct AppLoginTests {
     func refusesATamperedToken() async throws {
         let server = try await LocalAuthorizationServer.start(.init(clientID: "my-app", misbehaviors: [.tamperedSignature]))
         defer { Task { await server.stop() } }
-        let plugins = PluginLoader().load()
-        let agent = try #require(plugins.agent(id: "headless")).makeAgent(options: ["mode": "follow"])
-        let receiver = try #require(plugins.receiver(id: "loopback")).makeReceiver()
         await #expect {
-            try await AppLogin.signIn(issuer: server.issuer, clientID: "my-app", agent: agent, receiver: receiver)
+            try await AppLogin.signIn(issuer: server.issuer, clientID: "my-app", code: Self.headless)
         } throws: { ($0 as? ExternalUserAgentError)?.code == .idTokenInvalid }
     }
 }

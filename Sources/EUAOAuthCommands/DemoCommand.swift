@@ -4,14 +4,10 @@ import ExternalUserAgent
 import ExternalUserAgentOAuth
 import ExternalUserAgentTesting
 import Logging
-import Synchronization
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
-#endif
-#if canImport(Glibc)
-import Glibc
 #endif
 
 /// `eua demo`: a whole sign-in against the testing kit's local authorization server, in this process,
@@ -88,13 +84,7 @@ struct DemoCommand: ParsableCommand {
         CommandLogging.bootstrap(environment: environment)
         let logger = Logger(label: "eua.demo")
         let report = DemoReport(streaming: !json)
-        let headless = agent == "headless"
-        let showsForm = loginForm || !headless
-        var serverOptions = LocalAuthorizationServerOptions(
-            clientID: "eua-demo", subject: subject, authorizationPage: showsForm ? .loginForm : .autoApprove,
-            signingAlgorithm: .init(rawValue: signingAlgorithm.uppercased()) ?? .rs256)
-        serverOptions.misbehaviors = Set(misbehaviors.compactMap(LocalAuthorizationServerOptions.Misbehavior.init))
-
+        let headless = agent == LocalSignInDemo.headlessAgent
         if !json {
             print("eua demo: a complete sign-in against a local authorization server, in this process (no account, no network).")
             if headless {
@@ -108,20 +98,35 @@ struct DemoCommand: ParsableCommand {
         let outcome: Result<Outcome, any Error>
         do {
             let catalog = PluginLoader(searchPath: .standard(environment: environment), logger: logger).load()
-            let (agentEntry, receiverEntry) = try plugins(in: catalog)
-            var options = headless ? ["mode": "follow"] : [:]
-            if headless, showsForm { options["form.username"] = subject }
+            try checkPlugins(in: catalog)
+            let demo = try LocalSignInDemo(
+                agent: agent, subject: subject, loginForm: loginForm,
+                signingAlgorithm: .init(rawValue: signingAlgorithm.uppercased()) ?? .rs256,
+                misbehaviors: Set(misbehaviors.compactMap(LocalAuthorizationServerOptions.Misbehavior.init)),
+                serverPort: serverPort ?? 0, stateFile: stateFile, environment: environment)
+            var options = demo.agentOptions
             for option in agentOptions {
                 let parts = option.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 options[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
             }
-            let agent = agentEntry.makeAgent(options: options)
-            let receiver = receiverEntry.makeReceiver(options: port.map { ["port": String($0)] } ?? [:])
-            let (file, temporary) = try stateFileLocation()
-            let flow = DemoFlow(serverOptions: serverOptions, serverPort: serverPort ?? 0, timeout: timeout,
-                                file: file, temporaryFile: temporary, showsForm: showsForm, headless: headless,
-                                logger: logger, report: report)
-            outcome = Result { try Blocking.run { try await flow.run(agent: agent, receiver: receiver) } }
+            let (configuration, steps) = (try demoConfiguration(), DemoSteps(report: report, demo: demo))
+            let (seconds, receiverOptions) = (timeout, port.map { ["port": String($0)] } ?? [:])
+            outcome = Result {
+                try Blocking.run { [options] in
+                    try await demo.run { server in
+                        steps.serverStarted(server)
+                        let flow = SignInFlow(
+                            issuer: server.issuer, client: ClientCredentials(clientID: server.options.clientID),
+                            scopes: ["openid", "email"], timeout: .seconds(seconds), file: AuthStateFile(path: demo.stateFile),
+                            candidates: AgentSelection.candidates(catalog: catalog), configuration: configuration,
+                            agentOptions: options, receiver: .plugin(in: catalog), receiverOptions: receiverOptions,
+                            hooks: steps.hooks, logger: logger)
+                        let claims = try await flow.run().idTokenClaims
+                        if claims == nil { report.failedAtNextStep("the sign-in ended without a validated ID token") }
+                        return Outcome(issuer: server.issuer, subject: claims?.subject, stateFile: demo.stateFile)
+                    }
+                }
+            }
             if case .failure(let error) = outcome {
                 report.failedAtNextStep(Self.describe(error))
             }
@@ -151,7 +156,8 @@ struct DemoCommand: ParsableCommand {
         }
     }
 
-    private func plugins(in catalog: PluginCatalog) throws -> (PluginAgentEntry, PluginReceiverEntry) {
+    /// Refuses, before any step, an agent the demo cannot use and a missing receiver, saying what to do.
+    private func checkPlugins(in catalog: PluginCatalog) throws {
         guard let entry = catalog.agent(id: agent) else {
             throw CommandFailure("no agent has the id '\(agent)'; 'eua agents' lists the agents the plugins beside "
                 + "eua and on EUA_PLUGIN_PATH offer")
@@ -162,25 +168,18 @@ struct DemoCommand: ParsableCommand {
         guard entry.available else {
             throw CommandFailure("agent '\(agent)' is not available here: " + entry.reasons.joined(separator: "; "))
         }
-        guard let receiver = catalog.receiver(id: "loopback") else {
+        guard catalog.receiver(id: "loopback") != nil else {
             throw CommandFailure("no 'loopback' redirect receiver was found; is libEUALoopback.so beside eua or on "
                 + "EUA_PLUGIN_PATH? (see 'eua agents')")
         }
-        return (entry, receiver)
     }
 
-    /// `--state-file`, else `auth-state.json` in a new private temporary folder.
-    private func stateFileLocation() throws -> (AuthStateFile, Bool) {
-        if let stateFile { return (AuthStateFile(path: stateFile), false) }
-        let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
-        var template = Array((base + "/eua-demo-XXXXXX").utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { buffer in
-            mkdtemp(buffer.baseAddress!).map { String(cString: $0) }
-        }
-        guard let made else {
-            throw CommandFailure("could not make a temporary folder in \(base) for the demo's state file")
-        }
-        return (AuthStateFile(path: made + "/auth-state.json"), true)
+    /// The demo's own rules, from no file or variable: the agent named, test agents allowed.
+    private func demoConfiguration() throws -> Configuration {
+        var code = CodeConfiguration(preference: [agent], allowTestAgents: true)
+        code.namedAgent = agent
+        let nothing = ConfigurationSources(environment: [:], systemFiles: [], userFile: nil, managedFile: nil)
+        return try Configuration.load(sources: nothing, code: code)
     }
 
     static func describe(_ error: any Error) -> String {
@@ -194,111 +193,6 @@ struct DemoCommand: ParsableCommand {
         var subject: String?
         var stateFile: String
     }
-}
-
-/// The demo's sign-in, step by step, against a server it starts and stops.
-private struct DemoFlow: Sendable {
-    var serverOptions: LocalAuthorizationServerOptions
-    var serverPort: Int
-    var timeout: Int
-    var file: AuthStateFile
-    var temporaryFile: Bool
-    var showsForm: Bool
-    var headless: Bool
-    var logger: Logger
-    var report: DemoReport
-
-    func run(agent: PluginAgent, receiver: PluginReceiver) async throws -> DemoCommand.Outcome {
-        let server = try await LocalAuthorizationServer.start(serverOptions, port: serverPort)
-        do {
-            let outcome = try await signIn(server, agent: agent, receiver: receiver)
-            await server.stop()
-            return outcome
-        } catch {
-            await server.stop()
-            throw error
-        }
-    }
-
-    private func signIn(_ server: LocalAuthorizationServer, agent: PluginAgent,
-                        receiver: PluginReceiver) async throws -> DemoCommand.Outcome {
-        let options = server.options
-        let page = options.authorizationPage == .loginForm
-            ? "shows a login form" : "approves at once as \(options.subject)"
-        let faults = options.misbehaviors.isEmpty
-            ? "" : "; misbehaving on purpose: " + options.misbehaviors.map(\.rawValue).sorted().joined(separator: ", ")
-        report.passed(.server, "local authorization server listening on \(server.issuer) (in this process, "
-            + "\(options.signingAlgorithm.rawValue) key made just now; /authorize \(page)\(faults))")
-
-        let configuration = try await Discovery(logger: logger).configuration(issuer: server.issuer)
-        let features = [
-            configuration.codeChallengeMethodsSupported?.contains("S256") == true ? "PKCE S256" : nil,
-            configuration.authorizationResponseIssParameterSupported ? "iss in responses (RFC 9207)" : nil,
-        ].compactMap { $0 }
-        report.passed(.discovery, "discovered \(server.issuer)/.well-known/openid-configuration: authorization, token "
-            + "and JWKS endpoints" + (features.isEmpty ? "" : "; " + features.joined(separator: ", ")))
-
-        let redirect = RedirectBox()
-        let (report, headless, showsForm, subject, file, temporary) =
-            (self.report, self.headless, self.showsForm, options.subject, self.file, self.temporaryFile)
-        let signIn = SignIn(
-            configuration: configuration, client: ClientCredentials(clientID: options.clientID),
-            scopes: ["openid", "email"], timeout: .seconds(timeout), file: file, logger: logger
-        ) { progress in
-            switch progress {
-            case .receiverStarted(let redirectURI):
-                redirect.set(redirectURI)
-                report.passed(.receiver, "receiver 'loopback' listening on \(redirectURI.absoluteString)")
-            case .presented(let agent):
-                let how = headless
-                    ? "acting as a browser with no person at it (follow mode)"
-                        + (showsForm ? ", filling in the server's login form as \(subject)" : "")
-                    : (showsForm ? "; sign in on the server's login form there" : "")
-                report.passed(.agent, "agent '\(agent.id)' (\(agent.kind.rawValue)\(headless ? ", test agent allowed for this demo" : "")) "
-                    + "presented the authorization URL, \(how)")
-            case .authorizationResponseAccepted(let response):
-                let iss = response.issuer == nil ? "no iss sent" : "iss ok"
-                report.passed(.redirect, "redirect received at \(redirect.get()?.absoluteString ?? "the receiver"): state ok, \(iss)")
-            case .tokensReceived(let tokens):
-                let parts = ["access token (\(tokens.tokenType)\(tokens.expiresIn.map { ", \($0) s" } ?? ""))",
-                             tokens.refreshToken == nil ? nil : "refresh token", tokens.idToken == nil ? nil : "ID token"]
-                report.passed(.tokens, "tokens exchanged at \(configuration.tokenEndpoint.absoluteString) for the code and "
-                    + "the PKCE verifier: " + parts.compactMap { $0 }.joined(separator: ", "))
-            case .idTokenValidated(let claims, let algorithm, let keyID):
-                report.passed(.idToken, "ID token signature ok (\(algorithm)\(keyID.map { ", key \($0)" } ?? "") from the JWKS), "
-                    + "subject \(claims.subject); iss, aud, exp, iat and nonce ok")
-            case .callbackRefused(let reason):
-                Output.standardError("eua demo: a request to the redirect URI was turned away, and the sign-in waits on: \(reason)\n")
-            case .saved(let file):
-                let mode = Self.mode(of: file.path)
-                let modeText = mode.map { String($0, radix: 8) } ?? "unknown"
-                let where_ = temporary ? "a new temporary folder; --state-file to choose" : "from --state-file"
-                if mode == 0o600 {
-                    report.passed(.state, "state saved to \(file.path), mode 0600 (\(where_))")
-                } else {
-                    report.failedAtNextStep("state saved to \(file.path) with mode \(modeText), not 0600")
-                }
-            }
-        }
-        let state = try await signIn.run(agent: agent, receiver: receiver)
-        let claims = await state.idTokenClaims
-        if claims == nil { report.failedAtNextStep("the sign-in ended without a validated ID token") }
-        return DemoCommand.Outcome(issuer: server.issuer, subject: claims?.subject, stateFile: file.path)
-    }
-
-    /// The permission bits of `path`, or `nil` when it cannot be read.
-    static func mode(of path: String) -> Int? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return Int(info.st_mode & 0o777)
-    }
-}
-
-/// The redirect URI, kept between progress reports.
-private final class RedirectBox: Sendable {
-    private let value = Mutex<URL?>(nil)
-    func set(_ url: URL) { value.withLock { $0 = url } }
-    func get() -> URL? { value.withLock { $0 } }
 }
 
 /// What `eua demo --json` prints: every step with its status, and what the sign-in gave (no tokens).

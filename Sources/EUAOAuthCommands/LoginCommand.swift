@@ -3,14 +3,10 @@ import EUACommandSupport
 import ExternalUserAgent
 import ExternalUserAgentOAuth
 import Logging
-import Synchronization
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
-#endif
-#if canImport(Glibc)
-import Glibc
 #endif
 
 /// `eua login`: a whole OAuth 2.0 / OpenID Connect sign-in, from discovery to a saved state.
@@ -123,75 +119,25 @@ struct LoginCommand: ParsableCommand {
             return few.receiver(id: "loopback") != nil && plan.chosen?.agent?.descriptor.id == agent
                 && configuration.preference.first == agent
         }
-        var receiverOptions = configuration.receiverOptions
-        if let port { receiverOptions["port"] = String(port); receiverOptions["port-range"] = nil }
-        if let portRange { receiverOptions["port-range"] = portRange; receiverOptions["port"] = nil }
-        let receiverEntry = catalog.receiver(id: "loopback")
-        let receiverSettings = receiverOptions
-
         let secret = clientSecret ?? environment["EUA_CLIENT_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
         let client = ClientCredentials(clientID: clientID, clientSecret: secret,
                                        authenticationMethod: clientAuth.flatMap(ClientCredentials.AuthenticationMethod.init))
         let file = stateFile.map(AuthStateFile.init(path:)) ?? AuthStateFile.standard(environment: environment)
-        let scopes = scope.split(separator: " ").map(String.init)
-        let seconds = timeout.map { Duration.seconds($0) } ?? configuration.authorizationTimeout ?? .seconds(300)
-        let (issuer, json, named) = (self.issuer, self.json, agent != nil)
-        let forced = flow.flatMap(SignInStep.init(rawValue:))
-        let candidates = AgentSelection.candidates(catalog: catalog)
-        let commandOptions = named ? [:] : options
-        // A named agent does not depend on the server: refuse it before any network traffic.
-        if named, SignInChain.plan(candidates: candidates, configuration: configuration, service: nil).chosen == nil {
-            let error = AgentSelection.evaluate(candidates: candidates, configuration: configuration).error
-            throw CommandFailure("\(error.message) [\(error.code)]")
-        }
-
-        let refused = Atomic<Int>(0)
-        let run = Blocking.runInterruptible {
+        var receiverOptions: [String: String] = [:]
+        receiverOptions["port"] = port.map(String.init)
+        receiverOptions["port-range"] = portRange
+        var signIn = SignInFlow(
+            issuer: issuer, client: client, scopes: scope.split(separator: " ").map(String.init),
+            timeout: timeout.map { .seconds($0) }, file: file, candidates: AgentSelection.candidates(catalog: catalog),
+            configuration: configuration, forcedStep: flow.flatMap(SignInStep.init(rawValue:)),
+            agentOptions: agent == nil ? options : [:], receiver: .plugin(in: catalog), receiverOptions: receiverOptions,
+            logger: logger)
+        let display = LoginProgress(timeout: signIn.effectiveTimeout)
+        signIn.hooks = display.hooks
+        let run = Blocking.runInterruptible { [signIn] in
             try await CommandFailure.reporting {
-                let service = try await Discovery(logger: logger).configuration(issuer: issuer)
-                let plan = SignInChain.plan(candidates: candidates, configuration: configuration, service: service,
-                                            forced: forced)
-                guard let step = plan.chosen else {
-                    throw named ? plan.report.error : plan.error
-                }
-                logger.info("sign-in step", metadata: ["step": "\(step.step)", "why": "\(step.reason)"])
-                let signIn = SignIn(configuration: service, client: client, scopes: scopes, timeout: seconds, file: file,
-                                    logger: logger) { progress in
-                    if case .callbackRefused = progress { refused.add(1, ordering: .relaxed) }
-                }
-                let state: AuthState
-                switch step.step {
-                case .device:
-                    let display = WaitingDisplay(label: "Waiting for the code to be entered", timeout: seconds)
-                    Output.errorLine("eua login: \(step.reason); signing in with a code (RFC 8628 device authorization).")
-                    defer { display.stop() }
-                    state = try await signIn.runDevice(show: { codes in
-                        display.note(codes.instructions)
-                        display.start()
-                    }, onEvent: { event in
-                        if display.style == .plain, case .slowDown(let interval) = event {
-                            display.note("eua login: the server asked to poll more slowly (every \(interval.components.seconds) s)\n")
-                        }
-                    })
-                case .browser, .manual:
-                    guard let candidate = step.agent else { throw plan.error }
-                    guard let receiverEntry else {
-                        throw ExternalUserAgentError(.receiverFailed,
-                            "no 'loopback' redirect receiver was found; is libEUALoopback.so beside eua or on "
-                                + "EUA_PLUGIN_PATH? (see 'eua agents')")
-                    }
-                    let agent = candidate.makeAgent(options: step.options.merging(commandOptions) { $1 })
-                    // A spinner would overwrite what the person types when the manual agent reads a pasted URL
-                    // from the terminal: plain lines then.
-                    let typing = step.step == .manual && isatty(0) == 1
-                    let display = WaitingDisplay(
-                        label: step.step == .manual ? "Waiting for the sign-in (the redirect or a pasted URL)"
-                                                    : "Waiting for the sign-in in the browser",
-                        timeout: seconds, style: typing ? .plain : nil)
-                    display.start()
-                    defer { display.stop() }
-                    state = try await signIn.run(agent: agent, receiver: receiverEntry.makeReceiver(options: receiverSettings))
-                }
+                defer { display.stop() }
+                let state = try await signIn.run()
                 return (await state.lastTokenResponse, await state.idTokenClaims)
             }
         }
@@ -203,13 +149,13 @@ struct LoginCommand: ParsableCommand {
         guard let tokens = outcome.0 else { throw CommandFailure("the sign-in ended without tokens") }
         if json {
             Output.json(try TokenOutput(tokens: tokens, claims: outcome.1, issuer: issuer, stateFile: file.path,
-                                        refusedCallbacks: refused.load(ordering: .relaxed)).jsonText())
+                                        refusedCallbacks: display.refusedCallbacks).jsonText())
         } else {
             let who = outcome.1.map { "as \($0.displayName)" } ?? "(no ID token)"
             Output.line("Signed in to \(issuer) \(who).")
             Output.line("State saved to \(file.path).")
         }
-        let turnedAway = refused.load(ordering: .relaxed)
+        let turnedAway = display.refusedCallbacks
         if turnedAway > 0 {
             Output.standardError("eua login: \(turnedAway) other request\(turnedAway == 1 ? " was" : "s were") sent to the redirect "
                 + "URI and turned away (wrong state, path or form) while waiting; EUA_LOG_LEVEL=info shows why\n")

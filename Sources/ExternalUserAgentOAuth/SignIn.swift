@@ -10,8 +10,9 @@ import Synchronization
 import Glibc
 #endif
 
-/// One call for a whole sign-in: receiver → request → agent → response checks → token exchange
-/// → ID token validation → ``AuthState`` (saved when given a file).
+/// A sign-in with a known server and agent: receiver → request → agent → response checks → token
+/// exchange → ID token validation → ``AuthState`` (saved when given a file). ``SignInFlow`` is the whole
+/// sign-in, from discovery and the choice of the way in; it runs this.
 ///
 /// ```swift
 /// let configuration = try await Discovery().configuration(issuer: "https://id.example.com")
@@ -141,7 +142,8 @@ public struct SignIn: Sendable {
     }
 
     /// Signs in the way `plan` chose (``SignInChain``): the code flow with the plan's agent and a
-    /// receiver from `receiver`, or the device grant.
+    /// receiver from `receiver`, or the device grant. ``SignInFlow`` does the whole sign-in, discovery
+    /// and planning included.
     ///
     /// ```swift
     /// let plan = SignInChain.plan(candidates: AgentSelection.candidates(catalog: catalog),
@@ -151,16 +153,30 @@ public struct SignIn: Sendable {
     /// Throws the plan's `noAgentAvailable` error when no step was possible.
     public func run(plan: SignInPlan, agentOptions: [String: String] = [:],
                     receiver: @Sendable () throws -> any RedirectReceiver,
-                    show: @Sendable (DeviceAuthorizationResponse) -> Void = SignIn.showOnStandardError) async throws -> AuthState {
+                    show: @escaping @Sendable (DeviceAuthorizationResponse) -> Void = SignIn.showOnStandardError) async throws -> AuthState {
         guard let step = plan.chosen else { throw plan.error }
-        logger.info("sign-in step chosen", metadata: ["step": "\(step.step)", "agent": "\(step.agent?.descriptor.id ?? "-")"])
+        return try await run(chosen: step, of: plan, agentOptions: agentOptions, receiver: receiver,
+                             hooks: SignInFlow.Hooks(deviceCodes: show))
+    }
+
+    /// Runs `step`, the chosen one of `plan`: the device grant, or the code flow with the step's agent
+    /// (`agentOptions` over the step's) and a receiver from `receiver`. `hooks.stepChosen` hears of it
+    /// once the agent and receiver are made.
+    func run(chosen step: SignInPlan.Step, of plan: SignInPlan, agentOptions: [String: String],
+             receiver: () throws -> any RedirectReceiver, hooks: SignInFlow.Hooks) async throws -> AuthState {
+        logger.info("sign-in step chosen", metadata: [
+            "step": "\(step.step)", "agent": "\(step.agent?.descriptor.id ?? "-")", "why": "\(step.reason)",
+        ])
         switch step.step {
         case .device:
-            return try await runDevice(show: show)
+            hooks.stepChosen(step)
+            return try await runDevice(show: hooks.deviceCodes, onEvent: hooks.devicePoll)
         case .browser, .manual:
             guard let candidate = step.agent else { throw plan.error }
+            let receiver = try receiver()
             let agent = candidate.makeAgent(options: step.options.merging(agentOptions) { $1 })
-            return try await run(agent: agent, receiver: try receiver())
+            hooks.stepChosen(step)
+            return try await run(agent: agent, receiver: receiver)
         }
     }
 

@@ -101,7 +101,11 @@ public enum SignInChain {
                 let pool = candidates.filter { ($0.descriptor.kind == .manual) == wantManual }
                 let report = AgentSelection.evaluate(candidates: pool, configuration: configuration)
                 if let winner = report.chosen {
-                    let why = forcedBy.map { "\($0)" } ?? (wantManual
+                    // A managed pin can overrule the named agent: the reason then says who won, and why.
+                    let overruled = configuration.namedAgent.map { $0 != winner.id } ?? false
+                    let why = forcedBy.map {
+                        overruled ? "\($0), but '\(winner.id)' was chosen instead: \(winner.reasons.last ?? "it passed every rule")" : $0
+                    } ?? (wantManual
                         ? "no earlier step in \(origin) was possible, and the manual agent '\(winner.id)' is available"
                         : "the browser agent '\(winner.id)' passed every selection rule")
                     add(.chosen, why, agent: winner.candidate, options: configuration.options(for: winner.id))

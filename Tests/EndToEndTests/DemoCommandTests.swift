@@ -9,12 +9,12 @@ struct DemoCommandTests {
     static let steps = ["server", "discovery", "receiver", "agent", "redirect", "tokens", "id_token", "state"]
 
     /// Runs `eua demo` with no display, no EUA_* variables, and a temporary folder of its own.
-    func demo(_ arguments: [String], folder: TemporaryFolder) async throws -> ProcessResult {
+    func demo(_ arguments: [String], folder: TemporaryFolder, temporaryFolder: String? = nil) async throws -> ProcessResult {
         let executable = try TestPaths.product("eua")
         var environment = ProcessInfo.processInfo.environment.filter {
             $0.key != "DISPLAY" && $0.key != "WAYLAND_DISPLAY" && !$0.key.hasPrefix("EUA_")
         }
-        environment["TMPDIR"] = folder.path
+        environment["TMPDIR"] = temporaryFolder ?? folder.path
         let fixed = environment
         return try await offThePool {
             try ProcessRunner.run(executable, ["demo"] + arguments, environment: fixed, replacingEnvironment: true,
@@ -101,5 +101,24 @@ struct DemoCommandTests {
         #expect(object["ok"] as? Bool == false)
         #expect((object["error"] as? String)?.contains("'eua agents' lists") == true)
         #expect(try steps(object).allSatisfy { $0.status == "not_run" })
+    }
+
+    @Test("a TMPDIR where no folder can be made: exit 1, the error names it, no step runs, nothing is saved")
+    func unusableTemporaryFolder() async throws {
+        let folder = try TemporaryFolder()
+        let missing = folder.path + "/no/such/folder"
+        let plain = try await demo([], folder: folder, temporaryFolder: missing)
+        #expect(plain.status == 1)
+        #expect(plain.stderr.contains("Error: could not make a temporary folder in \(missing) for the demo's state file"),
+                "stderr: \(plain.stderr)")
+        #expect(plain.stderr.contains("set TMPDIR"))
+        #expect(!plain.stdout.split(separator: "\n").contains { $0.first?.isNumber == true }, "no step was taken")
+        let json = try await demo(["--json"], folder: folder, temporaryFolder: missing)
+        #expect(json.status == 1)
+        let object = try LoginCommandTests.lastJSON(json.stdout)
+        #expect(object["ok"] as? Bool == false && object["state_file"] == nil)
+        #expect((object["error"] as? String)?.contains("could not make a temporary folder") == true)
+        #expect(try steps(object).allSatisfy { $0.status == "not_run" })
+        #expect(!FileManager.default.fileExists(atPath: missing))
     }
 }

@@ -114,4 +114,25 @@ struct LoginCommandTests {
         #expect(result.status != 0)
         #expect(result.stderr.contains("EUA_ALLOW_TEST_AGENTS=1"))
     }
+
+    @Test("--port replaces the configuration's port-range (one that would fail: ports 1-2); the configured path stays")
+    func portOverridesConfiguredRange() async throws {
+        let server = try await LocalAuthorizationServer.start()
+        defer { Task { await server.stop() } }
+        let folder = try TemporaryFolder()
+        let configFolder = folder.path + "/config/eua"
+        try FileManager.default.createDirectory(atPath: configFolder, withIntermediateDirectories: true)
+        try "[receiver]\nport-range = \"1-2\"\npath = \"/cb\"\n"
+            .write(toFile: configFolder + "/config.toml", atomically: true, encoding: .utf8)
+        let port = try OIDCProviderMock.freePort()
+        let stateFile = folder.path + "/state.json"
+        let result = try await eua(
+            ["login", "--issuer", server.issuer, "--client-id", server.options.clientID, "--agent", "headless",
+             "--agent-option", "mode=follow", "--port", String(port), "--timeout", "30", "--state-file", stateFile, "--json"],
+            environment: Self.environment.merging(["XDG_CONFIG_HOME": folder.path + "/config"]) { $1 })
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(server.authorizationRequests.first?["redirect_uri"] == "http://127.0.0.1:\(port)/cb")
+        #expect(try Self.lastJSON(result.stdout)["subject"] as? String == "alice")
+        #expect(FileManager.default.fileExists(atPath: stateFile))
+    }
 }

@@ -245,6 +245,23 @@ struct SignInChainTests {
         #expect(try plan([availableBrowser, manual], Self.deviceService, code: code).chosen?.step == .manual)
     }
 
+    @Test("a managed preference that overrules the named agent: the chosen step says who won instead, and why")
+    func namedAgentOverruled() throws {
+        let folder = try TemporaryFolder()
+        let managed = folder.path + "/managed.toml"
+        try "preference = [\"browser\"]\n".write(toFile: managed, atomically: true, encoding: .utf8)
+        var code = CodeConfiguration(preference: ["other"], allowTestAgents: true)
+        code.namedAgent = "other"
+        let configuration = try Configuration.load(
+            sources: ConfigurationSources(environment: [:], systemFiles: [], userFile: nil, managedFile: managed), code: code)
+        let other = AgentCandidate(agent: FakeExternalUserAgent(id: "other", kind: .testDouble))
+        let plan = SignInChain.plan(candidates: [availableBrowser, other], configuration: configuration, service: nil)
+        let chosen = try #require(plan.chosen)
+        #expect(chosen.agent?.descriptor.id == "browser")
+        #expect(chosen.reason.contains("the agent 'other' was named explicitly, but 'browser' was chosen instead"))
+        #expect(chosen.reason.contains(managed), "the reason cites the managed file")
+    }
+
     @Test("without the server's metadata the device step is unknown")
     func unknown() throws {
         let plan = try plan([browser, manual], nil)

@@ -1,0 +1,63 @@
+import EUACommandSupport
+import ExternalUserAgentOAuth
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What `eua login` shows on stderr while ``SignInFlow`` runs: the device grant's line and codes, the
+/// waiting display for the step chosen, and a count of the requests turned away at the redirect URI.
+final class LoginProgress: Sendable {
+    private let timeout: Duration
+    private let display = Mutex<WaitingDisplay?>(nil)
+    private let refused = Atomic<Int>(0)
+
+    init(timeout: Duration) {
+        self.timeout = timeout
+    }
+
+    /// Requests to the redirect URI that were turned away so far.
+    var refusedCallbacks: Int { refused.load(ordering: .relaxed) }
+
+    /// The hooks that feed this display.
+    var hooks: SignInFlow.Hooks {
+        SignInFlow.Hooks(
+            stepChosen: { [self] step in chosen(step) },
+            progress: { [self] progress in
+                if case .callbackRefused = progress { refused.add(1, ordering: .relaxed) }
+            },
+            deviceCodes: { [self] codes in
+                guard let waiting = display.withLock({ $0 }) else { return }
+                waiting.note(codes.instructions)
+                waiting.start()
+            },
+            devicePoll: { [self] event in
+                guard let waiting = display.withLock({ $0 }), waiting.style == .plain,
+                      case .slowDown(let interval) = event else { return }
+                waiting.note("eua login: the server asked to poll more slowly (every \(interval.components.seconds) s)\n")
+            })
+    }
+
+    /// Stops and clears the waiting display.
+    func stop() {
+        display.withLock { $0 }?.stop()
+    }
+
+    private func chosen(_ step: SignInPlan.Step) {
+        switch step.step {
+        case .device:
+            Output.errorLine("eua login: \(step.reason); signing in with a code (RFC 8628 device authorization).")
+            display.withLock { $0 = WaitingDisplay(label: "Waiting for the code to be entered", timeout: timeout) }
+        case .browser, .manual:
+            // A spinner would overwrite what the person types when the manual agent reads a pasted URL
+            // from the terminal: plain lines then.
+            let typing = step.step == .manual && isatty(0) == 1
+            let waiting = WaitingDisplay(
+                label: step.step == .manual ? "Waiting for the sign-in (the redirect or a pasted URL)"
+                                            : "Waiting for the sign-in in the browser",
+                timeout: timeout, style: typing ? .plain : nil)
+            display.withLock { $0 = waiting }
+            waiting.start()
+        }
+    }
+}
