@@ -80,6 +80,7 @@ let package = Package(
             name: "ExternalUserAgentTesting",
             dependencies: [
                 "ExternalUserAgent",
+                "ExternalUserAgentABI",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
