@@ -48,24 +48,28 @@ let package = Package(
         .systemLibrary(name: "CGIO", pkgConfig: "gio-unix-2.0", providers: [.apt(["libglib2.0-dev"])]),
         // The JSON values that cross the C ABI, shared by host and plugin kit.
         .target(name: "ExternalUserAgentABI", swiftSettings: swiftSettings),
+        // The wire rules host and plugins share: redirect matching, form and query coding, HTML and terminal escaping.
+        .target(name: "ExternalUserAgentWire", swiftSettings: swiftSettings),
         .target(
             name: "ExternalUserAgent",
             dependencies: [
                 "CExternalUserAgentPlugin",
                 "ExternalUserAgentABI",
+                "ExternalUserAgentWire",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "ExternalUserAgentPluginKit",
-            dependencies: ["CExternalUserAgentPlugin", "ExternalUserAgentABI"],
+            dependencies: ["CExternalUserAgentPlugin", "ExternalUserAgentABI", "ExternalUserAgentWire"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "ExternalUserAgentOAuth",
             dependencies: [
                 "ExternalUserAgent",
+                "ExternalUserAgentWire",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -80,6 +84,7 @@ let package = Package(
             name: "ExternalUserAgentTesting",
             dependencies: [
                 "ExternalUserAgent",
+                "ExternalUserAgentWire",
                 "ExternalUserAgentABI",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -95,6 +100,7 @@ let package = Package(
             name: "EUACommandSupport",
             dependencies: [
                 "ExternalUserAgent",
+                "ExternalUserAgentWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -118,6 +124,7 @@ let package = Package(
             name: "EUAOAuthCommands",
             dependencies: [
                 "ExternalUserAgent",
+                "ExternalUserAgentWire",
                 "ExternalUserAgentOAuth",
                 "EUACommandSupport",
                 // `eua demo` runs the testing kit's local authorization server in process.
@@ -232,6 +239,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "ExternalUserAgentWireTests",
+            dependencies: ["ExternalUserAgentWire"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "HeadlessPluginTests",
             dependencies: ["ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport"],
             swiftSettings: swiftSettings
@@ -303,7 +315,7 @@ if Context.environment["EUA_FUZZ"] == "1" {
         ("FuzzTOML", ["ExternalUserAgent"]),
         ("FuzzPluginJSON", ["ExternalUserAgent", "ExternalUserAgentABI"]),
         ("FuzzLoopbackRequest", [
-            "LoopbackReceiverPlugin", "ExternalUserAgent",
+            "LoopbackReceiverPlugin", "ExternalUserAgent", "ExternalUserAgentWire",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOEmbedded", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),

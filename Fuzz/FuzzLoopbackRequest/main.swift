@@ -1,4 +1,5 @@
 import ExternalUserAgent
+import ExternalUserAgentWire
 import FoundationEssentials
 import LoopbackReceiverPlugin
 import NIOCore

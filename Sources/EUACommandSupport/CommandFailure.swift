@@ -1,3 +1,4 @@
+import ExternalUserAgentWire
 import ExternalUserAgent
 
 /// A command's failure, printed as `Error: <message>` by the argument parser; the message is escaped for the

@@ -1,3 +1,4 @@
+import ExternalUserAgentWire
 #if canImport(Glibc)
 import ExternalUserAgent
 import Glibc

@@ -1,3 +1,4 @@
+import ExternalUserAgentWire
 import ExternalUserAgent
 
 /// Left-aligned columns, padded to the widest cell, two spaces apart. Cells are escaped for the terminal

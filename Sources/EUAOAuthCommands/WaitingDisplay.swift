@@ -1,3 +1,4 @@
+import ExternalUserAgentWire
 import ExternalUserAgent
 import EUACommandSupport
 import Dispatch

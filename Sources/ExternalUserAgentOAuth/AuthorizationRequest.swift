@@ -1,3 +1,4 @@
+import ExternalUserAgentWire
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -64,7 +65,7 @@ public struct AuthorizationRequest: Sendable, Hashable {
         items.append(URLQueryItem(name: "code_challenge_method", value: pkce.codeChallengeMethod))
         items += additionalParameters.map { URLQueryItem(name: $0.name, value: $0.value) }
         components.percentEncodedQuery = items
-            .map { FormEncoding.escape($0.name) + "=" + FormEncoding.escape($0.value ?? "") }
+            .map { FormCoding.escape($0.name) + "=" + FormCoding.escape($0.value ?? "") }
             .joined(separator: "&")
         return components.url!
     }

@@ -1,3 +1,4 @@
+import ExternalUserAgentWire
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -64,7 +65,7 @@ public struct OAuthHTTP: Sendable {
         var headers = Self.headers
         headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
         if let authorization { headers.add(name: "Authorization", value: authorization) }
-        let body = ByteBuffer(string: FormEncoding.encode(fields))
+        let body = ByteBuffer(string: FormCoding.encode(fields))
         return Response(try await client.execute(.POST, url, headers: headers, body: body))
     }
 

@@ -1,3 +1,4 @@
+import ExternalUserAgentWire
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -15,5 +16,5 @@ enum QueryParameters {
         }
     }
 
-    private static func decode(_ text: Substring) -> String { formDecode(text) }
+    private static func decode(_ text: Substring) -> String { FormCoding.decode(text) }
 }

@@ -1,3 +1,4 @@
+import ExternalUserAgentWire
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -65,7 +66,7 @@ public struct TokenEndpoint: Sendable {
             fields.append(("client_secret", secret))
         case .clientSecretBasic:
             // RFC 6749 §2.3.1: both parts are form-encoded before Base64.
-            let pair = FormEncoding.escape(client.clientID) + ":" + FormEncoding.escape(secret)
+            let pair = FormCoding.escape(client.clientID) + ":" + FormCoding.escape(secret)
             authorization = "Basic " + Data(pair.utf8).base64EncodedString()
         }
         return (fields, authorization)

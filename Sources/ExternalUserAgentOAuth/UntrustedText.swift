@@ -1,3 +1,4 @@
+import ExternalUserAgentWire
 import ExternalUserAgent
 
 /// Text from the network (a key id, an issuer, a field's value), made safe to put in a message:

@@ -1,3 +1,4 @@
+import ExternalUserAgentWire
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

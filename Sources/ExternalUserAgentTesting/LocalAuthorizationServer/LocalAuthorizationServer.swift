@@ -1,3 +1,4 @@
+import ExternalUserAgentWire
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -290,41 +291,26 @@ public final class LocalAuthorizationServer: Sendable {
     /// The login form: the request in hidden fields, a user name, Sign in and Deny.
     static func loginPage(_ query: [String: String], subject: String, issuer: String, problem: String? = nil) -> String {
         let hidden = requestParameters.compactMap { name in
-            query[name].map { "    <input type=\"hidden\" name=\"\(name)\" value=\"\(htmlEscape($0))\">" }
+            query[name].map { "    <input type=\"hidden\" name=\"\(name)\" value=\"\(HTMLText.escaped($0))\">" }
         }.joined(separator: "\n")
-        let scope = htmlEscape(query["scope"] ?? "")
-        let client = htmlEscape(query["client_id"] ?? "")
+        let scope = HTMLText.escaped(query["scope"] ?? "")
+        let client = HTMLText.escaped(query["client_id"] ?? "")
         return """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><title>Sign in — local authorization server</title></head>
             <body>
             <h1>Sign in</h1>
-            <p>This is ExternalUserAgent's local authorization server at \(htmlEscape(issuer)), for tests and demos.
+            <p>This is ExternalUserAgent's local authorization server at \(HTMLText.escaped(issuer)), for tests and demos.
             Client <code>\(client)</code> asks for <code>\(scope)</code>. No password: any user name signs in.</p>
-            \(problem.map { "<p role=\"alert\">\(htmlEscape($0))</p>" } ?? "")
+            \(problem.map { "<p role=\"alert\">\(HTMLText.escaped($0))</p>" } ?? "")
             <form method="post" action="/authorize">
             \(hidden)
-                <label>User name <input type="text" name="username" value="\(htmlEscape(subject))" autofocus></label>
+                <label>User name <input type="text" name="username" value="\(HTMLText.escaped(subject))" autofocus></label>
                 <button type="submit" name="action" value="approve">Sign in</button>
                 <button type="submit" name="action" value="deny">Deny</button>
             </form>
             </body></html>
             """
-    }
-
-    static func htmlEscape(_ text: String) -> String {
-        var result = ""
-        for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            default: result.append(character)
-            }
-        }
-        return result
     }
 
     private func token(_ request: LocalHTTPServer.Request) async -> LocalHTTPServer.Response {

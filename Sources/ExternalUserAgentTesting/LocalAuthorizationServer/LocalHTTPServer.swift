@@ -1,3 +1,4 @@
+import ExternalUserAgentWire
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -39,7 +40,7 @@ struct LocalHTTPServer: Sendable {
         }
 
         static func decode(_ text: String) -> String {
-            formDecode(text)
+            FormCoding.decode(text)
         }
     }
 

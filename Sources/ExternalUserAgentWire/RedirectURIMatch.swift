@@ -4,9 +4,10 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// The rule a callback URL must meet to belong to a redirect URI: the same scheme, host,
-/// port and path (RFC 8252 §7.3, AppAuth's rule); the query and fragment are ignored. A URL with userinfo
-/// (`http://user@127.0.0.1/…`) never matches, on either side: a redirect URI has none.
+/// The rule a callback URL must meet to belong to a redirect URI: the same scheme, host, port and path
+/// (RFC 8252 §7.3, AppAuth's rule); the query and fragment are ignored. A URL with userinfo
+/// (`http://user@127.0.0.1/…`) never matches, on either side: a redirect URI has none. The one copy of the
+/// rule: the session, the headless agent's follow mode and the loopback receiver all use it.
 package enum RedirectURIMatch {
     /// `nil` when `callback` matches `redirectURI`, else a sentence naming the part that differs.
     package static func mismatch(callback: URL, redirectURI: URL) -> String? {
@@ -45,7 +46,7 @@ package enum RedirectURIMatch {
     }
 
     /// `userinfo ('user@' before the host)` when `url` has a user or password part (even an empty one), else `nil`.
-    static func forbiddenPart(of url: URL) -> String? {
+    package static func forbiddenPart(of url: URL) -> String? {
         URLComponents(url: url, resolvingAgainstBaseURL: false).flatMap(forbiddenPart)
     }
 
