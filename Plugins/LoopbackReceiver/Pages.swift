@@ -1,10 +1,10 @@
-import NIOHTTP1
+import PluginNet
 
 /// The pages the browser sees after the redirect: plain, self-contained, no scripts, nothing echoed unescaped.
 enum Pages {
     /// Security headers on every response.
-    static func headers(contentType: String = "text/html; charset=utf-8", length: Int) -> HTTPHeaders {
-        HTTPHeaders([
+    static func headers(contentType: String = "text/html; charset=utf-8", length: Int) -> [(String, String)] {
+        [
             ("Content-Type", contentType),
             ("Content-Length", String(length)),
             ("Cache-Control", "no-store"),
@@ -14,7 +14,24 @@ enum Pages {
             ("X-Content-Type-Options", "nosniff"),
             ("X-Frame-Options", "DENY"),
             ("Connection", "close"),
-        ])
+        ]
+    }
+
+    /// A whole HTTP/1.1 response: `status`, the security headers (and `extraHeaders`), and `html`.
+    static func reply(_ status: HTTPStatus, html: String, extraHeaders: [(String, String)] = []) -> [UInt8] {
+        response(status, headers: headers(length: html.utf8.count) + extraHeaders, body: html)
+    }
+
+    /// A `302 Found` to `url` (an http(s) URL from the options, checked to hold no CR or LF).
+    static func redirect(to url: String) -> [UInt8] {
+        response(.found, headers: headers(length: 0) + [("Location", url)], body: "")
+    }
+
+    private static func response(_ status: HTTPStatus, headers: [(String, String)], body: String) -> [UInt8] {
+        var text = "HTTP/1.1 \(status.code) \(status.reason)\r\n"
+        for (name, value) in headers { text += "\(name): \(value)\r\n" }
+        text += "\r\n" + body
+        return Array(text.utf8)
     }
 
     static func success() -> String {
