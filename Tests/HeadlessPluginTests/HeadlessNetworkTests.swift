@@ -87,3 +87,28 @@ final class TestListener: @unchecked Sendable {
         held.withLock { if connection >= 0 { close(connection) } }
     }
 }
+
+/// The built `eua`, as a user runs it: plugins loaded at once, the headless agent's requests on plain sockets.
+@Suite("Headless plugin: repeated sign-ins through the built eua", .timeLimit(.minutes(3)))
+struct RepeatedDemoTests {
+    @Test("twenty `eua demo` runs in a row, each loading every plugin afresh, all sign in")
+    func repeatedDemo() async throws {
+        let executable = try TestPaths.product("eua")
+        let folder = try TemporaryFolder()
+        for run in 1...20 {
+            var environment = ProcessInfo.processInfo.environment.filter {
+                $0.key != "DISPLAY" && $0.key != "WAYLAND_DISPLAY" && !$0.key.hasPrefix("EUA_")
+            }
+            environment["TMPDIR"] = folder.path
+            // A cache of its own each time: no plugin index, so every plugin file is loaded (concurrently).
+            environment["XDG_CACHE_HOME"] = folder.path + "/cache-\(run)"
+            let fixed = environment
+            let result = try await offThePool {
+                try ProcessRunner.run(executable, ["demo", "--json"], environment: fixed, replacingEnvironment: true, timeout: 60)
+            }
+            #expect(result.status == 0, "run \(run): \(result.stderr)")
+            #expect(result.stdout.split(separator: "\n").last?.contains("\"ok\":true") == true, "run \(run): \(result.stdout)")
+            #expect(!result.stderr.contains("closed channel"), "run \(run): \(result.stderr)")
+        }
+    }
+}
