@@ -136,26 +136,26 @@ let package = Package(
         ),
 
         // Plugins
+        // What the networking plugins share: HTTP/1.1 on plain POSIX sockets (request and response parsers,
+        // deadlines, a stop signal, threads of their own). No SwiftNIO: a plugin embeds a copy of every Swift
+        // library it uses, so NIO in a plugin meant several NIOs (and their threads) in one process.
+        .target(name: "CPluginNet", path: "Plugins/CPluginNet"),
+        .target(
+            name: "PluginNet",
+            dependencies: ["CPluginNet"],
+            path: "Plugins/PluginNet",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "HeadlessPlugin",
-            dependencies: [
-                "ExternalUserAgentPluginKit",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
+            dependencies: ["ExternalUserAgentPluginKit", "ExternalUserAgentWire", "PluginNet"],
             path: "Plugins/Headless",
             swiftSettings: swiftSettings
         ),
 
         .target(
             name: "LoopbackReceiverPlugin",
-            dependencies: [
-                "ExternalUserAgentPluginKit",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
+            dependencies: ["ExternalUserAgentPluginKit", "ExternalUserAgentWire", "PluginNet"],
             path: "Plugins/LoopbackReceiver",
             swiftSettings: swiftSettings
         ),
@@ -255,7 +255,7 @@ let package = Package(
         ),
         .testTarget(
             name: "LoopbackReceiverTests",
-            dependencies: ["ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport"],
+            dependencies: ["ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport", "PluginNet"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -296,7 +296,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HeadlessFollowTests",
-            dependencies: ["HeadlessPlugin"],
+            dependencies: ["HeadlessPlugin", "PluginNet"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -314,14 +314,10 @@ if Context.environment["EUA_FUZZ"] == "1" {
     let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
         ("FuzzTOML", ["ExternalUserAgent"]),
         ("FuzzPluginJSON", ["ExternalUserAgent", "ExternalUserAgentABI"]),
-        ("FuzzLoopbackRequest", [
-            "LoopbackReceiverPlugin", "ExternalUserAgent", "ExternalUserAgentWire",
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOEmbedded", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-        ]),
+        ("FuzzLoopbackRequest", ["LoopbackReceiverPlugin", "PluginNet", "ExternalUserAgent", "ExternalUserAgentWire"]),
         ("FuzzOAuthResponses", ["ExternalUserAgentOAuth"]),
         ("FuzzIDToken", ["ExternalUserAgentOAuth", .product(name: "Crypto", package: "swift-crypto")]),
+        ("FuzzHTTPResponse", ["PluginNet"]),
     ]
     for target in fuzzTargets {
         package.targets.append(.executableTarget(name: target.name, dependencies: target.dependencies,

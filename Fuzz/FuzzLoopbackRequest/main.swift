@@ -2,19 +2,20 @@ import ExternalUserAgent
 import ExternalUserAgentWire
 import FoundationEssentials
 import LoopbackReceiverPlugin
-import NIOCore
-import NIOEmbedded
-import NIOHTTP1
+import PluginNet
 
 /// libFuzzer target: raw bytes as the loopback receiver reads them — request line, headers, target and
-/// query — through SwiftNIO's HTTP/1 decoder and the receiver's own checks, with one property on top:
-/// whatever the receiver accepts as the redirect, the app must read the same way (same redirect URI,
-/// same `state`). The `#` bug (the page said success, the app never saw the state) broke exactly that.
+/// query — through its own request-head parser and checks, with two properties on top:
+/// - the parser decides the same whether the bytes come at once or in two pieces (as TCP may cut them);
+/// - whatever the receiver accepts as the redirect, the app reads the same way (same redirect URI, same
+///   `state`). The `#` bug (the page said success, the app never saw the state) broke exactly that.
 let path = "/cb-fuzz"
 let port = 8400
 let expectedState = "S0me-state_value"
 let redirectURI = URL(string: "http://127.0.0.1:\(port)\(path)")!
 let validation = CallbackValidation(path: path, port: port, expectedState: expectedState)
+/// The receiver's limit on a request head (`LoopbackOptions.maxHeadBytes`).
+let headLimit = 16 * 1024
 
 /// Makes the globals before the first input, so the leak checker does not count them against it.
 @_cdecl("LLVMFuzzerInitialize")
@@ -25,24 +26,27 @@ public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutable
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzLoopbackRequest(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
-    let channel = EmbeddedChannel(handler: ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
-    defer { _ = try? channel.finish() }
-    var buffer = channel.allocator.buffer(capacity: count)
-    buffer.writeBytes(UnsafeBufferPointer(start: data, count: count))
-    guard (try? channel.writeInbound(buffer)) != nil else { return 0 }
-    while let part = try? channel.readInbound(as: HTTPServerRequestPart.self) {
-        guard case .head(let head) = part else { continue }
-        if case .callback(_, let query, _) = validation.check(head) {
-            let text = query.isEmpty ? redirectURI.absoluteString : redirectURI.absoluteString + "?" + query
-            guard let url = URL(string: text) else { fatalError("accepted a redirect the app cannot parse as a URL") }
-            if let mismatch = RedirectURIMatch.mismatch(callback: url, redirectURI: redirectURI) {
-                fatalError("accepted a redirect the app rejects: \(mismatch)")
-            }
-            if let problem = ExternalUserAgentSession.stateProblem(in: url, expected: expectedState) {
-                fatalError("accepted a redirect whose state the app reads differently: \(problem)")
-            }
+    let bytes = Array(UnsafeBufferPointer(start: data, count: count))
+    var whole = HTTPRequestHeadParser(limit: headLimit)
+    let outcome = whole.feed(bytes[...])
+    var split = HTTPRequestHeadParser(limit: headLimit)
+    let cut = bytes.isEmpty ? 0 : Int(bytes[bytes.count / 2]) % (bytes.count + 1)
+    var inPieces = split.feed(bytes[..<cut])
+    if inPieces == .needMore { inPieces = split.feed(bytes[cut...]) }
+    guard inPieces == outcome else { fatalError("the parser decides differently when the head comes in two pieces") }
+    guard case .head(let head) = outcome else { return 0 }
+    guard whole.bytesConsumed <= headLimit, head.target.utf8.allSatisfy(HTTPSyntax.isVisibleASCII) else {
+        fatalError("the parser accepted a head over its limit or a target that is not visible ASCII")
+    }
+    if case .callback(_, let query, _) = validation.check(head) {
+        let text = query.isEmpty ? redirectURI.absoluteString : redirectURI.absoluteString + "?" + query
+        guard let url = URL(string: text) else { fatalError("accepted a redirect the app cannot parse as a URL") }
+        if let mismatch = RedirectURIMatch.mismatch(callback: url, redirectURI: redirectURI) {
+            fatalError("accepted a redirect the app rejects: \(mismatch)")
         }
-        return 0  // the receiver answers the first request on a connection only
+        if let problem = ExternalUserAgentSession.stateProblem(in: url, expected: expectedState) {
+            fatalError("accepted a redirect whose state the app reads differently: \(problem)")
+        }
     }
     return 0
 }

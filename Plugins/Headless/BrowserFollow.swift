@@ -1,6 +1,7 @@
+import ExternalUserAgentWire
 import FoundationEssentials
 import ExternalUserAgentPluginKit
-import NIOHTTP1
+import PluginNet
 
 /// `mode=follow`: acts like a browser with no person at it. GETs the authorization URL with a
 /// cookie jar, follows redirects, submits HTML forms filled with the `form.NAME` options, and stops
@@ -8,30 +9,33 @@ import NIOHTTP1
 struct BrowserFollow {
     let script: HeadlessScript
     let redirectURI: URL
+    private let stop: StopSignal
     private var cookies = CookieJar()
 
-    init(script: HeadlessScript, redirectURI: URL) {
+    init(script: HeadlessScript, redirectURI: URL, stop: StopSignal) {
         self.script = script
         self.redirectURI = redirectURI
+        self.stop = stop
     }
 
-    /// Walks from `authorizationURL` to the callback URL (the redirect URI with the server's answer).
-    mutating func callbackURL(from authorizationURL: URL) async throws -> URL {
+    /// Walks from `authorizationURL` to the callback URL (the redirect URI with the server's answer);
+    /// throws ``NetworkError/stopped`` when stopped.
+    mutating func callbackURL(from authorizationURL: URL) throws -> URL {
         var url = authorizationURL
-        var method = HTTPMethod.GET
+        var method = "GET"
         var body: [UInt8]?
         for step in 0...script.maximumSteps {
-            if Self.isRedirectURI(url, redirectURI) { return url }
+            if RedirectURIMatch.mismatch(callback: url, redirectURI: redirectURI) == nil { return url }
             guard step < script.maximumSteps else { break }
-            try Task.checkCancellation()
-            let response = try await fetch(url, method: method, body: body)
+            if stop.isRaised { throw NetworkError.stopped }
+            let response = try fetch(url, method: method, body: body)
             cookies.store(response.headers("Set-Cookie"), from: url)
             if (300..<400).contains(response.status), let location = response.header("Location") {
                 guard let next = URL(string: location, relativeTo: url)?.absoluteURL else {
                     throw PluginError("presentationFailed", "headless agent: \(Self.describe(url)) redirected to an unusable Location")
                 }
                 // 307 and 308 repeat the request as it was; the others become a GET.
-                if response.status != 307, response.status != 308 { method = .GET; body = nil }
+                if response.status != 307, response.status != 308 { method = "GET"; body = nil }
                 url = next
                 continue
             }
@@ -44,7 +48,7 @@ struct BrowserFollow {
                         + "; the sign-in cannot go on")
             }
             let fields = form.submission(filling: script.formFields)
-            let encoded = fields.map { FormURLEncoding.escape($0.name) + "=" + FormURLEncoding.escape($0.value) }
+            let encoded = fields.map { FormCoding.escape($0.name) + "=" + FormCoding.escape($0.value) }
                 .joined(separator: "&")
             // No action (or an empty one) submits to the page's own URL, query included.
             let actionText = form.action.flatMap { $0.isEmpty ? nil : $0 }
@@ -53,7 +57,7 @@ struct BrowserFollow {
             }
             PluginHost.log(.debug, "headless agent submits a form (\(form.method), \(fields.count) fields) on \(Self.describe(url))")
             if form.method == "POST" {
-                method = .POST
+                method = "POST"
                 body = Array(encoded.utf8)
                 url = action
             } else {
@@ -62,7 +66,7 @@ struct BrowserFollow {
                 guard let target = components?.url else {
                     throw PluginError("presentationFailed", "headless agent: could not build the form's URL")
                 }
-                method = .GET
+                method = "GET"
                 body = nil
                 url = target
             }
@@ -80,7 +84,7 @@ struct BrowserFollow {
         }?.element
     }
 
-    private func fetch(_ url: URL, method: HTTPMethod, body: [UInt8]?) async throws -> MiniHTTPClient.Response {
+    private func fetch(_ url: URL, method: String, body: [UInt8]?) throws -> HTTPResponse {
         guard url.scheme == "http", let host = url.host else {
             throw PluginError("presentationFailed",
                 "headless agent: follow mode speaks plain http only (test providers on loopback), not \(Self.describe(url))")
@@ -93,20 +97,13 @@ struct BrowserFollow {
         if let cookie = cookies.header(for: url) { headers.append(("Cookie", cookie)) }
         if body != nil { headers.append(("Content-Type", "application/x-www-form-urlencoded")) }
         do {
-            return try await MiniHTTPClient.send(method: method, host: host, port: url.port ?? 80, target: target,
-                                                 headers: headers, body: body)
+            return try MiniHTTPClient.send(method: method, host: host, port: url.port ?? 80, target: target,
+                                           headers: headers, body: body, stop: stop)
+        } catch let error as NetworkError where error.kind == .stopped {
+            throw error
         } catch {
-            throw PluginError("presentationFailed", "headless agent: \(method.rawValue) \(Self.describe(url)) failed: \(error)")
+            throw PluginError("presentationFailed", "headless agent: \(method) \(Self.describe(url)) failed: \(error)")
         }
-    }
-
-    /// Scheme, host, port and path equal (the query is the server's answer).
-    static func isRedirectURI(_ url: URL, _ redirectURI: URL) -> Bool {
-        let a = URLComponents(url: url, resolvingAgainstBaseURL: false)
-        let b = URLComponents(url: redirectURI, resolvingAgainstBaseURL: false)
-        func path(_ c: URLComponents?) -> String { (c?.percentEncodedPath).flatMap { $0.isEmpty ? "/" : $0 } ?? "/" }
-        return a?.scheme?.lowercased() == b?.scheme?.lowercased() && a?.host?.lowercased() == b?.host?.lowercased()
-            && a?.port == b?.port && path(a) == path(b)
     }
 
     /// A URL without its query, which may carry codes.
@@ -115,28 +112,5 @@ struct BrowserFollow {
         components?.query = nil
         components?.fragment = nil
         return components?.string ?? "(a URL)"
-    }
-}
-
-/// `application/x-www-form-urlencoded`, as browsers submit forms.
-enum FormURLEncoding {
-    static func escape(_ value: String) -> String {
-        var result = ""
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                 UInt8(ascii: "*"):
-                result.unicodeScalars.append(Unicode.Scalar(byte))
-            case UInt8(ascii: " "):
-                result += "+"
-            default:
-                let hex = Array("0123456789ABCDEF".unicodeScalars)
-                result += "%"
-                result.unicodeScalars.append(hex[Int(byte >> 4)])
-                result.unicodeScalars.append(hex[Int(byte & 0x0F)])
-            }
-        }
-        return result
     }
 }

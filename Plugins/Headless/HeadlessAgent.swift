@@ -1,11 +1,18 @@
 import FoundationEssentials
 import ExternalUserAgentPluginKit
+import PluginNet
 import Synchronization
 
-/// One run of the headless agent: plays its script against one authorization request.
+/// One run of the headless agent: plays its script against one authorization request, on a thread of its
+/// own (its requests block, each with a deadline); `cancel()` ends any wait at once.
 final class HeadlessAgent: PluginComponent {
     private let script: HeadlessScript
-    private let work = Mutex<Task<Void, Never>?>(nil)
+    private let state = Mutex(State())
+
+    private struct State {
+        var stop: StopSignal?
+        var cancelled = false
+    }
 
     init(script: HeadlessScript) {
         self.script = script
@@ -19,18 +26,39 @@ final class HeadlessAgent: PluginComponent {
             events.failed("presentationFailed", "headless agent: the host's request is not valid JSON: \(error)")
             return
         }
-        let script = self.script
-        let task = Task {
-            await Self.play(script, request: parsed, events: events)
+        let stop: StopSignal
+        do {
+            stop = try StopSignal()
+        } catch {
+            events.failed("presentationFailed", "headless agent: \(error); the process may be out of file descriptors")
+            return
         }
-        work.withLock { $0 = task }
+        if state.withLock({ state in
+            state.stop = stop
+            return state.cancelled
+        }) {
+            stop.raise()
+        }
+        let script = self.script
+        let failure = NetThread.start(name: "eua-headless") {
+            Self.play(script, request: parsed, events: events, stop: stop)
+            stop.close()
+        }
+        if let failure {
+            stop.close()
+            events.failed("presentationFailed", "headless agent: could not start its thread: \(failure)")
+        }
     }
 
     func cancel() {
-        work.withLock { $0 }?.cancel()
+        state.withLock { state -> StopSignal? in
+            state.cancelled = true
+            return state.stop
+        }?.raise()
     }
 
-    private static func play(_ script: HeadlessScript, request: PluginWire.AgentRequest, events: PluginEvents) async {
+    private static func play(_ script: HeadlessScript, request: PluginWire.AgentRequest, events: PluginEvents,
+                             stop: StopSignal) {
         if script.mode == .fail {
             events.failed("presentationFailed", "headless agent: scripted failure to present (mode=fail)")
             return
@@ -38,12 +66,13 @@ final class HeadlessAgent: PluginComponent {
         events.presented()
         PluginHost.log(.debug, "headless agent presented the authorization URL (mode=\(script.mode.rawValue))")
         do {
-            if script.delayMilliseconds > 0 {
-                try await Task.sleep(for: .milliseconds(script.delayMilliseconds))
+            if script.delayMilliseconds > 0, stop.wait(until: .now + .milliseconds(script.delayMilliseconds)) {
+                throw NetworkError.stopped
             }
             switch script.mode {
             case .never:
-                while true { try await Task.sleep(for: .seconds(3600)) }
+                _ = stop.wait(until: nil)
+                throw NetworkError.stopped
             case .cancel:
                 events.failed("userCanceled", "headless agent: the person closed the browser (scripted, mode=cancel)")
                 return
@@ -54,7 +83,7 @@ final class HeadlessAgent: PluginComponent {
                 }
                 let callback = try Redirect.callbackURL(script: script, authorizationURL: request.url, redirectURI: redirectURI)
                 for _ in 0..<script.count {
-                    try await deliver(callback, script: script, events: events)
+                    try deliver(callback, script: script, events: events, stop: stop)
                 }
             case .follow:
                 guard let redirectURI = request.redirectURI.flatMap(URL.init(string:)),
@@ -62,17 +91,17 @@ final class HeadlessAgent: PluginComponent {
                     events.failed("presentationFailed", "headless agent: follow mode needs a valid URL and redirect_uri")
                     return
                 }
-                var browser = BrowserFollow(script: script, redirectURI: redirectURI)
-                let callback = try await browser.callbackURL(from: authorizationURL)
+                var browser = BrowserFollow(script: script, redirectURI: redirectURI, stop: stop)
+                let callback = try browser.callbackURL(from: authorizationURL)
                 PluginHost.log(.debug, "headless agent reached the redirect URI (follow mode)")
                 for _ in 0..<script.count {
-                    try await deliver(callback, script: script, events: events)
+                    try deliver(callback, script: script, events: events, stop: stop)
                 }
             case .fail:
                 return
             }
             events.finished()
-        } catch is CancellationError {
+        } catch let error as NetworkError where error.kind == .stopped {
             events.finished()
         } catch let error as PluginError {
             events.failed(error.code, error.message)
@@ -81,7 +110,7 @@ final class HeadlessAgent: PluginComponent {
         }
     }
 
-    private static func deliver(_ callback: URL, script: HeadlessScript, events: PluginEvents) async throws {
+    private static func deliver(_ callback: URL, script: HeadlessScript, events: PluginEvents, stop: StopSignal) throws {
         let overHTTP: Bool =
             switch script.delivery {
             case .http: true
@@ -99,8 +128,10 @@ final class HeadlessAgent: PluginComponent {
         if target.isEmpty { target = "/" }
         if let query = components?.percentEncodedQuery { target += "?" + query }
         do {
-            let status = try await MiniHTTPClient.status(host: host, port: port, target: target)
+            let status = try MiniHTTPClient.status(host: host, port: port, target: target, stop: stop)
             PluginHost.log(.debug, "headless agent delivered the redirect over HTTP; the receiver answered \(status)")
+        } catch let error as NetworkError where error.kind == .stopped {
+            throw error
         } catch {
             throw PluginError("presentationFailed",
                               "headless agent: could not deliver the redirect to http://\(host):\(port)\(components?.percentEncodedPath ?? ""): \(error); is the receiver listening?")

@@ -1,78 +1,57 @@
-import NIOCore
-import NIOHTTP1
-import NIOPosix
+import PluginNet
 
-/// A small HTTP/1.1 client over SwiftNIO: one request per connection, plain `http` only.
+/// A small HTTP/1.1 client on plain blocking sockets: one request per connection (`Connection: close`),
+/// plain `http` only. Connecting has its own deadline, and sending plus reading the whole response another;
+/// raising `stop` ends any wait at once (``NetworkError/stopped``).
 ///
-/// SwiftNIO rather than URLSession or AsyncHTTPClient: a plugin must not load Foundation, which would
-/// take over the host's main queue (an `async` main that only uses FoundationEssentials then never exits).
+/// Plain sockets rather than SwiftNIO (each plugin would embed its own copy, with its own threads) or
+/// URLSession (a plugin must not load Foundation, which takes over the host's main queue).
 enum MiniHTTPClient {
     struct Failure: Error, CustomStringConvertible {
         var description: String
     }
 
-    struct Response: Sendable {
-        var status: Int
-        var headers: [(name: String, value: String)]
-        var body: [UInt8]
+    /// The largest response body read; a longer one is an error.
+    static let maximumBodyBytes = 2 << 20
+    /// How long connecting may take.
+    static let connectTimeout = Duration.seconds(10)
+    /// How long sending the request and reading the whole response may take.
+    static let exchangeTimeout = Duration.seconds(30)
 
-        func header(_ name: String) -> String? {
-            headers.first { $0.name.lowercased() == name.lowercased() }?.value
-        }
-
-        func headers(_ name: String) -> [String] {
-            headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
+    /// Sends one request and reads the whole response.
+    static func send(method: String = "GET", host: String, port: Int, target: String,
+                     headers: [(String, String)] = [], body: [UInt8]? = nil, stop: StopSignal,
+                     connectTimeout: Duration = MiniHTTPClient.connectTimeout,
+                     exchangeTimeout: Duration = MiniHTTPClient.exchangeTimeout) throws -> HTTPResponse {
+        let connection = try TCPConnection.connect(host: host, port: port, deadline: Deadline(after: connectTimeout), stop: stop)
+        let request = try requestBytes(method: method, hostHeader: connection.endpoint, target: target,
+                                       headers: headers, body: body)
+        let deadline = Deadline(after: exchangeTimeout)
+        try connection.send(request, until: deadline)
+        var parser = HTTPResponseParser(maximumBodyBytes: maximumBodyBytes)
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        while true {
+            let count = try connection.receive(into: &buffer, until: deadline)
+            if count == 0 { return try parser.finish() }
+            if let response = try parser.feed(buffer[0..<count]) { return response }
         }
     }
 
-    /// The largest response body read; a longer one is an error.
-    static let maximumBodyBytes = 2 << 20
-
-    /// Sends one request and reads the whole response.
-    static func send(method: HTTPMethod = .GET, host: String, port: Int, target: String,
-                     headers: [(String, String)] = [], body: [UInt8]? = nil,
-                     timeout: TimeAmount = .seconds(10)) async throws -> Response {
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .connectTimeout(timeout)
-            .connect(host: host, port: port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHTTPClientHandlers()
-                    return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
-                }
-            }
-        return try await channel.executeThenClose { inbound, outbound in
-            var head = HTTPRequestHead(version: .http1_1, method: method, uri: target)
-            let hostHeader = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-            head.headers.add(name: "Host", value: hostHeader)
-            head.headers.add(name: "User-Agent", value: "eua-headless/\(HeadlessPlugin.version)")
-            head.headers.add(name: "Connection", value: "close")
-            for (name, value) in headers { head.headers.add(name: name, value: value) }
-            if let body { head.headers.replaceOrAdd(name: "Content-Length", value: String(body.count)) }
-            try await outbound.write(.head(head))
-            if let body, !body.isEmpty { try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: body)))) }
-            try await outbound.write(.end(nil))
-            var response: Response?
-            for try await part in inbound {
-                switch part {
-                case .head(let value):
-                    response = Response(status: Int(value.status.code),
-                                        headers: value.headers.map { ($0.name, $0.value) }, body: [])
-                case .body(var buffer):
-                    response?.body += buffer.readBytes(length: buffer.readableBytes) ?? []
-                    if (response?.body.count ?? 0) > maximumBodyBytes {
-                        throw Failure(description: "the response body is larger than \(maximumBodyBytes) bytes")
-                    }
-                case .end:
-                    if let response { return response }
-                }
-            }
-            guard let response else { throw Failure(description: "the connection closed before a response arrived") }
-            return response
+    /// The request's bytes; a header that would break the message (a CR, LF or NUL in it) is refused.
+    static func requestBytes(method: String, hostHeader: String, target: String, headers: [(String, String)],
+                             body: [UInt8]?) throws -> [UInt8] {
+        var lines = ["\(method) \(target) HTTP/1.1", "Host: \(hostHeader)",
+                     "User-Agent: eua-headless/\(HeadlessPlugin.version)", "Connection: close"]
+        lines += headers.map { "\($0.0): \($0.1)" }
+        if let body { lines.append("Content-Length: \(body.count)") }
+        for line in lines where line.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
+            throw Failure(description: "the request line or a header holds a line break (\(line.prefix { $0 != ":" && $0 != " " }))")
         }
+        return Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8) + (body ?? [])
     }
 
     /// GETs `target` and returns only the status (delivering a redirect to a receiver).
-    static func status(host: String, port: Int, target: String, timeout: TimeAmount = .seconds(10)) async throws -> Int {
-        try await send(host: host, port: port, target: target, timeout: timeout).status
+    static func status(host: String, port: Int, target: String, stop: StopSignal) throws -> Int {
+        try send(host: host, port: port, target: target, stop: stop).status
     }
 }

@@ -1,117 +1,50 @@
-import NIOCore
-import NIOHTTP1
+import PluginNet
 
-/// Serves one request per connection: validates it, answers with a page, then closes.
-final class CallbackHandler: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
-
-    private let server: LoopbackServer
-    private let connectionID: Int
-    private var answered = false
-
-    init(server: LoopbackServer, connectionID: Int) {
-        self.server = server
-        self.connectionID = connectionID
+/// What to answer one request: the verdict of ``CallbackValidation`` as a page, a redirect or a refusal.
+extension LoopbackServer {
+    /// The reply to `outcome` (a whole head, or one too large or broken) on `connection`; completes the
+    /// flow when it is the first valid redirect.
+    func answer(_ outcome: HTTPRequestHeadParser.Outcome, on connection: Connection) -> [UInt8] {
+        switch outcome {
+        case .needMore:
+            return []
+        case .tooLarge:
+            refused(status: .requestHeaderFieldsTooLarge, reason: "The request is too large.")
+            return Pages.reply(.requestHeaderFieldsTooLarge, html: Pages.refusal("The request is too large."))
+        case .invalid(let error):
+            let reason = "The request is not valid HTTP: \(error)."
+            refused(status: .badRequest, reason: reason)
+            return Pages.reply(.badRequest, html: Pages.refusal(reason))
+        case .head(let head):
+            return answer(head, on: connection)
+        }
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard case .head(let head) = unwrapInboundIn(data), !answered else { return }
-        answered = true
-        server.registry.headArrived(connectionID)
-        switch server.validation.check(head) {
+    private func answer(_ head: HTTPRequestHead, on connection: Connection) -> [UInt8] {
+        switch validation.check(head) {
         case .refuse(let status, let reason):
-            server.refused(status: Int(status.code), reason: reason)
-            respond(context, status: status, html: Pages.refusal(reason))
+            refused(status: status, reason: reason)
+            let allow: [(String, String)] = status == .methodNotAllowed ? [("Allow", "GET")] : []
+            return Pages.reply(status, html: Pages.refusal(reason), extraHeaders: allow)
         case .callback(let parameters, let query, let isError):
-            guard server.complete(query: query, connectionID: connectionID) else {
-                respond(context, status: .conflict, html: Pages.refusal("This sign-in has already been completed."))
-                return
-            }
-            let pages = server.options
+            // The page first: the host may act on the callback at once.
+            let reply: [UInt8]
             if isError {
-                if let url = pages.failureURL {
-                    redirect(context, to: url)
+                if let url = options.failureURL {
+                    reply = Pages.redirect(to: url)
                 } else {
-                    respond(context, status: .ok, html: pages.failureHTML
+                    reply = Pages.reply(.ok, html: options.failureHTML
                         ?? Pages.oauthError(parameters["error"] ?? "", description: parameters["error_description"]))
                 }
-            } else if let url = pages.successURL {
-                redirect(context, to: url)
+            } else if let url = options.successURL {
+                reply = Pages.redirect(to: url)
             } else {
-                respond(context, status: .ok, html: pages.successHTML ?? Pages.success())
+                reply = Pages.reply(.ok, html: options.successHTML ?? Pages.success())
             }
-        }
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        guard !answered else {
-            context.close(promise: nil)
-            return
-        }
-        answered = true
-        server.refused(status: 400, reason: "The request is not valid HTTP.")
-        respond(context, status: .badRequest, html: Pages.refusal("The request is not valid HTTP."))
-    }
-
-    private func respond(_ context: ChannelHandlerContext, status: HTTPResponseStatus, html: String) {
-        var body = context.channel.allocator.buffer(capacity: html.utf8.count)
-        body.writeString(html)
-        var headers = Pages.headers(length: body.readableBytes)
-        if status == .methodNotAllowed { headers.add(name: "Allow", value: "GET") }
-        send(context, HTTPResponseHead(version: .http1_1, status: status, headers: headers), body: body)
-    }
-
-    private func redirect(_ context: ChannelHandlerContext, to url: String) {
-        var headers = Pages.headers(length: 0)
-        headers.add(name: "Location", value: url)
-        send(context, HTTPResponseHead(version: .http1_1, status: .found, headers: headers), body: nil)
-    }
-
-    private func send(_ context: ChannelHandlerContext, _ head: HTTPResponseHead, body: ByteBuffer?) {
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        if let body { context.write(wrapOutboundOut(.body(.byteBuffer(body))), promise: nil) }
-        let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
-            channel.close(promise: nil)
-        }
-    }
-}
-
-/// Caps the bytes a client may send before its request is answered (header floods, endless
-/// request lines); over the cap it gets 431 and the connection closes.
-final class RequestSizeLimiter: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
-
-    private let limit: Int
-    private let onExceeded: (String) -> Void
-    private var received = 0
-    private var exceeded = false
-
-    init(limit: Int, onExceeded: @escaping (String) -> Void) {
-        self.limit = limit
-        self.onExceeded = onExceeded
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !exceeded else { return }
-        let buffer = unwrapInboundIn(data)
-        received += buffer.readableBytes
-        if received > limit {
-            exceeded = true
-            onExceeded("The request is too large.")
-            let html = Pages.refusal("The request is too large.")
-            var reply = context.channel.allocator.buffer(capacity: 512 + html.utf8.count)
-            reply.writeString("HTTP/1.1 431 Request Header Fields Too Large\r\n")
-            for (name, value) in Pages.headers(length: html.utf8.count) {
-                reply.writeString("\(name): \(value)\r\n")
+            guard complete(query: query, on: connection) else {
+                return Pages.reply(.conflict, html: Pages.refusal("This sign-in has already been completed."))
             }
-            reply.writeString("\r\n" + html)
-            let channel = context.channel
-            context.writeAndFlush(NIOAny(reply)).whenComplete { _ in channel.close(promise: nil) }
-            return
+            return reply
         }
-        context.fireChannelRead(data)
     }
 }

@@ -1,4 +1,5 @@
-import NIOHTTP1
+import ExternalUserAgentWire
+import PluginNet
 
 /// Decides what one request to the loopback listener is: the real redirect, or something to refuse.
 ///
@@ -19,33 +20,33 @@ package struct CallbackValidation: Sendable {
         /// The redirect: its query parameters, and whether it carries an OAuth `error`.
         case callback(parameters: [String: String], query: String, isError: Bool)
         /// Refused: status code and a short reason for the page (never request data).
-        case refuse(HTTPResponseStatus, String)
+        case refuse(HTTPStatus, String)
     }
 
     /// Parameters that must appear at most once (RFC 6749 §3.1, RFC 9207).
     static let singleParameters: Set<String> = ["code", "state", "iss", "error", "error_description", "error_uri"]
 
+    /// The verdict on one request head.
     package func check(_ head: HTTPRequestHead) -> Verdict {
-        guard head.method == .GET else {
+        guard head.method == "GET" else {
             return .refuse(.methodNotAllowed, "Only GET is served here.")
         }
-        guard head.uri.utf8.count <= LoopbackOptions.maxTargetLength else {
+        guard head.target.utf8.count <= LoopbackOptions.maxTargetLength else {
             return .refuse(.uriTooLong, "The address is too long.")
         }
-        guard head.uri.hasPrefix("/") else {
+        guard head.target.hasPrefix("/") else {
             return .refuse(.badRequest, "Only origin-form request targets are served here.")
         }
         // A browser never sends a fragment, spaces, controls or raw non-ASCII bytes: it escapes them.
         // Refused here, so that the URL the app is handed reads exactly as the query checked below
         // (`?code=a#b&state=S` would otherwise pass here and lose its state in the app).
-        guard head.uri.utf8.allSatisfy(Self.isTargetByte) else {
+        guard head.target.utf8.allSatisfy(Self.isTargetByte) else {
             return .refuse(.badRequest, "The address holds a character that has no place in a request (such as '#').")
         }
-        let hosts = head.headers["Host"]
-        guard hosts.count == 1, allowedHost(hosts[0]) else {
+        guard head.hostValues.count == 1, allowedHost(head.hostValues[0]) else {
             return .refuse(.misdirectedRequest, "This listener only answers requests addressed to the loopback interface.")
         }
-        let target = head.uri
+        let target = head.target
         let pathPart: Substring
         let query: Substring
         if let mark = target.firstIndex(of: "?") {
@@ -58,7 +59,7 @@ package struct CallbackValidation: Sendable {
         guard pathPart == path else {
             return .refuse(.notFound, "Nothing is served at this address.")
         }
-        guard let pairs = Self.parseQuery(query) else {
+        guard let pairs = FormCoding.strictPairs(query) else {
             return .refuse(.badRequest, "The address holds a malformed query.")
         }
         var parameters: [String: String] = [:]
@@ -88,48 +89,11 @@ package struct CallbackValidation: Sendable {
         byte > 0x20 && byte < 0x7F && byte != UInt8(ascii: "#")
     }
 
-    /// `127.0.0.1:PORT`, `[::1]:PORT` or `localhost:PORT` (DNS rebinding defence: any other name is refused).
+    /// `127.0.0.1:PORT`, `[::1]:PORT` or `localhost:PORT`, ASCII letters in any case (DNS rebinding
+    /// defence: any other name is refused).
     private func allowedHost(_ value: String) -> Bool {
-        let lower = value.lowercased()
+        let lower = String(decoding: value.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
         return ["127.0.0.1:\(port)", "[::1]:\(port)", "localhost:\(port)"].contains(lower)
-    }
-
-    /// `name=value&…` percent-decoded (`+` is a space); `nil` for a bad escape or invalid UTF-8.
-    static func parseQuery(_ query: Substring) -> [(String, String)]? {
-        var pairs: [(String, String)] = []
-        for piece in query.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = piece.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = percentDecode(parts[0]), !name.isEmpty else { return nil }
-            guard let value = parts.count > 1 ? percentDecode(parts[1]) : "" else { return nil }
-            pairs.append((name, value))
-        }
-        return pairs
-    }
-
-    static func percentDecode(_ text: Substring) -> String? {
-        var bytes: [UInt8] = []
-        var iterator = text.utf8.makeIterator()
-        while let byte = iterator.next() {
-            switch byte {
-            case UInt8(ascii: "%"):
-                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
-                    return nil
-                }
-                bytes.append(high << 4 | low)
-            case UInt8(ascii: "+"): bytes.append(UInt8(ascii: " "))
-            default: bytes.append(byte)
-            }
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     private static func constantTimeEquals(_ a: String, _ b: String) -> Bool {

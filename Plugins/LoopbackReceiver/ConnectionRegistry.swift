@@ -1,78 +1,45 @@
-import NIOCore
-import Synchronization
-
-/// The live connections of one listener, so a flood cannot crowd out the real redirect:
-/// at capacity, the oldest connection that has not yet sent a request head is dropped.
-final class ConnectionRegistry: Sendable {
-    private struct Entry {
-        let channel: any Channel
-        var hasHead = false
-        var responding = false
-    }
-
-    private struct State {
-        var next = 0
-        var entries: [Int: Entry] = [:]
-        var closed = false
-    }
-
-    private let capacity: Int
-    private let state = Mutex(State())
+/// The live connections of one listener, so a flood cannot crowd out the real redirect: at capacity,
+/// the oldest connection that has not yet sent a request head is dropped (else the oldest that is not
+/// answering the redirect). Owned by the serve loop's thread.
+struct ConnectionRegistry {
+    private(set) var connections: [Int: Connection] = [:]
+    private var next = 0
+    let capacity: Int
 
     init(capacity: Int) {
         self.capacity = capacity
     }
 
-    /// Registers `channel`; returns its id, or `nil` when the registry is closed (refuse it).
-    func admit(_ channel: any Channel) -> Int? {
-        let (id, evicted) = state.withLock { state -> (Int?, (any Channel)?) in
-            guard !state.closed else { return (nil, nil) }
-            var evicted: (any Channel)?
-            if state.entries.count >= capacity {
-                let victim = state.entries.filter { !$0.value.hasHead }.min { $0.key < $1.key }
-                    ?? state.entries.filter { !$0.value.responding }.min { $0.key < $1.key }
-                if let victim {
-                    evicted = victim.value.channel
-                    state.entries.removeValue(forKey: victim.key)
-                }
-            }
-            defer { state.next += 1 }
-            state.entries[state.next] = Entry(channel: channel)
-            return (state.next, evicted)
+    /// The id the next connection gets (ids grow in accept order).
+    mutating func makeID() -> Int {
+        defer { next += 1 }
+        return next
+    }
+
+    /// Registers `connection`; returns the one dropped to make room (the caller closes it by releasing it).
+    mutating func admit(_ connection: Connection) -> Connection? {
+        var evicted: Connection?
+        if connections.count >= capacity {
+            let victim = connections.values.filter { !$0.hasHead }.min { $0.id < $1.id }
+                ?? connections.values.filter { !$0.isResponding }.min { $0.id < $1.id }
+            if let victim { evicted = connections.removeValue(forKey: victim.id) }
         }
-        evicted?.close(promise: nil)
-        return id
+        connections[connection.id] = connection
+        return evicted
     }
 
-    func headArrived(_ id: Int) {
-        state.withLock { $0.entries[id]?.hasHead = true }
+    /// Drops `id`; releasing the connection closes its socket.
+    @discardableResult
+    mutating func remove(_ id: Int) -> Connection? {
+        connections.removeValue(forKey: id)
     }
 
-    /// Marks the connection carrying the accepted redirect: shutdown lets its reply finish.
-    func responding(_ id: Int) {
-        state.withLock { $0.entries[id]?.responding = true }
+    /// Drops every connection but the one answering the redirect.
+    mutating func removeAllButResponding() {
+        connections = connections.filter { $0.value.isResponding }
     }
 
-    func remove(_ id: Int) {
-        state.withLock { _ = $0.entries.removeValue(forKey: id) }
-    }
-
-    /// Refuses new connections, closes all but the one answering the redirect, and returns every
-    /// remaining connection's close future.
-    func closeAll() -> [EventLoopFuture<Void>] {
-        let entries = state.withLock { state -> [Entry] in
-            state.closed = true
-            return Array(state.entries.values)
-        }
-        for entry in entries where !entry.responding {
-            entry.channel.close(promise: nil)
-        }
-        return entries.map(\.channel.closeFuture)
-    }
-
-    /// Closes every connection still open, the responding one included.
-    func forceCloseAll() {
-        let channels = state.withLock { $0.entries.values.map(\.channel) }
-        for channel in channels { channel.close(promise: nil) }
+    mutating func removeAll() {
+        connections = [:]
     }
 }

@@ -1,184 +1,205 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import NIOCore
-import NIOHTTP1
-import NIOPosix
-import Synchronization
+import CPluginNet
+import ExternalUserAgentPluginKit
+import PluginNet
 
-/// The listening sockets of one flow: 127.0.0.1 and (when it exists) [::1] on the same port.
-/// One-shot: the first valid redirect closes the listeners at once.
-final class LoopbackServer: Sendable {
+/// One flow's loopback listener at work: a `poll()` loop on a thread of its own over the listening
+/// sockets, the accepted connections and the stop signal. No other thread touches its state.
+///
+/// One-shot: the first valid redirect closes the listeners at once; its reply is still written out.
+final class LoopbackServer {
     let options: LoopbackOptions
     let validation: CallbackValidation
-    let registry: ConnectionRegistry
-    /// The redirect URI this server answers.
-    let redirectURI: String
-    private let listeners: Mutex<[any Channel]>
-    private let completion = Mutex<(@Sendable (String) -> Void)?>(nil)
-    private let refusal = Mutex<(@Sendable (Int, String) -> Void)?>(nil)
-    private let completed = Mutex(false)
+    private var listeners: LoopbackListeners
+    private var registry: ConnectionRegistry
+    private let stop: StopSignal
+    private let events: PluginEvents
+    /// The first valid redirect has been answered.
+    private var completed = false
+    /// Set once stopping (cancelled or completed): the connection still replying must be done by then.
+    private var cutOff: ContinuousClock.Instant?
+    /// After running out of descriptors, accepting waits until then.
+    private var acceptPausedUntil: ContinuousClock.Instant?
 
-    private init(options: LoopbackOptions, validation: CallbackValidation, redirectURI: String) {
+    /// How long the reply to a request may take to be written and read, and how long stopping waits for it.
+    static let replyTime = Duration.seconds(2)
+
+    private init(options: LoopbackOptions, listeners: LoopbackListeners, expectedState: String?,
+                 stop: StopSignal, events: PluginEvents) {
         self.options = options
-        self.validation = validation
+        self.listeners = listeners
+        self.validation = CallbackValidation(path: listeners.path, port: listeners.port, expectedState: expectedState)
         self.registry = ConnectionRegistry(capacity: options.maxConnections)
-        self.redirectURI = redirectURI
-        self.listeners = Mutex([])
+        self.stop = stop
+        self.events = events
     }
 
-    struct StartFailure: Error {
-        var message: String
+    /// The whole life of one flow's listener, on the calling thread: binds, says `listening`, serves until
+    /// the redirect is answered or `stop` is raised, closes everything, and says `finished` (or `failed`).
+    static func run(options: LoopbackOptions, expectedState: String?, stop: StopSignal, events: PluginEvents) {
+        var listeners: LoopbackListeners
+        do {
+            listeners = try LoopbackListeners.bind(options: options)
+        } catch {
+            events.failed("receiverFailed", "loopback receiver: \(error.message)")
+            return
+        }
+        guard !stop.isRaised else {
+            listeners.close()
+            events.finished()
+            return
+        }
+        PluginHost.log(.debug, "loopback receiver listening at \(listeners.redirectURI)")
+        events.listening(redirectURI: listeners.redirectURI)
+        let server = LoopbackServer(options: options, listeners: listeners, expectedState: expectedState,
+                                    stop: stop, events: events)
+        if let failure = server.serve() {
+            events.failed("receiverFailed", "loopback receiver: \(failure)")
+        } else {
+            events.finished()
+        }
     }
 
-    /// Binds the listeners; `onCallback` gets the callback URL of the first valid redirect, and
-    /// `onRefused` the status and fixed reason of each request turned away before it.
-    static func start(options: LoopbackOptions, expectedState: String?,
-                      onRefused: @escaping @Sendable (Int, String) -> Void = { _, _ in },
-                      onCallback: @escaping @Sendable (String) -> Void) async throws -> LoopbackServer {
-        let path = options.path ?? LoopbackOptions.randomPath()
-        let availability = LoopbackAvailability.probe()
-        let wantIPv6 = options.ipv6 != .false && availability.ipv6
-        if options.ipv6 == .true && !availability.ipv6 {
-            throw StartFailure(message: "ipv6=true, but [::1] cannot be bound on this machine; use ipv6=auto or false")
+    /// The `poll()` loop; returns when everything is closed (`nil`), or the error that ended it.
+    private func serve() -> SocketError? {
+        var scratch = [UInt8](repeating: 0, count: 16 * 1024)
+        var entries: [pollfd] = []
+        var ids: [Int] = []
+        defer {
+            listeners.close()
+            registry.removeAll()
         }
-        guard availability.ipv4 || options.ipv6 == .true else {
-            throw StartFailure(message: "127.0.0.1 cannot be bound on this machine (no IPv4 loopback)")
-        }
-        let candidates: [Int] = options.ports.map { Array($0) } ?? [0, 0, 0]
-        var lastError = ""
-        for candidate in candidates {
-            var bound: [any Channel] = []
-            do {
-                let primaryHost = options.ipv6 == .true ? "::1" : "127.0.0.1"
-                // The server object is needed by the child handlers before the port is known.
-                let holder = ServerHolder()
-                let primary = try await bind(host: primaryHost, port: candidate, holder: holder)
-                bound.append(primary)
-                guard let port = primary.localAddress?.port else { throw StartFailure(message: "no local port") }
-                if wantIPv6 || options.ipv6 == .true {
-                    let secondHost = primaryHost == "::1" ? "127.0.0.1" : "::1"
-                    do {
-                        bound.append(try await bind(host: secondHost, port: port, holder: holder))
-                    } catch let error as IOError where error.errnoCode == EADDRINUSE {
-                        // Someone holds this port on the other family: try the next candidate port.
-                        throw error
-                    } catch {
-                        // The other family is not usable here: one loopback family alone is fine.
-                    }
-                }
-                let uriHost = options.ipv6 == .true ? "[::1]" : "127.0.0.1"
-                let server = LoopbackServer(
-                    options: options,
-                    validation: CallbackValidation(path: path, port: port, expectedState: expectedState),
-                    redirectURI: "http://\(uriHost):\(port)\(path)")
-                server.completion.withLock { $0 = onCallback }
-                server.refusal.withLock { $0 = onRefused }
-                server.listeners.withLock { $0 = bound }
-                holder.server.withLock { $0 = server }
-                return server
-            } catch let error as IOError where error.errnoCode == EADDRINUSE {
-                for channel in bound { try? await channel.close() }
-                lastError = "port \(candidate) is already in use"
+        while !isDone {
+            entries.removeAll(keepingCapacity: true)
+            ids.removeAll(keepingCapacity: true)
+            if let pause = acceptPausedUntil, pause <= .now { acceptPausedUntil = nil }
+            let watchesStop = cutOff == nil
+            if watchesStop { entries.append(pollfd(fd: stop.descriptor, events: Int16(POLLIN), revents: 0)) }
+            let listening = acceptPausedUntil == nil ? listeners.descriptors : []
+            for fd in listening { entries.append(pollfd(fd: fd, events: Int16(POLLIN), revents: 0)) }
+            for (id, connection) in registry.connections {
+                entries.append(pollfd(fd: connection.fd, events: connection.pollEvents, revents: 0))
+                ids.append(id)
+            }
+            if poll(&entries, nfds_t(entries.count), pollTimeout()) < 0 {
+                guard errno == EINTR else { return SocketError("poll") }
                 continue
-            } catch let error as StartFailure {
-                for channel in bound { try? await channel.close() }
-                throw error
-            } catch {
-                for channel in bound { try? await channel.close() }
-                throw StartFailure(message: "could not listen on the loopback interface: \(error)")
             }
+            var index = 0
+            if watchesStop {
+                if entries[0].revents != 0 || stop.isRaised { beginStopping() }
+                index = 1
+            }
+            let readyListeners = listening.indices.filter { entries[index + $0].revents != 0 }.map { listening[$0] }
+            index += listening.count
+            for (offset, id) in ids.enumerated() where entries[index + offset].revents != 0 {
+                service(id, using: &scratch)
+            }
+            if cutOff == nil {
+                for fd in readyListeners { accept(on: fd) }
+            }
+            expire()
         }
-        if let range = options.ports {
-            let what = range.count == 1 ? "port \(range.lowerBound) is already in use" : "every port from \(range.lowerBound) to \(range.upperBound) is in use"
-            throw StartFailure(message: "\(what) on 127.0.0.1; stop the program holding it or choose another port (--port / --port-range)")
-        }
-        throw StartFailure(message: "could not get a free loopback port: \(lastError)")
+        return nil
     }
 
-    private static func bind(host: String, port: Int, holder: ServerHolder) async throws -> any Channel {
-        let socket = try LoopbackSocket.listen(host: host, port: port)
-        return try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelInitializer { channel in
-                guard let server = holder.server.withLock({ $0 }) else {
-                    return channel.close()
+    /// Stopping, and every reply still open is written out: what a client sends after it is not waited for
+    /// (on loopback the reply is already in its receive queue, which a reset does not empty).
+    private var isDone: Bool {
+        cutOff != nil && registry.connections.values.allSatisfy { $0.phase == .lingering }
+    }
+
+    /// Milliseconds until the nearest deadline (a connection's, the cut-off, the end of an accept pause).
+    private func pollTimeout() -> Int32 {
+        var nearest = registry.connections.values.map(\.deadline).min()
+        for instant in [cutOff, acceptPausedUntil].compactMap({ $0 }) where nearest.map({ instant < $0 }) ?? true {
+            nearest = instant
+        }
+        return nearest.map(Deadline.pollTimeout(until:)) ?? -1
+    }
+
+    /// Accepts what is waiting on `listener` (a bounded batch; the rest comes with the next round).
+    private func accept(on listener: Int32) {
+        for _ in 0..<64 {
+            let fd = plugin_net_accept(listener)
+            if fd < 0 {
+                switch errno {
+                case EINTR, ECONNABORTED:
+                    continue
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                    // Out of descriptors or memory: let connections finish before taking more.
+                    PluginHost.log(.warning, "loopback receiver: \(SocketError("accept")); pausing for 100 ms")
+                    acceptPausedUntil = .now + .milliseconds(100)
+                    return
+                default:
+                    return
                 }
-                return server.accept(channel)
             }
-            .withBoundSocket(socket)
-            .get()
+            var one: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            let deadline = ContinuousClock.now + .milliseconds(options.requestTimeoutMilliseconds)
+            _ = registry.admit(Connection(id: registry.makeID(), fd: fd, deadline: deadline))
+        }
     }
 
-    /// Sets up one accepted connection, or refuses it once the server has shut down.
-    private func accept(_ channel: any Channel) -> EventLoopFuture<Void> {
-        guard let id = registry.admit(channel) else {
-            return channel.close()
+    /// Reads from or writes to connection `id`, as its phase asks.
+    private func service(_ id: Int, using scratch: inout [UInt8]) {
+        guard let connection = registry.connections[id] else { return }
+        if connection.phase == .writing {
+            if !connection.write() { registry.remove(id) }
+            return
         }
-        let deadline = channel.eventLoop.scheduleTask(in: .milliseconds(Int64(options.requestTimeoutMilliseconds))) {
-            channel.close(promise: nil)
-        }
-        channel.closeFuture.whenComplete { [registry] _ in
-            deadline.cancel()
+        switch connection.read(using: &scratch) {
+        case .waiting:
+            return
+        case .close:
             registry.remove(id)
-        }
-        return channel.eventLoop.makeCompletedFuture {
-            let sync = channel.pipeline.syncOperations
-            try sync.addHandler(RequestSizeLimiter(limit: LoopbackOptions.maxHeadBytes) { [self] reason in
-                refused(status: 431, reason: reason)
-            })
-            try sync.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
-            try sync.addHandler(HTTPResponseEncoder())
-            try sync.addHandler(CallbackHandler(server: self, connectionID: id))
+        case .answer(let outcome):
+            let reply = answer(outcome, on: connection)
+            guard registry.connections[id] != nil else { return }
+            connection.startReply(reply, deadline: .now + Self.replyTime)
+            if !connection.write() { registry.remove(id) }
         }
     }
 
-    /// Called by the handler with a valid redirect's query: `true` for the first one only, which
-    /// closes the listeners at once and hands the callback URL on.
-    func complete(query: String, connectionID: Int) -> Bool {
-        let first = completed.withLock { done -> Bool in
-            defer { done = true }
-            return !done
+    /// Closes connections whose time is up; once the cut-off has passed, all of them.
+    private func expire() {
+        let now = ContinuousClock.now
+        if let cutOff, cutOff <= now {
+            registry.removeAll()
+            return
         }
-        guard first else { return false }
-        registry.responding(connectionID)
-        closeListeners()
-        // Every other connection can go now: the flow is over, and stop() then has little left to wait for.
-        _ = registry.closeAll()
-        let url = query.isEmpty ? redirectURI : redirectURI + "?" + query
-        completion.withLock { $0 }?(url)
+        for connection in registry.connections.values where connection.deadline <= now {
+            registry.remove(connection.id)
+        }
+    }
+
+    /// Stops taking connections and closes all but the one replying to the redirect, which gets until the cut-off.
+    private func beginStopping() {
+        guard cutOff == nil else { return }
+        cutOff = .now + Self.replyTime
+        listeners.close()
+        registry.removeAllButResponding()
+    }
+
+    /// Called with a valid redirect's query: `true` for the first one only, which closes the listeners
+    /// (and every other connection) at once and hands the callback URL on.
+    func complete(query: String, on connection: Connection) -> Bool {
+        guard !completed else { return false }
+        completed = true
+        connection.isResponding = true
+        beginStopping()
+        let url = query.isEmpty ? listeners.redirectURI : listeners.redirectURI + "?" + query
+        events.callback(url)
+        PluginHost.log(.debug, "loopback receiver: redirect accepted; listeners closed")
         return true
     }
 
     /// Reports a request turned away while the flow still waits (none after the redirect).
-    func refused(status: Int, reason: String) {
-        guard !completed.withLock({ $0 }) else { return }
-        refusal.withLock { $0 }?(status, reason)
+    func refused(status: HTTPStatus, reason: String) {
+        guard !completed else { return }
+        events.refused(status: status.code, reason: reason)
     }
-
-    /// Closes the listening sockets (again is harmless).
-    private func closeListeners() {
-        for channel in listeners.withLock({ $0 }) { channel.close(promise: nil) }
-    }
-
-    /// Closes everything; the connection answering the redirect may finish its reply (bounded).
-    func shutdown() async {
-        let listenersClosing = listeners.withLock { $0.map(\.closeFuture) }
-        closeListeners()
-        let connections = registry.closeAll()
-        // A reply that cannot be written in two seconds (a client that stopped reading) is cut off.
-        let registry = self.registry
-        let cutOff = Task {
-            try await Task.sleep(for: .seconds(2))
-            registry.forceCloseAll()
-        }
-        let loop = MultiThreadedEventLoopGroup.singleton.any()
-        try? await EventLoopFuture.andAllComplete(listenersClosing + connections, on: loop).get()
-        cutOff.cancel()
-    }
-}
-
-/// Lets child channel initialisers reach the server object created after the first bind.
-private final class ServerHolder: Sendable {
-    let server = Mutex<LoopbackServer?>(nil)
 }

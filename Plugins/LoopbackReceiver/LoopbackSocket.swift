@@ -1,18 +1,17 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import NIOCore
+import PluginNet
 
-/// A listening loopback socket made by hand so it can be close-on-exec: SwiftNIO's own sockets are
-/// not, and a child process the app starts (a browser, a helper) would otherwise inherit the listening
-/// socket and keep the one-shot port accepting after the flow closed it.
+/// A listening loopback socket, close-on-exec (a child process the app starts — a browser, a helper — must
+/// not inherit it and keep the one-shot port accepting after the flow closed it) and non-blocking.
 enum LoopbackSocket {
-    /// Binds `host` (`127.0.0.1` or `::1`) on `port` (0: the OS picks) and listens; throws NIO's `IOError`.
-    static func listen(host: String, port: Int, backlog: Int32 = 256) throws -> CInt {
+    /// Binds `host` (`127.0.0.1` or `::1`) on `port` (0: the OS picks) and listens.
+    static func listen(host: String, port: Int, backlog: Int32 = 256) throws(SocketError) -> Int32 {
         let ipv6 = host.contains(":")
         let fd = socket(ipv6 ? AF_INET6 : AF_INET,
                         Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        guard fd >= 0 else { throw IOError(errnoCode: errno, reason: "socket") }
+        guard fd >= 0 else { throw SocketError("socket") }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         let bound: Int32
@@ -35,10 +34,26 @@ enum LoopbackSocket {
             }
         }
         guard bound == 0, Glibc.listen(fd, backlog) == 0 else {
-            let code = errno
+            let error = SocketError("bind to \(ipv6 ? "[\(host)]" : host):\(port)")
             close(fd)
-            throw IOError(errnoCode: code, reason: "bind to \(host):\(port)")
+            throw error
         }
         return fd
+    }
+
+    /// The port a bound socket listens on.
+    static func port(of fd: Int32) throws(SocketError) -> Int {
+        var address = sockaddr_storage()
+        var size = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let result = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &size) }
+        }
+        guard result == 0 else { throw SocketError("getsockname") }
+        return withUnsafePointer(to: &address) { pointer in
+            if Int32(pointer.pointee.ss_family) == AF_INET6 {
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+            }
+            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+        }
     }
 }

@@ -1,10 +1,11 @@
-import NIOHTTP1
+import ExternalUserAgentWire
+import PluginNet
 
 /// The pages the browser sees after the redirect: plain, self-contained, no scripts, nothing echoed unescaped.
 enum Pages {
     /// Security headers on every response.
-    static func headers(contentType: String = "text/html; charset=utf-8", length: Int) -> HTTPHeaders {
-        HTTPHeaders([
+    static func headers(contentType: String = "text/html; charset=utf-8", length: Int) -> [(String, String)] {
+        [
             ("Content-Type", contentType),
             ("Content-Length", String(length)),
             ("Cache-Control", "no-store"),
@@ -14,7 +15,24 @@ enum Pages {
             ("X-Content-Type-Options", "nosniff"),
             ("X-Frame-Options", "DENY"),
             ("Connection", "close"),
-        ])
+        ]
+    }
+
+    /// A whole HTTP/1.1 response: `status`, the security headers (and `extraHeaders`), and `html`.
+    static func reply(_ status: HTTPStatus, html: String, extraHeaders: [(String, String)] = []) -> [UInt8] {
+        response(status, headers: headers(length: html.utf8.count) + extraHeaders, body: html)
+    }
+
+    /// A `302 Found` to `url` (an http(s) URL from the options, checked to hold no CR or LF).
+    static func redirect(to url: String) -> [UInt8] {
+        response(.found, headers: headers(length: 0) + [("Location", url)], body: "")
+    }
+
+    private static func response(_ status: HTTPStatus, headers: [(String, String)], body: String) -> [UInt8] {
+        var text = "HTTP/1.1 \(status.code) \(status.reason)\r\n"
+        for (name, value) in headers { text += "\(name): \(value)\r\n" }
+        text += "\r\n" + body
+        return Array(text.utf8)
     }
 
     static func success() -> String {
@@ -23,43 +41,26 @@ enum Pages {
     }
 
     static func oauthError(_ error: String, description: String?) -> String {
-        var text = "The sign-in was not completed: the server answered <code>\(escape(error))</code>"
-        if let description, !description.isEmpty { text += " — \(escape(description))" }
+        var text = "The sign-in was not completed: the server answered <code>\(HTMLText.escaped(error))</code>"
+        if let description, !description.isEmpty { text += " — \(HTMLText.escaped(description))" }
         text += ". You may close this tab; the app will tell you what to do next."
         return page(title: "Sign-in not completed", heading: "Sign-in not completed", body: text)
     }
 
     static func refusal(_ reason: String) -> String {
         page(title: "Not accepted", heading: "This request was not accepted",
-             body: escape(reason) + " If you were signing in, return to the app and start again.")
+             body: HTMLText.escaped(reason) + " If you were signing in, return to the app and start again.")
     }
 
     private static func page(title: String, heading: String, body: String) -> String {
         """
         <!doctype html>
         <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>\(escape(title))</title>
+        <title>\(HTMLText.escaped(title))</title>
         <style>body{font:16px/1.5 system-ui,sans-serif;max-width:36em;margin:4em auto;padding:0 1em;color:#222}
         h1{font-size:1.4em}code{background:#eee;padding:0 .2em}</style></head>
-        <body><h1>\(escape(heading))</h1><p>\(body)</p></body></html>
+        <body><h1>\(HTMLText.escaped(heading))</h1><p>\(body)</p></body></html>
 
         """
-    }
-
-    /// HTML-escapes text so request data can never become markup.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.append(character)
-            }
-        }
-        return out
     }
 }

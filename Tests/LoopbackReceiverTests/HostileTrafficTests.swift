@@ -138,6 +138,59 @@ struct HostileTrafficTests {
         try await harness.finishWithRealRedirect()
     }
 
+    @Test("a bare LF, a folded header, a space before the colon or a control byte gets 400, and is counted", arguments: [
+        "GET PATH?QUERY HTTP/1.1\nHost: HOST\r\n\r\n",
+        "GET PATH?QUERY HTTP/1.1\r\nHost: HOST\r\nX-A: 1\r\n folded\r\n\r\n",
+        "GET PATH?QUERY HTTP/1.1\r\nHost : HOST\r\n\r\n",
+        "GET PATH?QUERY HTTP/1.1\r\nHost: HOST\u{0}\r\n\r\n",
+        "GET PATH?QUERY HTTP/1.1\r\nHost: HOST\r\nX: \u{1B}[2J\r\n\r\n",
+    ])
+    func strictGrammar(_ template: String) async throws {
+        let harness = try await LoopbackHarness()
+        let raw = template.replacingOccurrences(of: "PATH", with: harness.path)
+            .replacingOccurrences(of: "QUERY", with: "code=x&state=\(LoopbackHarness.state)")
+            .replacingOccurrences(of: "HOST", with: "127.0.0.1:\(harness.port)")
+        let connection = try RawConnection(port: harness.port)
+        connection.send(raw)
+        let reply = connection.readAll()
+        #expect(RawConnection.status(of: reply) == 400)
+        #expect(reply.contains("The request is not valid HTTP: "), "the page names the rule that was broken")
+        #expect(harness.session.refusedCount == 1, "the refusal reached the session")
+        try await harness.finishWithRealRedirect()
+    }
+
+    @Test("the browser gets the whole reply even when it sent more than the head (no reset on close)")
+    func wholeReplyAfterExtraBytes() async throws {
+        let harness = try await LoopbackHarness()
+        let connection = try RawConnection(port: harness.port)
+        let junk = [UInt8](repeating: UInt8(ascii: "j"), count: 256 * 1024)
+        #expect(connection.send(Array(harness.request("code=x&state=wrong").utf8) + junk), "the receiver drains what follows the head")
+        let reply = connection.readAll()
+        #expect(RawConnection.status(of: reply) == 400)
+        #expect(reply.hasSuffix("</html>\n"), "the page arrived whole")
+        // Once the redirect is answered the flow ends without waiting for the client to stop sending: the
+        // reply is already in its receive queue, and a reset does not take it away.
+        let real = try RawConnection(port: harness.port)
+        real.send(Array(harness.request("code=real-code&state=\(LoopbackHarness.state)&iss=https%3A%2F%2Fas.example").utf8) + junk)
+        let success = real.readAll()
+        #expect(RawConnection.status(of: success) == 200)
+        #expect(success.hasSuffix("</html>\n"), "the success page arrived whole")
+        _ = try await harness.running.value.get()
+        try await harness.expectPortClosed()
+    }
+
+    @Test("one thread of its own serves every connection (no thread per connection)")
+    func oneThread() async throws {
+        let harness = try await LoopbackHarness()
+        let held = try (0..<50).map { _ in try RawConnection(port: harness.port) }
+        for connection in held { connection.send("GET \(harness.path)?co") }
+        try await Task.sleep(for: .milliseconds(200))
+        let threads = threadNames().filter { $0 == "eua-loopback" }.count
+        #expect((1..<5).contains(threads), "\(threads) receiver threads for one flow (other tests may run one each)")
+        try await harness.finishWithRealRedirect()
+        _ = held
+    }
+
     @Test("absolute-form targets are refused")
     func absoluteForm() async throws {
         let harness = try await LoopbackHarness()
@@ -361,4 +414,11 @@ extension Result {
         if case .failure(let error) = self { return error }
         return nil
     }
+}
+
+/// The names of this process's threads (`/proc/self/task/*/comm`).
+func threadNames() -> [String] {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    return tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
+        .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
 }

@@ -7,8 +7,10 @@ import Foundation
 import Glibc
 #endif
 import CExternalUserAgentPlugin
+import Dispatch
 import ExternalUserAgentABI
 import Logging
+import Synchronization
 
 /// Finds and loads plugins: every `*.so` in the search path's folders, in order.
 ///
@@ -94,24 +96,52 @@ public struct PluginLoader: Sendable {
         }
     }
 
-    /// Opens and describes `files` one after the other, in search order, noting in `table` what each offers.
+    /// A file loaded and described, or why it was refused.
+    private typealias LoadOutcome = Result<(LoadedPlugin, PluginInput.CheckedDescription), ExternalUserAgentError>
+
+    /// Opens and describes `files` at once, each on a thread of its own, then adds them to the catalog in
+    /// search order, noting in `table` what each offers: the catalog is the one loading them one after the
+    /// other would give (the first id wins, failures in order), only sooner.
     ///
-    /// Not concurrently: loading on two threads was tried (dlopen is serialised, but entry calls and
-    /// describe() could overlap) and made the headless agent's HTTP requests fail now and then with
-    /// "I/O on closed channel" — plugins each embed their own copy of SwiftNIO, and which copy's types the
-    /// Swift runtime registers first then varies from run to run. Load order stays deterministic.
+    /// Concurrent again since no plugin of ours embeds SwiftNIO (two copies of it in one process made the
+    /// headless agent's requests fail now and then, "I/O on closed channel", when loads overlapped). Measured
+    /// on `eua agents --json`, seven plugins, release: median wall 29 ms against 40 ms one after the other,
+    /// CPU 16.5 ms against 15.6 ms.
     private func load(_ files: [String], noting table: inout PluginIndex?) -> PluginCatalog {
+        let outcomes = loadConcurrently(files)
         var catalog = PluginCatalog()
-        for file in files {
-            load(file: file, into: &catalog)
+        for (file, outcome) in zip(files, outcomes) {
+            add(outcome, path: file, to: &catalog)
             table?.record(file, ids: Self.ids(offeredBy: file, in: catalog))
         }
         return catalog
     }
 
+    /// `loadPlugin(at:)` for every file, each on a thread of its own but the first (on this one); in order.
+    private func loadConcurrently(_ files: [String]) -> [LoadOutcome] {
+        guard let first = files.first else { return [] }
+        let slots = Mutex([LoadOutcome?](repeating: nil, count: files.count))
+        let finished = DispatchSemaphore(value: 0)
+        for (index, file) in files.enumerated().dropFirst() {
+            PluginCall.detach {
+                let outcome = loadPlugin(at: file)
+                slots.withLock { $0[index] = outcome }
+                finished.signal()
+            }
+        }
+        let outcome = loadPlugin(at: first)
+        slots.withLock { $0[0] = outcome }
+        for _ in files.dropFirst() { finished.wait() }
+        return slots.withLock { $0.map { $0! } }
+    }
+
     /// Loads one file into `catalog`, recording why if it is refused.
     public func load(file path: String, into catalog: inout PluginCatalog) {
-        switch loadPlugin(at: path) {
+        add(loadPlugin(at: path), path: path, to: &catalog)
+    }
+
+    private func add(_ outcome: LoadOutcome, path: String, to catalog: inout PluginCatalog) {
+        switch outcome {
         case .failure(let error):
             logger.info("plugin refused: \(error.message)", metadata: ["path": "\(path)"])
             catalog.failures.append(PluginLoadFailure(path: path, error: error))
@@ -173,8 +203,7 @@ public struct PluginLoader: Sendable {
         return component.reasons
     }
 
-    private func loadPlugin(at path: String)
-        -> Result<(LoadedPlugin, PluginInput.CheckedDescription), ExternalUserAgentError> {
+    private func loadPlugin(at path: String) -> LoadOutcome {
         let started = ContinuousClock.now
         let resolved: String
         switch PluginFileSafety.check(path) {
