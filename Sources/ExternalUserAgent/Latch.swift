@@ -9,6 +9,8 @@ final class Latch: Sendable {
         var signaled = false
         var nextID = 0
         var waiters: [Int: CheckedContinuation<Bool, Never>] = [:]
+        /// Waiters whose time ran out (or whose task was cancelled) before they were registered.
+        var expired: Set<Int> = []
     }
 
     private let state = Mutex(State())
@@ -41,15 +43,20 @@ final class Latch: Sendable {
             try? await Task.sleep(for: timeout)
             self?.giveUp(id)
         }
-        defer { timer.cancel() }
+        defer {
+            timer.cancel()
+            state.withLock { _ = $0.expired.remove(id) }
+        }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let ready = state.withLock { state -> Bool in
+                // The timer may have run out before this registration: then it left the id in `expired`.
+                let ready = state.withLock { state -> Bool? in
                     if state.signaled { return true }
+                    if state.expired.remove(id) != nil { return false }
                     state.waiters[id] = continuation
-                    return false
+                    return nil
                 }
-                if ready { continuation.resume(returning: true) }
+                if let ready { continuation.resume(returning: ready) }
             }
         } onCancel: {
             giveUp(id)
@@ -57,6 +64,13 @@ final class Latch: Sendable {
     }
 
     private func giveUp(_ id: Int) {
-        state.withLock { $0.waiters.removeValue(forKey: id) }?.resume(returning: false)
+        let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            guard let waiter = state.waiters.removeValue(forKey: id) else {
+                if !state.signaled { state.expired.insert(id) }
+                return nil
+            }
+            return waiter
+        }
+        waiter?.resume(returning: false)
     }
 }
