@@ -1,10 +1,15 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
-/// Every Swift target: Swift 6 language mode (strict concurrency) and explicit existentials.
+/// Every Swift target: Swift 6 language mode (strict concurrency) and explicit existentials (applied to all
+/// targets at the end of this file, in one place).
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
+
+// Names: a target's folder is named as the target (Sources/, Plugins/, Examples/, Benchmarks/, Tests/, Fuzz/);
+// a plugin's product is its target (Plugins/EUAHeadless → libEUAHeadless.so); a program's product is its command
+// name (eua, eua-core, eua-oauth, eua-receiver-latency).
 
 let package = Package(
     name: "ExternalUserAgent",
@@ -19,16 +24,16 @@ let package = Package(
         .executable(name: "eua-core", targets: ["EUACore"]),
         .executable(name: "eua-oauth", targets: ["EUAOAuthCommands"]),
         // Plugins: one shared library each, loaded at run time through the C ABI.
-        .library(name: "EUAHeadless", type: .dynamic, targets: ["HeadlessPlugin"]),
-        .library(name: "EUALoopback", type: .dynamic, targets: ["LoopbackReceiverPlugin"]),
-        .library(name: "EUASystemBrowser", type: .dynamic, targets: ["SystemBrowserPlugin"]),
-        .library(name: "EUAFirefox", type: .dynamic, targets: ["FirefoxPlugin"]),
-        .library(name: "EUAManual", type: .dynamic, targets: ["ManualPlugin"]),
-        .library(name: "EUAChromium", type: .dynamic, targets: ["ChromiumPlugin"]),
+        .library(name: "EUAHeadless", type: .dynamic, targets: ["EUAHeadless"]),
+        .library(name: "EUALoopback", type: .dynamic, targets: ["EUALoopback"]),
+        .library(name: "EUASystemBrowser", type: .dynamic, targets: ["EUASystemBrowser"]),
+        .library(name: "EUAFirefox", type: .dynamic, targets: ["EUAFirefox"]),
+        .library(name: "EUAManual", type: .dynamic, targets: ["EUAManual"]),
+        .library(name: "EUAChromium", type: .dynamic, targets: ["EUAChromium"]),
         // Benchmarks (see Benchmarks/): built in release by their scripts.
         .executable(name: "eua-receiver-latency", targets: ["ReceiverLatencyBenchmark"]),
         // Example: an agent written in plain C against the header only.
-        .library(name: "EUAExampleC", type: .dynamic, targets: ["CExamplePlugin"]),
+        .library(name: "EUAExampleC", type: .dynamic, targets: ["EUAExampleC"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
@@ -47,9 +52,9 @@ let package = Package(
         // GIO (GLib's app launching), from Debian's libglib2.0-dev.
         .systemLibrary(name: "CGIO", pkgConfig: "gio-unix-2.0", providers: [.apt(["libglib2.0-dev"])]),
         // The JSON values that cross the C ABI, shared by host and plugin kit.
-        .target(name: "ExternalUserAgentABI", swiftSettings: swiftSettings),
+        .target(name: "ExternalUserAgentABI"),
         // The wire rules host and plugins share: redirect matching, form and query coding, HTML and terminal escaping.
-        .target(name: "ExternalUserAgentWire", swiftSettings: swiftSettings),
+        .target(name: "ExternalUserAgentWire"),
         .target(
             name: "ExternalUserAgent",
             dependencies: [
@@ -57,13 +62,11 @@ let package = Package(
                 "ExternalUserAgentABI",
                 "ExternalUserAgentWire",
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
         .target(
             name: "ExternalUserAgentPluginKit",
-            dependencies: ["CExternalUserAgentPlugin", "ExternalUserAgentABI", "ExternalUserAgentWire"],
-            swiftSettings: swiftSettings
+            dependencies: ["CExternalUserAgentPlugin", "ExternalUserAgentABI", "ExternalUserAgentWire"]
         ),
         .target(
             name: "ExternalUserAgentOAuth",
@@ -77,8 +80,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
         .target(
             name: "ExternalUserAgentTesting",
@@ -92,8 +94,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
         // What both command-line programs share: output, blocking bridge, logging set-up, forwarding.
         .target(
@@ -103,8 +104,7 @@ let package = Package(
                 "ExternalUserAgentWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
         // `eua`: picks the program for the command and becomes it (C: no Swift start-up to pay twice).
         .executableTarget(name: "eua"),
@@ -116,8 +116,7 @@ let package = Package(
                 "EUACommandSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
         // `eua-oauth`: explain, login, refresh, demo (`eua` becomes it for those).
         .executableTarget(
@@ -131,8 +130,7 @@ let package = Package(
                 "ExternalUserAgentTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
 
         // Plugins
@@ -143,91 +141,79 @@ let package = Package(
         .target(
             name: "PluginNet",
             dependencies: ["CPluginNet"],
-            path: "Plugins/PluginNet",
-            swiftSettings: swiftSettings
+            path: "Plugins/PluginNet"
         ),
         .target(
-            name: "HeadlessPlugin",
+            name: "EUAHeadless",
             dependencies: ["ExternalUserAgentPluginKit", "ExternalUserAgentWire", "PluginNet"],
-            path: "Plugins/Headless",
-            swiftSettings: swiftSettings
+            path: "Plugins/EUAHeadless"
         ),
 
         .target(
-            name: "LoopbackReceiverPlugin",
+            name: "EUALoopback",
             dependencies: ["ExternalUserAgentPluginKit", "ExternalUserAgentWire", "PluginNet"],
-            path: "Plugins/LoopbackReceiver",
-            swiftSettings: swiftSettings
+            path: "Plugins/EUALoopback"
         ),
 
         .target(
-            name: "SystemBrowserPlugin",
+            name: "EUASystemBrowser",
             dependencies: ["ExternalUserAgentPluginKit", "CGIO"],
-            path: "Plugins/SystemBrowser",
-            swiftSettings: swiftSettings
+            path: "Plugins/EUASystemBrowser"
         ),
 
         .target(
-            name: "ManualPlugin",
+            name: "EUAManual",
             dependencies: ["ExternalUserAgentPluginKit"],
-            path: "Plugins/Manual",
-            swiftSettings: swiftSettings
+            path: "Plugins/EUAManual"
         ),
         // What the Firefox and Chromium plugins share: discovery, options, launching, owned instances.
         .target(
             name: "BrowserAgentSupport",
             dependencies: ["ExternalUserAgentPluginKit", "CGIO"],
-            path: "Plugins/BrowserSupport",
-            swiftSettings: swiftSettings
+            path: "Plugins/BrowserAgentSupport"
         ),
         .target(
-            name: "FirefoxPlugin",
+            name: "EUAFirefox",
             dependencies: ["BrowserAgentSupport", "ExternalUserAgentPluginKit"],
-            path: "Plugins/Firefox",
-            swiftSettings: swiftSettings
+            path: "Plugins/EUAFirefox"
         ),
         .target(
-            name: "ChromiumPlugin",
+            name: "EUAChromium",
             dependencies: ["BrowserAgentSupport", "ExternalUserAgentPluginKit"],
-            path: "Plugins/Chromium",
-            swiftSettings: swiftSettings
+            path: "Plugins/EUAChromium"
         ),
 
         // Examples
         .target(
-            name: "CExamplePlugin",
+            name: "EUAExampleC",
             dependencies: ["CExternalUserAgentPlugin"],
-            path: "Examples/CExamplePlugin"
+            path: "Examples/EUAExampleC"
         ),
 
         // Example: an app's login code and its tests against the local authorization server.
         .target(
             name: "AppLogin",
             dependencies: ["ExternalUserAgent", "ExternalUserAgentOAuth"],
-            path: "Examples/AppLogin",
-            swiftSettings: swiftSettings
+            path: "Examples/AppLogin"
         ),
         .testTarget(
             name: "AppLoginTests",
             dependencies: ["AppLogin", "ExternalUserAgent", "ExternalUserAgentTesting"],
-            path: "Examples/AppLoginTests",
-            swiftSettings: swiftSettings
+            path: "Examples/AppLoginTests"
         ),
 
         // Benchmarks
         .executableTarget(
             name: "ReceiverLatencyBenchmark",
             dependencies: ["ExternalUserAgent", "ExternalUserAgentTesting"],
-            path: "Benchmarks/ReceiverLatency",
-            swiftSettings: swiftSettings
+            path: "Benchmarks/ReceiverLatencyBenchmark"
         ),
 
         // Tests
         .target(
             name: "EUATestSupport",
             dependencies: ["ExternalUserAgent", "ExternalUserAgentTesting"],
-            path: "Tests/EUATestSupport",
-            swiftSettings: swiftSettings
+            path: "Tests/EUATestSupport"
         ),
         .testTarget(
             name: "ExternalUserAgentTests",
@@ -235,48 +221,39 @@ let package = Package(
                 "ExternalUserAgent", "ExternalUserAgentABI", "ExternalUserAgentTesting", "EUATestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
         .testTarget(
             name: "ExternalUserAgentWireTests",
-            dependencies: ["ExternalUserAgentWire"],
-            swiftSettings: swiftSettings
+            dependencies: ["ExternalUserAgentWire"]
         ),
         .testTarget(
             name: "HeadlessPluginTests",
-            dependencies: ["ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport"],
-            swiftSettings: swiftSettings
+            dependencies: ["ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport"]
         ),
         .testTarget(
-            name: "CExamplePluginTests",
-            dependencies: ["ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport"],
-            swiftSettings: swiftSettings
+            name: "EUAExampleCTests",
+            dependencies: ["ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport"]
         ),
         .testTarget(
             name: "LoopbackReceiverTests",
-            dependencies: ["ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport", "PluginNet"],
-            swiftSettings: swiftSettings
+            dependencies: ["ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport", "PluginNet"]
         ),
         .testTarget(
             name: "SystemBrowserTests",
-            dependencies: ["EUATestSupport"],
-            swiftSettings: swiftSettings
+            dependencies: ["EUATestSupport"]
         ),
         .testTarget(
             name: "SelectionTests",
-            dependencies: ["ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport"],
-            swiftSettings: swiftSettings
+            dependencies: ["ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport"]
         ),
         .testTarget(
             name: "BrowserAgentTests",
-            dependencies: ["BrowserAgentSupport", "ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport"],
-            swiftSettings: swiftSettings
+            dependencies: ["BrowserAgentSupport", "ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport"]
         ),
         .testTarget(
             name: "EUACommandTests",
-            dependencies: ["EUATestSupport"],
-            swiftSettings: swiftSettings
+            dependencies: ["EUATestSupport"]
         ),
         .testTarget(
             name: "ExternalUserAgentOAuthTests",
@@ -291,18 +268,15 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
-            ],
-            swiftSettings: swiftSettings
+            ]
         ),
         .testTarget(
             name: "HeadlessFollowTests",
-            dependencies: ["HeadlessPlugin", "PluginNet"],
-            swiftSettings: swiftSettings
+            dependencies: ["EUAHeadless", "PluginNet"]
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["ExternalUserAgentTesting", "EUATestSupport"],
-            swiftSettings: swiftSettings
+            dependencies: ["ExternalUserAgentTesting", "EUATestSupport"]
         ),
     ]
 )
@@ -314,14 +288,19 @@ if Context.environment["EUA_FUZZ"] == "1" {
     let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
         ("FuzzTOML", ["ExternalUserAgent"]),
         ("FuzzPluginJSON", ["ExternalUserAgent", "ExternalUserAgentABI"]),
-        ("FuzzLoopbackRequest", ["LoopbackReceiverPlugin", "PluginNet", "ExternalUserAgent", "ExternalUserAgentWire"]),
+        ("FuzzLoopbackRequest", ["EUALoopback", "PluginNet", "ExternalUserAgent", "ExternalUserAgentWire"]),
         ("FuzzOAuthResponses", ["ExternalUserAgentOAuth"]),
         ("FuzzIDToken", ["ExternalUserAgentOAuth", .product(name: "Crypto", package: "swift-crypto")]),
         ("FuzzHTTPResponse", ["PluginNet"]),
     ]
     for target in fuzzTargets {
         package.targets.append(.executableTarget(name: target.name, dependencies: target.dependencies,
-                                                 path: "Fuzz/\(target.name)", swiftSettings: swiftSettings))
+                                                 path: "Fuzz/\(target.name)"))
         package.products.append(.executable(name: target.name, targets: [target.name]))
     }
+}
+
+// Build settings for every Swift target, in one place (a C target ignores Swift settings).
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
 }

@@ -1,7 +1,7 @@
 import ExternalUserAgent
 import ExternalUserAgentWire
 import FoundationEssentials
-import LoopbackReceiverPlugin
+import EUALoopback
 import PluginNet
 
 /// libFuzzer target: raw bytes as the loopback receiver reads them — request line, headers, target and

@@ -1,4 +1,4 @@
-@testable import HeadlessPlugin
+@testable import EUAHeadless
 import FoundationEssentials
 import Testing
 

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import HeadlessPlugin
+@testable import EUAHeadless
 import PluginNet
 import Synchronization
 import Testing

@@ -6,7 +6,7 @@ import Testing
 
 /// The example plugin written in plain C loads and runs a session like any other.
 @Suite("C example plugin", .timeLimit(.minutes(1)))
-struct CExamplePluginTests {
+struct EUAExampleCTests {
     @Test("a session through the C agent completes with a fresh code and the request's state")
     func session() async throws {
         let entry = try #require(try BuiltPlugins.catalog().agent(id: "example-c"))
