@@ -48,11 +48,14 @@ let package = Package(
         .systemLibrary(name: "CGIO", pkgConfig: "gio-unix-2.0", providers: [.apt(["libglib2.0-dev"])]),
         // The JSON values that cross the C ABI, shared by host and plugin kit.
         .target(name: "ExternalUserAgentABI", swiftSettings: swiftSettings),
+        // The TOML v1.0.0 reader the configuration files are read with: standard library only.
+        .target(name: "TOMLReader", swiftSettings: swiftSettings),
         .target(
             name: "ExternalUserAgent",
             dependencies: [
                 "CExternalUserAgentPlugin",
                 "ExternalUserAgentABI",
+                "TOMLReader",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -248,6 +251,12 @@ let package = Package(
         .testTarget(
             name: "SystemBrowserTests",
             dependencies: ["EUATestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        // The TOML reader's own tests, and the whole toml-test suite from Debian's golang-github-burntsushi-toml-dev.
+        .testTarget(
+            name: "TOMLReaderTests",
+            dependencies: ["TOMLReader"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
