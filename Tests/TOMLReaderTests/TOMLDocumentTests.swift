@@ -144,6 +144,15 @@ struct TOMLDocumentTests {
         #expect(root["w"] == .array([expected, expected]))
     }
 
+    @Test("zeros keep their sign, which == on Double does not see")
+    func signedZero() throws {
+        let root = try TOMLDocument(parsing: "a = -0.0\nb = +0.0\nc = 0.0\nd = -0e0\n").root
+        let signs = ["a", "b", "c", "d"].map { key -> FloatingPointSign? in
+            if case .float(let value)? = root[key], value == 0 { value.sign } else { nil }
+        }
+        #expect(signs == [.minus, .plus, .plus, .minus])
+    }
+
     @Test("nan, signed or not")
     func nan() throws {
         let root = try TOMLDocument(parsing: "a = nan\nb = +nan\nc = -nan\n").root
