@@ -34,7 +34,9 @@ enum TOMLTestSuite {
     /// Every case under `valid` or `invalid`, sorted by name; throws when the suite is not installed.
     static func cases(_ kind: String) throws -> [Case] {
         let root = folder.appendingPathComponent(kind)
-        guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isFolder), isFolder.boolValue,
+              let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else {
             throw NotInstalled(description: "the toml-test suite is not at \(root.path): install Debian's "
                                + "golang-github-burntsushi-toml-dev (scripts/bootstrap does)")
         }
