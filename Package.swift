@@ -55,12 +55,15 @@ let package = Package(
         .target(name: "ExternalUserAgentABI"),
         // The wire rules host and plugins share: redirect matching, form and query coding, HTML and terminal escaping.
         .target(name: "ExternalUserAgentWire"),
+        // The TOML v1.0.0 reader the configuration files are read with: standard library only.
+        .target(name: "TOMLReader"),
         .target(
             name: "ExternalUserAgent",
             dependencies: [
                 "CExternalUserAgentPlugin",
                 "ExternalUserAgentABI",
                 "ExternalUserAgentWire",
+                "TOMLReader",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -242,6 +245,11 @@ let package = Package(
         .testTarget(
             name: "SystemBrowserTests",
             dependencies: ["EUATestSupport"]
+        ),
+        // The TOML reader's own tests, and the whole toml-test suite from Debian's golang-github-burntsushi-toml-dev.
+        .testTarget(
+            name: "TOMLReaderTests",
+            dependencies: ["TOMLReader"]
         ),
         .testTarget(
             name: "SelectionTests",

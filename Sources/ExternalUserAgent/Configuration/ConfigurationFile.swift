@@ -1,4 +1,6 @@
-/// One TOML configuration file, read with ``TOMLDocument`` and checked against the schema.
+import TOMLReader
+
+/// One TOML configuration file, read with the `TOMLReader` module's `TOMLDocument` and checked against the schema.
 package struct ConfigurationFile {
     /// What the file sets, with each setting's line.
     package var settings: [ConfigurationSetting] = []

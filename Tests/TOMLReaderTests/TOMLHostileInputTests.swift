@@ -1,5 +1,5 @@
-@testable import ExternalUserAgent
 import Testing
+@testable import TOMLReader
 
 /// Input written to break the TOML reader: deep nesting, large files, bytes that are not UTF-8, noise.
 @Suite("TOML hostile input")

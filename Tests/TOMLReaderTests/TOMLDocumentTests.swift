@@ -1,10 +1,13 @@
-import EUATestSupport
-@testable import ExternalUserAgent
 import Foundation
 import Testing
+@testable import TOMLReader
 
 @Suite("TOML documents")
 struct TOMLDocumentTests {
+    /// The package's root folder, where `Examples/` is.
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
     /// The tree on one line, each key with the line it was written on: `{a@1: 1, b@2: {c@3: "x"}}`.
     static func render(_ value: TOMLValue) -> String {
         switch value {
@@ -141,6 +144,15 @@ struct TOMLDocumentTests {
         #expect(root["w"] == .array([expected, expected]))
     }
 
+    @Test("zeros keep their sign, which == on Double does not see")
+    func signedZero() throws {
+        let root = try TOMLDocument(parsing: "a = -0.0\nb = +0.0\nc = 0.0\nd = -0e0\n").root
+        let signs = ["a", "b", "c", "d"].map { key -> FloatingPointSign? in
+            if case .float(let value)? = root[key], value == 0 { value.sign } else { nil }
+        }
+        #expect(signs == [.minus, .plus, .plus, .minus])
+    }
+
     @Test("nan, signed or not")
     func nan() throws {
         let root = try TOMLDocument(parsing: "a = nan\nb = +nan\nc = -nan\n").root
@@ -241,7 +253,7 @@ struct TOMLDocumentTests {
     @Test("the examples in Examples/ parse, with the lines of their keys and headers",
           arguments: ["config.toml", "managed.toml"])
     func examples(_ name: String) throws {
-        let text = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("Examples/\(name)"), encoding: .utf8)
+        let text = try String(contentsOf: Self.packageRoot.appendingPathComponent("Examples/\(name)"), encoding: .utf8)
         let root = try TOMLDocument(parsing: text).root
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         func line(startingWith prefix: String) -> Int? { lines.firstIndex { $0.hasPrefix(prefix) }.map { $0 + 1 } }
@@ -265,24 +277,5 @@ struct TOMLDocumentTests {
             #expect(root.line(of: "timeouts") == line(startingWith: "[timeouts]"))
             #expect(headless["param.code"] == .string("example-code"))
         }
-    }
-
-    @Test("dates and times reach the configuration schema as a type error", arguments: [
-        ("allow = 1979-05-27\n", "got a date"), ("allow = 07:32:00\n", "got a time"),
-        ("allow = 1979-05-27T07:32:00Z\n", "got a date-time"), ("allow = [1979-05-27]\n", "got an array"),
-    ])
-    func datesInConfiguration(_ text: String, _ got: String) throws {
-        let error = try #require(throws: ExternalUserAgentError.self) { try Layers(user: text).configuration() }
-        #expect(error.message.contains("config.toml:1: key 'allow'"), "\(error.message)")
-        #expect(error.message.contains(got), "\(error.message)")
-    }
-
-    @Test("a syntax error in a CRLF file names its line and shows it")
-    func crlfError() throws {
-        let error = try #require(throws: ExternalUserAgentError.self) {
-            try Layers(user: "a = 1\r\n[receiver]\r\nport = 80 80\r\n").configuration()
-        }
-        #expect(error.message.contains("config.toml:3:11: not valid TOML in 'port = 80 80': expected the end of the line"),
-                "\(error.message)")
     }
 }
