@@ -30,15 +30,5 @@ public func fuzzHTTPResponse(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt
 
 /// The parser's verdict on `bytes` fed in pieces that end at `cuts`, then the end of the connection.
 func parse(_ bytes: [UInt8], cuts: [Int]) -> Result<HTTPResponse, HTTPParseError> {
-    var parser = HTTPResponseParser(maximumHeadBytes: maximumHeadBytes, maximumBodyBytes: maximumBodyBytes)
-    var start = 0
-    do throws(HTTPParseError) {
-        for end in cuts + [bytes.count] {
-            if let response = try parser.feed(bytes[start..<end]) { return .success(response) }
-            start = end
-        }
-        return .success(try parser.finish())
-    } catch {
-        return .failure(error)
-    }
+    HTTPResponseParser.parse(bytes, cuts: cuts, maximumHeadBytes: maximumHeadBytes, maximumBodyBytes: maximumBodyBytes)
 }

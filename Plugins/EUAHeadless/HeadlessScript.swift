@@ -60,20 +60,11 @@ struct HeadlessScript: Sendable, Equatable {
                 }
                 self.delivery = delivery
             case "count":
-                guard let count = Int(value), (1...100).contains(count) else {
-                    throw PluginError.invalidOptions("option count=\(value) must be a whole number from 1 to 100")
-                }
-                self.count = count
+                count = try PluginError.wholeNumber(key, value, in: 1...100)
             case "delay-ms":
-                guard let delay = Int(value), (0...600_000).contains(delay) else {
-                    throw PluginError.invalidOptions("option delay-ms=\(value) must be a whole number of milliseconds from 0 to 600000")
-                }
-                delayMilliseconds = delay
+                delayMilliseconds = try PluginError.wholeNumber(key, value, in: 0...600_000, unit: "milliseconds")
             case "max-steps":
-                guard let steps = Int(value), (1...100).contains(steps) else {
-                    throw PluginError.invalidOptions("option max-steps=\(value) must be a whole number from 1 to 100")
-                }
-                maximumSteps = steps
+                maximumSteps = try PluginError.wholeNumber(key, value, in: 1...100)
             default:
                 throw PluginError.invalidOptions("option '\(key)' is unknown to the headless agent; known: "
                     + Self.knownKeys.sorted().joined(separator: ", ") + ", param.NAME, form.NAME")

@@ -58,15 +58,9 @@ struct LoopbackOptions: Sendable {
             case "success-html": successHTML = value
             case "failure-html": failureHTML = value
             case "max-connections":
-                guard let count = Int(value), (2...4096).contains(count) else {
-                    throw PluginError.invalidOptions("option max-connections=\(value) must be from 2 to 4096")
-                }
-                maxConnections = count
+                maxConnections = try PluginError.wholeNumber(key, value, in: 2...4096)
             case "request-timeout-ms":
-                guard let timeout = Int(value), (50...120_000).contains(timeout) else {
-                    throw PluginError.invalidOptions("option request-timeout-ms=\(value) must be from 50 to 120000")
-                }
-                requestTimeoutMilliseconds = timeout
+                requestTimeoutMilliseconds = try PluginError.wholeNumber(key, value, in: 50...120_000, unit: "milliseconds")
             default:
                 throw PluginError.invalidOptions("option '\(key)' is unknown to the loopback receiver; known: port, port-range, path, "
                     + "ipv6, success-url, failure-url, success-html, failure-html, max-connections, request-timeout-ms")

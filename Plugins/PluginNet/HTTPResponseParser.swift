@@ -278,3 +278,23 @@ package struct HTTPResponseParser: Sendable {
         }
     }
 }
+
+extension HTTPResponseParser {
+    /// The verdict on `bytes` arriving in pieces that end at `cuts` (offsets, ascending), then the connection
+    /// closing: what a client reading a socket gets. For tests and the fuzz target, which check that the
+    /// verdict does not depend on where the bytes were cut.
+    package static func parse(_ bytes: [UInt8], cuts: [Int], maximumHeadBytes: Int = defaultMaximumHeadBytes,
+                              maximumBodyBytes: Int) -> Result<HTTPResponse, HTTPParseError> {
+        var parser = HTTPResponseParser(maximumHeadBytes: maximumHeadBytes, maximumBodyBytes: maximumBodyBytes)
+        var start = 0
+        do throws(HTTPParseError) {
+            for end in cuts + [bytes.count] {
+                if let response = try parser.feed(bytes[start..<end]) { return .success(response) }
+                start = end
+            }
+            return .success(try parser.finish())
+        } catch {
+            return .failure(error)
+        }
+    }
+}

@@ -13,17 +13,7 @@ struct HTTPResponseParserTests {
     }
 
     func parse(_ bytes: [UInt8], cuts: [Int], headLimit: Int = 1024) -> Result<HTTPResponse, HTTPParseError> {
-        var parser = HTTPResponseParser(maximumHeadBytes: headLimit, maximumBodyBytes: Self.bodyLimit)
-        var start = 0
-        do throws(HTTPParseError) {
-            for end in cuts + [bytes.count] {
-                if let response = try parser.feed(bytes[start..<end]) { return .success(response) }
-                start = end
-            }
-            return .success(try parser.finish())
-        } catch {
-            return .failure(error)
-        }
+        HTTPResponseParser.parse(bytes, cuts: cuts, maximumHeadBytes: headLimit, maximumBodyBytes: Self.bodyLimit)
     }
 
     func body(_ result: Result<HTTPResponse, HTTPParseError>) -> String? {
