@@ -5,8 +5,12 @@ import PluginNet
 /// - the parser decides the same whether the bytes come at once or in three pieces (as TCP may cut them);
 /// - a response it returns is final (200–599), its body is within the limit, and a body framed by
 ///   `Content-Length` has exactly that many bytes.
-let maximumHeadBytes = 2048
-let maximumBodyBytes = 1024
+/// Small limits, so that inputs reach them (static members: a top-level variable of a libFuzzer main.swift
+/// is never set up, as top-level code does not run).
+enum Limits {
+    static let head = 2048
+    static let body = 1024
+}
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzHTTPResponse(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
@@ -18,7 +22,7 @@ public func fuzzHTTPResponse(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt
         fatalError("the parser decides differently when the response comes in three pieces")
     }
     guard case .success(let response) = whole else { return 0 }
-    guard (200...599).contains(response.status), response.body.count <= maximumBodyBytes else {
+    guard (200...599).contains(response.status), response.body.count <= Limits.body else {
         fatalError("the parser returned an interim status or a body over its limit")
     }
     if response.header("Transfer-Encoding") == nil, response.status != 204, response.status != 304,
@@ -30,5 +34,5 @@ public func fuzzHTTPResponse(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt
 
 /// The parser's verdict on `bytes` fed in pieces that end at `cuts`, then the end of the connection.
 func parse(_ bytes: [UInt8], cuts: [Int]) -> Result<HTTPResponse, HTTPParseError> {
-    HTTPResponseParser.parse(bytes, cuts: cuts, maximumHeadBytes: maximumHeadBytes, maximumBodyBytes: maximumBodyBytes)
+    HTTPResponseParser.parse(bytes, cuts: cuts, maximumHeadBytes: Limits.head, maximumBodyBytes: Limits.body)
 }
