@@ -266,7 +266,8 @@ let package = Package(
         .testTarget(
             name: "ExternalUserAgentOAuthTests",
             dependencies: [
-                "ExternalUserAgentOAuth", "ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport",
+                "ExternalUserAgentOAuth", "ExternalUserAgent", "ExternalUserAgentABI", "ExternalUserAgentTesting",
+                "EUATestSupport",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
