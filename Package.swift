@@ -253,7 +253,11 @@ let package = Package(
         ),
         .testTarget(
             name: "SelectionTests",
-            dependencies: ["ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport"]
+            dependencies: [
+                "ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "BrowserAgentTests",

@@ -39,8 +39,9 @@ public final class FakeExternalUserAgent: ExternalUserAgent {
     public let script: Script
     private let state = Mutex(Record())
 
-    public init(id: String = "fake", kind: AgentKind = .testDouble, script: Script = .redirect()) {
-        self.descriptor = AgentDescriptor(id: id, kind: kind, name: "Fake agent (\(id))")
+    /// `family` lets configuration name the fake by a browser family (`firefox`), as a real browser agent's.
+    public init(id: String = "fake", kind: AgentKind = .testDouble, family: String? = nil, script: Script = .redirect()) {
+        self.descriptor = AgentDescriptor(id: id, kind: kind, family: family, name: "Fake agent (\(id))")
         self.script = script
     }
 

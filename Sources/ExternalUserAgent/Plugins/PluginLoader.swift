@@ -84,10 +84,13 @@ public struct PluginLoader: Sendable {
         return files
     }
 
-    /// The valid agent and receiver ids the plugin loaded from `file` offers; none when it was refused.
+    /// The valid agent and receiver ids the plugin loaded from `file` offers, and its agents' families (the
+    /// names `--agent` may use); none when it was refused.
     private static func ids(offeredBy file: String, in catalog: PluginCatalog) -> [String] {
         guard let plugin = catalog.plugins.first(where: { $0.path == file }) else { return [] }
-        return (plugin.description.agents.map(\.id) + plugin.description.receivers.map(\.id)).filter(ComponentID.isValid)
+        let names = plugin.description.agents.flatMap { [$0.id] + ($0.family.map { [$0] } ?? []) }
+            + plugin.description.receivers.map(\.id)
+        return Array(Set(names.filter(ComponentID.isValid)))
     }
 
     private func save(_ table: PluginIndex?) {
@@ -169,7 +172,8 @@ public struct PluginLoader: Sendable {
                 continue
             }
             let descriptor = AgentDescriptor(
-                id: component.id, kind: kind, name: component.name, version: component.version, path: plugin.path)
+                id: component.id, kind: kind, family: component.family, name: component.name,
+                version: component.version, path: plugin.path)
             catalog.agents.append(PluginAgentEntry(
                 descriptor: descriptor, available: component.available,
                 reasons: Self.reasons(component), details: component.details ?? [:], plugin: plugin))
