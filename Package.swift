@@ -304,7 +304,7 @@ if Context.environment["EUA_FUZZ"] == "1" {
         ("FuzzLoopbackRequest", ["EUALoopback", "PluginNet", "ExternalUserAgent", "ExternalUserAgentWire"]),
         ("FuzzOAuthResponses", ["ExternalUserAgentOAuth"]),
         ("FuzzIDToken", ["ExternalUserAgentOAuth", .product(name: "Crypto", package: "swift-crypto")]),
-        ("FuzzHTTPResponse", ["PluginNet"]),
+        ("FuzzHTTPResponse", ["PluginNet", "ExternalUserAgentWire"]),
     ]
     for target in fuzzTargets {
         package.targets.append(.executableTarget(name: target.name, dependencies: target.dependencies,
