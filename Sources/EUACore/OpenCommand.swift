@@ -13,7 +13,7 @@ import Logging
 struct OpenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "open",
-        abstract: "Open a URL with an agent (default: the system browser) and exit once it is handed off.",
+        abstract: "Open a URL with the agent the selection policy picks (or --agent) and exit once it is handed off.",
         discussion: """
             Exit status: 0 handed off, 1 the agent failed, 2 no agent could be chosen, 124 the agent did not \
             hand the URL off within --timeout (it is then told to cancel, and given timeouts.dismiss, default \

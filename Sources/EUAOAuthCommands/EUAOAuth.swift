@@ -12,6 +12,7 @@ struct EUAOAuth: ParsableCommand {
             This is eua-oauth, which runs 'eua explain', 'eua login', 'eua refresh', 'eua demo' and 'eua doctor'; 'eua --help' \
             lists every command. Set EUA_LOG_LEVEL (trace, debug, info, notice, warning, error) to see more on stderr.
             """,
+        version: EUAVersion.current,
         subcommands: [ExplainCommand.self, LoginCommand.self, RefreshCommand.self, DemoCommand.self, DoctorCommand.self]
     )
 }

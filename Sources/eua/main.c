@@ -25,21 +25,24 @@ int main(int argc, char **argv) {
     if (name && strcmp(name, "help") == 0 && argc > 2) name = argv[2];
     const char *program = is_oauth_command(name) ? "eua-oauth" : "eua-core";
 
+    // Beside this program (a build folder), else <prefix>/lib/eua/ for <prefix>/bin/eua (an installed tree).
     char self[PATH_MAX];
     ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
-    char path[PATH_MAX + 16];
+    char path[PATH_MAX + 32];
     if (length > 0) {
         self[length] = '\0';
         char *slash = strrchr(self, '/');
         if (slash) *slash = '\0';
         snprintf(path, sizeof path, "%s/%s", self, program);
+        if (access(path, X_OK) != 0) snprintf(path, sizeof path, "%s/../lib/eua/%s", self, program);
     } else {
         snprintf(path, sizeof path, "%s", program);
     }
     execv(path, argv);
     fprintf(stderr,
-            "eua: '%s' is run by %s, which could not be started (%s); install %s beside eua "
-            "(swift build puts eua, eua-core and eua-oauth together in .build/<configuration>/)\n",
+            "eua: '%s' is run by %s, which could not be started (%s); install %s beside eua or in "
+            "<prefix>/lib/eua/ (swift build puts eua, eua-core and eua-oauth together in .build/<configuration>/; "
+            "scripts/install puts eua in <prefix>/bin and the others in <prefix>/lib/eua)\n",
             name ? name : "eua", path, strerror(errno), program);
     return 127;
 }
