@@ -18,7 +18,7 @@ import Synchronization
 /// library, no entry symbol, another ABI major version, a table too small, a description that is
 /// not valid JSON or whose `describe()` does not return in time, an id that breaks the grammar
 /// (``ComponentID``) or is already taken (the first one wins), a file or folder that someone else
-/// could change (``PluginFileSafety``).
+/// could change (`PluginFileSafety`: owned by root or the user, not writable by group or others).
 public struct PluginLoader: Sendable {
     public var searchPath: PluginSearchPath
     public var logger: Logger
