@@ -2,6 +2,7 @@
 public struct AgentDescriptor: Sendable, Hashable, Codable {
     /// Stable id used in configuration and on the command line (`firefox`, `headless`).
     public var id: String
+    /// What sort of agent it is; selection's rules depend on it (RFC 8252 §8.12 rules out embedded web views).
     public var kind: AgentKind
     /// The browser family the agent belongs to (`firefox` for `firefox-esr`, `chrome` for `google-chrome`), or
     /// `nil` when its id is its family. Configuration and `--agent` may name the family instead of the id.
@@ -13,6 +14,7 @@ public struct AgentDescriptor: Sendable, Hashable, Codable {
     /// The plugin file the agent came from; `nil` for agents registered in code.
     public var path: String?
 
+    /// A descriptor; `family` equal to `id` is stored as `nil`, and `name` defaults to the id.
     public init(id: String, kind: AgentKind, family: String? = nil, name: String? = nil, version: String? = nil,
                 path: String? = nil) {
         self.id = id

@@ -20,7 +20,9 @@ import Synchronization
 /// (``ComponentID``) or is already taken (the first one wins), a file or folder that someone else
 /// could change (`PluginFileSafety`: owned by root or the user, not writable by group or others).
 public struct PluginLoader: Sendable {
+    /// Where plugins are looked for.
     public var searchPath: PluginSearchPath
+    /// Where loading is logged (each file, each refusal, load times at debug level).
     public var logger: Logger
     /// Where to remember which file offers which ids, for ``load(offering:)``; `nil`: remember nothing.
     public var index: PluginIndexFile?
@@ -28,6 +30,7 @@ public struct PluginLoader: Sendable {
     /// before the plugin (or the instance) is given up.
     public var callTimeout: Duration
 
+    /// A loader over `searchPath`, with the plugin index when one is given.
     public init(searchPath: PluginSearchPath = .standard(),
                 logger: Logger = Logger(label: "ExternalUserAgent.plugins"),
                 index: PluginIndexFile? = nil,

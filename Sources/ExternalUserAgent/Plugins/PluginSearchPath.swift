@@ -15,6 +15,7 @@ public struct PluginSearchPath: Sendable, Hashable {
     /// The folders, searched in this order.
     public var folders: [String]
 
+    /// A search path of exactly `folders`.
     public init(folders: [String]) {
         self.folders = folders
     }

@@ -9,6 +9,7 @@ public struct AgentMatcher: Sendable, Hashable, CustomStringConvertible {
     /// The versions matched; `nil` matches the agent whatever its version (known or not).
     public var versions: VersionRange?
 
+    /// A matcher of `id` (or `*`) within `versions` when given.
     public init(id: String, versions: VersionRange? = nil) {
         self.id = id
         self.versions = versions
