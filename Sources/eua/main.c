@@ -25,7 +25,8 @@ int main(int argc, char **argv) {
     if (name && strcmp(name, "help") == 0 && argc > 2) name = argv[2];
     const char *program = is_oauth_command(name) ? "eua-oauth" : "eua-core";
 
-    // Beside this program (a build folder), else <prefix>/lib/eua/ for <prefix>/bin/eua (an installed tree).
+    // <prefix>/lib/eua/ for <prefix>/bin/eua (an installed tree), else beside this program (a build folder; the
+    // path named below when neither is there).
     char self[PATH_MAX];
     ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
     char path[PATH_MAX + 32];
@@ -33,8 +34,8 @@ int main(int argc, char **argv) {
         self[length] = '\0';
         char *slash = strrchr(self, '/');
         if (slash) *slash = '\0';
-        snprintf(path, sizeof path, "%s/%s", self, program);
-        if (access(path, X_OK) != 0) snprintf(path, sizeof path, "%s/../lib/eua/%s", self, program);
+        snprintf(path, sizeof path, "%s/../lib/eua/%s", self, program);
+        if (access(path, X_OK) != 0) snprintf(path, sizeof path, "%s/%s", self, program);
     } else {
         snprintf(path, sizeof path, "%s", program);
     }
