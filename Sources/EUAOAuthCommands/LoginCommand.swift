@@ -39,6 +39,11 @@ struct LoginCommand: ParsableCommand {
     @Option(help: "How the client authenticates at the token endpoint with a secret: client_secret_basic or client_secret_post.")
     var clientAuth: String?
 
+    @Option(help: ArgumentHelp("The algorithm the client registered for its ID tokens (id_token_signed_response_alg): "
+        + "none (unsigned, code flow only), HS256/HS384/HS512 (checked with the client secret) or one asymmetric "
+        + "algorithm; any other is then refused. Default: any of RS256…ES512.", valueName: "alg"))
+    var idTokenAlg: String?
+
     @Option(help: "The scopes to ask for, space-separated.")
     var scope: String = "openid"
 
@@ -78,6 +83,11 @@ struct LoginCommand: ParsableCommand {
         }
         if let clientAuth, ClientCredentials.AuthenticationMethod(rawValue: clientAuth) == nil || clientAuth == "none" {
             throw ValidationError("--client-auth must be client_secret_basic or client_secret_post")
+        }
+        if let idTokenAlg {
+            do { _ = try IDTokenAlgorithm(idTokenAlg) } catch let error as ExternalUserAgentError {
+                throw ValidationError("--id-token-alg: \(error.message)")
+            }
         }
         if let flow {
             guard let step = SignInStep(rawValue: flow) else {
@@ -120,8 +130,9 @@ struct LoginCommand: ParsableCommand {
                 && configuration.preference.first == agent
         }
         let secret = clientSecret ?? environment["EUA_CLIENT_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
-        let client = ClientCredentials(clientID: clientID, clientSecret: secret,
+        var client = ClientCredentials(clientID: clientID, clientSecret: secret,
                                        authenticationMethod: clientAuth.flatMap(ClientCredentials.AuthenticationMethod.init))
+        client.idTokenAlgorithm = try idTokenAlg.map(IDTokenAlgorithm.init)
         let file = stateFile.map(AuthStateFile.init(path:)) ?? AuthStateFile.standard(environment: environment)
         var receiverOptions: [String: String] = [:]
         receiverOptions["port"] = port.map(String.init)

@@ -60,7 +60,7 @@ public actor AuthState {
         self.authorizationError = authorizationError
         self.file = file
         self.revision = revision
-        self.validator = IDTokenValidator(configuration: configuration, clientID: client.clientID, http: http, logger: logger)
+        self.validator = IDTokenValidator(configuration: configuration, client: client, http: http, logger: logger)
         self.endpoint = TokenEndpoint(configuration: configuration, client: client, http: http, logger: logger)
         self.logger = logger
     }
@@ -170,7 +170,7 @@ public actor AuthState {
         var merged = refreshed
         merged.refreshToken = refreshed.refreshToken ?? lastTokenResponse?.refreshToken
         if let idToken = refreshed.idToken {
-            let claims = try await validator.validate(idToken, nonce: nil)
+            let claims = try await validator.validate(idToken, nonce: nil, delivery: .refresh)
             if let previous = idTokenClaims, previous.subject != claims.subject {
                 throw ExternalUserAgentError(.idTokenInvalid,
                     "the refreshed ID token is for another subject than the one signed in; sign in again")

@@ -14,6 +14,9 @@ public struct ClientCredentials: Sendable, Hashable, Codable {
     /// The client secret, if the client has one. Never logged, never saved with the state.
     public var clientSecret: String?
     public var authenticationMethod: AuthenticationMethod
+    /// The algorithm registered for the client's ID tokens (`id_token_signed_response_alg`); `nil`: the
+    /// default, any asymmetric one (see ``IDTokenAlgorithm``). Saved with the state, so a refresh checks the same.
+    public var idTokenAlgorithm: IDTokenAlgorithm?
 
     /// A client; with a secret and no method, `client_secret_basic` is used, without a secret `none`.
     public init(clientID: String, clientSecret: String? = nil, authenticationMethod: AuthenticationMethod? = nil) {
@@ -25,6 +28,7 @@ public struct ClientCredentials: Sendable, Hashable, Codable {
     enum CodingKeys: String, CodingKey {
         case clientID = "client_id"
         case authenticationMethod = "token_endpoint_auth_method"
+        case idTokenAlgorithm = "id_token_signed_response_alg"
     }
 
     /// Decodes the id and method only: the secret is never persisted.
@@ -32,6 +36,7 @@ public struct ClientCredentials: Sendable, Hashable, Codable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         clientID = try container.decode(String.self, forKey: .clientID)
         authenticationMethod = try container.decode(AuthenticationMethod.self, forKey: .authenticationMethod)
+        idTokenAlgorithm = try container.decodeIfPresent(IDTokenAlgorithm.self, forKey: .idTokenAlgorithm)
         clientSecret = nil
     }
 
@@ -39,5 +44,6 @@ public struct ClientCredentials: Sendable, Hashable, Codable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(clientID, forKey: .clientID)
         try container.encode(authenticationMethod, forKey: .authenticationMethod)
+        try container.encodeIfPresent(idTokenAlgorithm, forKey: .idTokenAlgorithm)
     }
 }

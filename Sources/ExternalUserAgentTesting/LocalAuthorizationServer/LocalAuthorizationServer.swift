@@ -13,7 +13,8 @@ import Synchronization
 /// endpoint (`/authorize`) that approves at once or shows an HTML login form
 /// (``LocalAuthorizationServerOptions/AuthorizationPage``) and redirects with `code`, `state` and `iss`,
 /// and a token endpoint (`/token`) that checks the client, the `redirect_uri` and the PKCE S256 verifier,
-/// and answers the code and refresh grants with ID tokens signed RS256 or ES256. Options can make it
+/// and answers the code and refresh grants with ID tokens signed RS256 or ES256 (or, for a client
+/// registered that way, unsigned or HS256 with its secret: ``LocalAuthorizationServerOptions/SigningAlgorithm``). Options can make it
 /// misbehave on purpose (``LocalAuthorizationServerOptions/Misbehavior``), so a client's checks can be tested.
 ///
 /// ```swift
@@ -434,9 +435,14 @@ public final class LocalAuthorizationServer: Sendable {
         let key = misbehaviors.contains(.unknownKeyID)
             ? try await SigningKey.make(options.signingAlgorithm, kid: "unpublished-\(Self.randomString(8))")
             : state.withLock { $0.signingKey }
-        var token = options.idTokenClaimOverrides.isEmpty
-            ? try await key.sign(claims)
-            : try await key.sign(RawClaims(values: RawJSON.overriding(claims, with: options.idTokenClaimOverrides)))
+        let payload = RawClaims(values: RawJSON.overriding(claims, with: options.idTokenClaimOverrides))
+        var token: String
+        switch options.signingAlgorithm {
+        case .none, .hs256:
+            token = try SymmetricJWT.make(payload, algorithm: options.signingAlgorithm, secret: options.clientSecret)
+        case .rs256, .es256:
+            token = options.idTokenClaimOverrides.isEmpty ? try await key.sign(claims) : try await key.sign(payload)
+        }
         if misbehaviors.contains(.tamperedSignature), let dot = token.lastIndex(of: ".") {
             // Change the signature's first character: still base64url, no longer valid.
             let first = token.index(after: dot)

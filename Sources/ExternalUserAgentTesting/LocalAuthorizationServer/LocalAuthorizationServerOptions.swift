@@ -4,6 +4,12 @@ public struct LocalAuthorizationServerOptions: Sendable {
     public enum SigningAlgorithm: String, Sendable, CaseIterable {
         case rs256 = "RS256"
         case es256 = "ES256"
+        /// Unsigned ID tokens, for a client registered with `id_token_signed_response_alg` `none`
+        /// (the key set still publishes an RS256 key).
+        case none = "none"
+        /// HMAC-SHA-256 with ``LocalAuthorizationServerOptions/clientSecret`` (the key set still publishes
+        /// an RS256 key).
+        case hs256 = "HS256"
     }
 
     /// What `/authorize` does with a valid request.
