@@ -18,7 +18,7 @@ struct EUA: ParsableCommand {
             """,
         subcommands: [
             AgentsCommand.self, CapabilitiesCommand.self, ExplainForward.self, OpenCommand.self, ReceiveCommand.self,
-            LoginForward.self, RefreshForward.self, DemoForward.self,
+            LoginForward.self, RefreshForward.self, DemoForward.self, UserInfoForward.self, RegisterForward.self,
         ]
     )
 

@@ -30,8 +30,8 @@ struct LoginCommand: ParsableCommand {
     @Option(help: "The issuer identifier of the authorization server (its metadata must name it exactly).")
     var issuer: String
 
-    @Option(help: "The client id registered with the server.")
-    var clientID: String
+    @Option(help: "The client id registered with the server (default: the client 'eua register' saved beside the state file).")
+    var clientID: String?
 
     @Option(help: "The client secret, for a confidential client (default: $EUA_CLIENT_SECRET, else a public client).")
     var clientSecret: String?
@@ -130,13 +130,21 @@ struct LoginCommand: ParsableCommand {
                 && configuration.preference.first == agent
         }
         let secret = clientSecret ?? environment["EUA_CLIENT_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
-        var client = ClientCredentials(clientID: clientID, clientSecret: secret,
-                                       authenticationMethod: clientAuth.flatMap(ClientCredentials.AuthenticationMethod.init))
-        client.idTokenAlgorithm = try idTokenAlg.map(IDTokenAlgorithm.init)
         let file = stateFile.map(AuthStateFile.init(path:)) ?? AuthStateFile.standard(environment: environment)
+        var client: ClientCredentials
         var receiverOptions: [String: String] = [:]
-        receiverOptions["port"] = port.map(String.init)
-        receiverOptions["port-range"] = portRange
+        if let clientID {
+            client = ClientCredentials(clientID: clientID, clientSecret: secret,
+                                       authenticationMethod: clientAuth.flatMap(ClientCredentials.AuthenticationMethod.init))
+        } else {
+            let registration = try RegisteredClient.forLogin(issuer: issuer, stateFile: file)
+            client = registration.credentials
+            if let secret { client.clientSecret = secret }
+            receiverOptions = RegisteredClient.receiverOptions(registration)
+        }
+        if let idTokenAlg { client.idTokenAlgorithm = try IDTokenAlgorithm(idTokenAlg) }
+        if let port { receiverOptions["port"] = String(port) }
+        if let portRange { (receiverOptions["port"], receiverOptions["port-range"]) = (nil, portRange) }
         var signIn = SignInFlow(
             issuer: issuer, client: client, scopes: scope.split(separator: " ").map(String.init),
             timeout: timeout.map { .seconds($0) }, file: file, candidates: AgentSelection.candidates(catalog: catalog),

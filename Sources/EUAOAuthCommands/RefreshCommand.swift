@@ -38,7 +38,7 @@ struct RefreshCommand: ParsableCommand {
         let force = !ifNeeded
         let outcome = try Blocking.run {
             try await CommandFailure.reporting {
-                let state = try AuthState.load(from: file, clientSecret: secret, logger: logger)
+                let state = try AuthState.loadUsingRegistration(from: file, clientSecret: secret, logger: logger)
                 let tokens = try await state.freshTokens(force: force)
                 return (tokens, await state.idTokenClaims, state.configuration.issuer)
             }

@@ -44,8 +44,8 @@ public struct IDTokenValidator: Sendable {
                   clientSecret: client.clientSecret, clockSkew: clockSkew, http: http, logger: logger)
     }
 
-    private init(configuration: ServiceConfiguration, clientID: String, algorithm: IDTokenAlgorithm?,
-                 clientSecret: String?, clockSkew: TimeInterval, http: OAuthHTTP, logger: Logger) {
+    init(configuration: ServiceConfiguration, clientID: String, algorithm: IDTokenAlgorithm?,
+         clientSecret: String?, clockSkew: TimeInterval, http: OAuthHTTP, logger: Logger) {
         self.configuration = configuration
         self.clientID = clientID
         self.algorithm = algorithm

@@ -76,6 +76,10 @@ public final class LocalAuthorizationServer: Sendable {
         var authorizationRequests: [[String: String]] = []
         var requestLog: [RequestRecord] = []
         var jwksFetches = 0
+        /// The subject of each access token issued.
+        var accessTokens: [String: String] = [:]
+        var userInfoRequests: [UserInfoRequestRecord] = []
+        var registeredClients: [String: RegisteredClient] = [:]
     }
 
     /// `http://127.0.0.1:PORT`, the issuer identifier.
@@ -139,6 +143,19 @@ public final class LocalAuthorizationServer: Sendable {
     public var requestLog: [RequestRecord] { state.withLock { $0.requestLog } }
     /// How many times the JWKS was fetched.
     public var jwksFetchCount: Int { state.withLock { $0.jwksFetches } }
+    /// Every request to the UserInfo endpoint so far.
+    public var userInfoRequests: [UserInfoRequestRecord] { state.withLock { $0.userInfoRequests } }
+
+    /// The subject an access token was issued for; `nil` for one this server never issued.
+    func subject(ofAccessToken token: String) -> String? { state.withLock { $0.accessTokens[token] } }
+    /// Keeps a UserInfo request's record.
+    func record(_ request: UserInfoRequestRecord) { state.withLock { $0.userInfoRequests.append(request) } }
+    /// The key ID tokens are signed with now.
+    var currentSigningKey: SigningKey { state.withLock { $0.signingKey } }
+    /// Runs `change` on the registered clients, under the lock.
+    func withRegisteredClients<T>(_ change: (inout [String: RegisteredClient]) -> T) -> T {
+        state.withLock { change(&$0.registeredClients) }
+    }
 
     // MARK: - Endpoints
 
@@ -158,6 +175,10 @@ public final class LocalAuthorizationServer: Sendable {
             return submitLogin(request.form)
         case ("POST", "/token"):
             return await token(request)
+        case ("GET", "/userinfo"), ("POST", "/userinfo"):
+            return await userInfo(request)
+        case ("POST", "/register") where options.offersRegistration:
+            return register(request)
         case ("POST", "/device_authorization"):
             return deviceAuthorization.authorize(request, clientID: options.clientID, issuer: issuer)
         default:
@@ -170,7 +191,9 @@ public final class LocalAuthorizationServer: Sendable {
         let issuer = options.misbehaviors.contains(.wrongIssuerInMetadata) ? "http://issuer.invalid" : self.issuer
         return .json(MetadataDocument(
             issuer: issuer, authorization_endpoint: self.issuer + "/authorize", token_endpoint: self.issuer + "/token",
-            jwks_uri: self.issuer + "/jwks", response_types_supported: ["code"],
+            jwks_uri: self.issuer + "/jwks", userinfo_endpoint: self.issuer + "/userinfo",
+            registration_endpoint: options.offersRegistration ? self.issuer + "/register" : nil,
+            response_types_supported: ["code"],
             grant_types_supported: ["authorization_code", "refresh_token"], code_challenge_methods_supported: ["S256"],
             token_endpoint_auth_methods_supported: options.clientSecret == nil
                 ? ["none"] : ["client_secret_basic", "client_secret_post"],
@@ -194,7 +217,7 @@ public final class LocalAuthorizationServer: Sendable {
 
     /// `GET /authorize`: checks the request, then approves at once or shows the login form.
     private func authorize(_ query: [String: String]) -> LocalHTTPServer.Response {
-        let options = self.options
+        let options = self.options(for: query["client_id"])
         state.withLock { $0.authorizationRequests.append(query) }
         let back: Back
         switch check(query, options: options) {
@@ -212,7 +235,7 @@ public final class LocalAuthorizationServer: Sendable {
 
     /// `POST /authorize`: the login form's answer; the request comes back in its hidden fields.
     private func submitLogin(_ form: [String: String]) -> LocalHTTPServer.Response {
-        let options = self.options
+        let options = self.options(for: form["client_id"])
         let query = form.filter { Self.requestParameters.contains($0.key) }
         let back: Back
         switch check(query, options: options) {
@@ -245,6 +268,9 @@ public final class LocalAuthorizationServer: Sendable {
         guard let redirectURI = query["redirect_uri"], let target = URLComponents(string: redirectURI),
               target.scheme == "http" || target.scheme == "https" else {
             return .failure(CheckFailure(.text(400, "missing or invalid redirect_uri")))
+        }
+        if let registered = registeredClient(query["client_id"]), !registered.allows(redirectURI: redirectURI) {
+            return .failure(CheckFailure(.text(400, "redirect_uri is not one the client registered")))
         }
         let issuer = self.issuer
         let back: Back = { items in
@@ -315,7 +341,6 @@ public final class LocalAuthorizationServer: Sendable {
     }
 
     private func token(_ request: LocalHTTPServer.Request) async -> LocalHTTPServer.Response {
-        let options = self.options
         let form = request.form
         var clientID = form["client_id"]
         var secret = form["client_secret"]
@@ -327,6 +352,7 @@ public final class LocalAuthorizationServer: Sendable {
             secret = LocalHTTPServer.Request.decode(String(decoded[decoded.index(after: colon)...]))
             method = "client_secret_basic"
         }
+        let options = self.options(for: clientID)
         let grantType = form["grant_type"] ?? ""
         let index = state.withLock {
             $0.tokenRequests.append(TokenRequestRecord(grantType: grantType, clientAuthentication: method, clientID: clientID,
@@ -411,7 +437,9 @@ public final class LocalAuthorizationServer: Sendable {
                 return .text(500, "signing failed: \(error)")
             }
         }
-        let document = TokenDocument(access_token: "at-" + Self.randomString(32), token_type: "Bearer",
+        let accessToken = "at-" + Self.randomString(32)
+        state.withLock { $0.accessTokens[accessToken] = grant.subject }
+        let document = TokenDocument(access_token: accessToken, token_type: "Bearer",
                                      expires_in: options.accessTokenLifetime, refresh_token: refreshToken,
                                      id_token: idToken, scope: grant.scope)
         guard !options.tokenResponseOverrides.isEmpty else { return .json(document) }
@@ -478,6 +506,8 @@ private struct MetadataDocument: Encodable {
     var authorization_endpoint: String
     var token_endpoint: String
     var jwks_uri: String
+    var userinfo_endpoint: String
+    var registration_endpoint: String?
     var response_types_supported: [String]
     var grant_types_supported: [String]
     var code_challenge_methods_supported: [String]

@@ -52,6 +52,8 @@ public struct LocalAuthorizationServerOptions: Sendable {
         case tokenEndpointServerError
         /// The token endpoint waits ``LocalAuthorizationServerOptions/tokenEndpointDelay`` before answering.
         case slowTokenEndpoint
+        /// The UserInfo endpoint answers about another subject than the access token's.
+        case wrongUserInfoSubject
     }
 
     /// The one registered client.
@@ -79,6 +81,13 @@ public struct LocalAuthorizationServerOptions: Sendable {
     /// Claims put in every ID token as raw JSON text, replacing the server's own
     /// (`["exp": "\"soon\""]`); an empty text leaves the claim out. The token is still signed properly.
     public var idTokenClaimOverrides: [String: String]
+    /// Advertise and serve the registration endpoint (`/register`, RFC 7591).
+    public var offersRegistration = true
+    /// The UserInfo endpoint answers with a JWT signed with the ID token key (`application/jwt`).
+    public var signsUserInfo = false
+    /// Claims put in every UserInfo response as raw JSON text, replacing the server's own (`_claim_names`,
+    /// `_claim_sources` for aggregated and distributed claims); an empty text leaves the claim out.
+    public var userInfoClaimOverrides: [String: String] = [:]
 
     public init(clientID: String = "test-client", clientSecret: String? = nil, subject: String = "alice",
                 authorizationPage: AuthorizationPage = .autoApprove,

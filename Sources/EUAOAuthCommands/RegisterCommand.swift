@@ -1,0 +1,103 @@
+import ArgumentParser
+import EUACommandSupport
+import ExternalUserAgent
+import ExternalUserAgentOAuth
+import Logging
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// `eua register`: registers a native client dynamically (RFC 7591, OpenID Connect Registration) and keeps
+/// it beside the state file, so that `eua login --issuer …` without `--client-id` uses it.
+struct RegisterCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: OAuthCommands.register.0,
+        abstract: OAuthCommands.register.1,
+        discussion: """
+            The client is registered as application_type native, for the code grant with refresh tokens. Each \
+            redirect URI is loopback http (http://127.0.0.1/cb: 'eua login' listens on that path, on any port \
+            unless the URI names one) or a private-use scheme (com.example.app:/cb). The registration, client \
+            secret and registration access token included, is saved with mode 0600 to <state file>.client.json; \
+            the secrets are never printed. An initial access token may also come from EUA_INITIAL_ACCESS_TOKEN.
+            """
+    )
+
+    @Option(help: "The issuer identifier of the authorization server.")
+    var issuer: String
+
+    @Option(name: .customLong("redirect-uri"), help: ArgumentHelp("A redirect URI to register (repeatable).", valueName: "uri"))
+    var redirectURIs: [String] = []
+
+    @Option(help: "How the client authenticates at the token endpoint: none (a public client, the default), client_secret_basic or client_secret_post.")
+    var clientAuth: String = "none"
+
+    @Option(help: "A name the provider shows people on its consent page.")
+    var clientName: String?
+
+    @Option(help: ArgumentHelp("The ID token algorithm to register (id_token_signed_response_alg).", valueName: "alg"))
+    var idTokenAlg: String?
+
+    @Option(help: "The scopes the client will ask for, space-separated, when the provider wants them at registration.")
+    var scope: String?
+
+    @Option(help: "The state file the client is for; the registration is saved beside it (default: $XDG_STATE_HOME/eua/auth-state.json).")
+    var stateFile: String?
+
+    @Flag(help: "Print the client id and where it was saved as one JSON object (never a secret).")
+    var json = false
+
+    func validate() throws {
+        guard !redirectURIs.isEmpty else { throw ValidationError("give at least one --redirect-uri") }
+        guard let method = ClientCredentials.AuthenticationMethod(rawValue: clientAuth),
+              [.none, .clientSecretBasic, .clientSecretPost].contains(method) else {
+            throw ValidationError("--client-auth must be none, client_secret_basic or client_secret_post")
+        }
+        if let idTokenAlg {
+            do { _ = try IDTokenAlgorithm(idTokenAlg) } catch let error as ExternalUserAgentError {
+                throw ValidationError("--id-token-alg: \(error.message)")
+            }
+        }
+        for uri in redirectURIs where URL(string: uri) == nil {
+            throw ValidationError("--redirect-uri '\(uri)' is not a URI")
+        }
+    }
+
+    func run() throws {
+        let environment = ProcessInfo.processInfo.environment
+        CommandLogging.bootstrap(environment: environment)
+        let logger = Logger(label: "eua.register")
+        let file = ClientRegistrationFile.beside(stateFile.map(AuthStateFile.init(path:))
+            ?? AuthStateFile.standard(environment: environment))
+        let request: ClientRegistrationRequest
+        do {
+            request = try ClientRegistrationRequest(
+                redirectURIs: redirectURIs.compactMap(URL.init(string:)),
+                tokenEndpointAuthMethod: ClientCredentials.AuthenticationMethod(rawValue: clientAuth) ?? .none,
+                clientName: clientName, idTokenAlgorithm: try idTokenAlg.map(IDTokenAlgorithm.init), scope: scope,
+                initialAccessToken: environment["EUA_INITIAL_ACCESS_TOKEN"].flatMap { $0.isEmpty ? nil : $0 })
+        } catch let error as ExternalUserAgentError {
+            throw CommandFailure("\(error.message) [\(error.code)]")
+        }
+        let issuer = self.issuer
+        let registration = try Blocking.run {
+            try await CommandFailure.reporting {
+                let service = try await Discovery(logger: logger).configuration(issuer: issuer)
+                let registration = try await ClientRegistrar(logger: logger).register(request, at: service)
+                try file.save(registration)
+                return registration
+            }
+        }
+        if json {
+            Output.json(JSONValue.object([
+                "issuer": .string(registration.issuer), "client_id": .string(registration.clientID),
+                "token_endpoint_auth_method": .string(registration.tokenEndpointAuthMethod.rawValue),
+                "registration_file": .string(file.path),
+            ]).jsonText)
+        } else {
+            Output.line("Registered client \(registration.clientID) at \(registration.issuer).")
+            Output.line("Saved to \(file.path); 'eua login --issuer \(registration.issuer)' uses it.")
+        }
+    }
+}
