@@ -36,8 +36,17 @@ struct LoginCommand: ParsableCommand {
     @Option(help: "The client secret, for a confidential client (default: $EUA_CLIENT_SECRET, else a public client).")
     var clientSecret: String?
 
-    @Option(help: "How the client authenticates at the token endpoint with a secret: client_secret_basic or client_secret_post.")
+    @Option(help: "How the client authenticates at the token endpoint: client_secret_basic, client_secret_post, client_secret_jwt (a JWT signed with the secret) or private_key_jwt (a JWT signed with --client-key).")
     var clientAuth: String?
+
+    @Option(help: ArgumentHelp("The client's private key, a JWK or PEM file only you may read (RSA or EC P-256): for private_key_jwt and --request-object.", valueName: "file"))
+    var clientKey: String?
+
+    @Flag(help: "Send the authorization request as a request object signed with --client-key (RFC 9101).")
+    var requestObject = false
+
+    @Option(help: ArgumentHelp("The claims request parameter (OpenID Connect Core §5.5): a JSON object with 'userinfo' and/or 'id_token' members.", valueName: "json"))
+    var claims: String?
 
     @Option(help: ArgumentHelp("The algorithm the client registered for its ID tokens (id_token_signed_response_alg): "
         + "none (unsigned, code flow only), HS256/HS384/HS512 (checked with the client secret) or one asymmetric "
@@ -82,7 +91,15 @@ struct LoginCommand: ParsableCommand {
             throw ValidationError("--agent-option '\(option)' is not key=value")
         }
         if let clientAuth, ClientCredentials.AuthenticationMethod(rawValue: clientAuth) == nil || clientAuth == "none" {
-            throw ValidationError("--client-auth must be client_secret_basic or client_secret_post")
+            throw ValidationError("--client-auth must be client_secret_basic, client_secret_post, client_secret_jwt or private_key_jwt")
+        }
+        if clientKey == nil, requestObject || clientAuth == "private_key_jwt" {
+            throw ValidationError("\(requestObject ? "--request-object" : "--client-auth private_key_jwt") needs the client's private key: give --client-key FILE")
+        }
+        if let claims {
+            do { _ = try ClaimsRequest(json: claims) } catch let error as ExternalUserAgentError {
+                throw ValidationError("--claims: \(error.message)")
+            }
         }
         if let idTokenAlg {
             do { _ = try IDTokenAlgorithm(idTokenAlg) } catch let error as ExternalUserAgentError {
@@ -143,10 +160,18 @@ struct LoginCommand: ParsableCommand {
             receiverOptions = RegisteredClient.receiverOptions(registration)
         }
         if let idTokenAlg { client.idTokenAlgorithm = try IDTokenAlgorithm(idTokenAlg) }
+        do {
+            client.signingKey = try clientKey.map(ClientSigningKey.load(path:))
+        } catch let error as ExternalUserAgentError {
+            throw CommandFailure("\(error.message) [\(error.code)]")
+        }
+        client.signsRequestObjects = requestObject
+        let extraParameters = try claims.map { [try ClaimsRequest(json: $0).parameter] } ?? []
         if let port { receiverOptions["port"] = String(port) }
         if let portRange { (receiverOptions["port"], receiverOptions["port-range"]) = (nil, portRange) }
         var signIn = SignInFlow(
             issuer: issuer, client: client, scopes: scope.split(separator: " ").map(String.init),
+            additionalParameters: extraParameters,
             timeout: timeout.map { .seconds($0) }, file: file, candidates: AgentSelection.candidates(catalog: catalog),
             configuration: configuration, forcedStep: flow.flatMap(SignInStep.init(rawValue:)),
             agentOptions: agent == nil ? options : [:], receiver: .plugin(in: catalog), receiverOptions: receiverOptions,

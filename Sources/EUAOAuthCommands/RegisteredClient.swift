@@ -53,10 +53,13 @@ enum RegisteredClient {
 extension AuthState {
     /// ``AuthState/load(from:clientSecret:http:logger:)`` with, when no secret is given, the secret of the client
     /// registered beside the file (when it is the state's client).
-    static func loadUsingRegistration(from file: AuthStateFile, clientSecret: String?, logger: Logger) throws -> AuthState {
-        if clientSecret != nil { return try AuthState.load(from: file, clientSecret: clientSecret, logger: logger) }
-        let state = try AuthState.load(from: file, logger: logger)
+    /// `clientKeyPath`: the client's private key file (`--client-key`), for `private_key_jwt`.
+    static func loadUsingRegistration(from file: AuthStateFile, clientSecret: String?, clientKeyPath: String?,
+                                      logger: Logger) throws -> AuthState {
+        let key = try clientKeyPath.map(ClientSigningKey.load(path:))
+        if clientSecret != nil { return try AuthState.load(from: file, clientSecret: clientSecret, clientKey: key, logger: logger) }
+        let state = try AuthState.load(from: file, clientKey: key, logger: logger)
         guard let registered = RegisteredClient.secret(beside: file, clientID: state.client.clientID) else { return state }
-        return try AuthState.load(from: file, clientSecret: registered, logger: logger)
+        return try AuthState.load(from: file, clientSecret: registered, clientKey: key, logger: logger)
     }
 }

@@ -29,6 +29,9 @@ struct UserInfoCommand: ParsableCommand {
     @Option(help: "The client secret, for a confidential client (default: $EUA_CLIENT_SECRET).")
     var clientSecret: String?
 
+    @Option(help: ArgumentHelp("The client's private key file, for a client that authenticates with private_key_jwt.", valueName: "file"))
+    var clientKey: String?
+
     @Flag(help: "Send the access token in the form body of a POST (for a provider that asks), not the Authorization header.")
     var tokenInBody = false
 
@@ -44,7 +47,8 @@ struct UserInfoCommand: ParsableCommand {
         let placement: UserInfoEndpoint.TokenPlacement = tokenInBody ? .formBody : .authorizationHeader
         let userInfo = try Blocking.run {
             try await CommandFailure.reporting {
-                let state = try AuthState.loadUsingRegistration(from: file, clientSecret: secret, logger: logger)
+                let state = try AuthState.loadUsingRegistration(from: file, clientSecret: secret, clientKeyPath: clientKey,
+                                                                logger: logger)
                 return try await state.userInfo(placement: placement, logger: logger)
             }
         }

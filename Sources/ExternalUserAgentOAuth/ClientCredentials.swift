@@ -8,6 +8,10 @@ public struct ClientCredentials: Sendable, Hashable, Codable {
         case clientSecretBasic = "client_secret_basic"
         /// `client_id` and `client_secret` in the body.
         case clientSecretPost = "client_secret_post"
+        /// A JWT signed with the client secret (HS256) in the body (RFC 7523 §2.2, OpenID Connect Core §9).
+        case clientSecretJWT = "client_secret_jwt"
+        /// A JWT signed with the client's private key (``ClientCredentials/signingKey``) in the body.
+        case privateKeyJWT = "private_key_jwt"
     }
 
     public var clientID: String
@@ -17,6 +21,10 @@ public struct ClientCredentials: Sendable, Hashable, Codable {
     /// The algorithm registered for the client's ID tokens (`id_token_signed_response_alg`); `nil`: the
     /// default, any asymmetric one (see ``IDTokenAlgorithm``). Saved with the state, so a refresh checks the same.
     public var idTokenAlgorithm: IDTokenAlgorithm?
+    /// The client's private key, for `private_key_jwt` and request objects. Never saved with the state.
+    public var signingKey: ClientSigningKey?
+    /// Send each authorization request as a request object signed with ``signingKey`` (RFC 9101). Not saved.
+    public var signsRequestObjects = false
 
     /// A client; with a secret and no method, `client_secret_basic` is used, without a secret `none`.
     public init(clientID: String, clientSecret: String? = nil, authenticationMethod: AuthenticationMethod? = nil) {

@@ -103,7 +103,7 @@ public struct SignIn: Sendable {
                                                    redirectURI: redirectURI, additionalParameters: extra,
                                                    state: expectedState)
             requestBox.set(request)
-            return request.url
+            return try client.signsRequestObjects ? RequestObject.url(for: request, client: client) : request.url
         }
         reporting?.reportPresented()
         guard let request = requestBox.get() else {

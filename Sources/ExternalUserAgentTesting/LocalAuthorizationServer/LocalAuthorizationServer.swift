@@ -36,6 +36,8 @@ public final class LocalAuthorizationServer: Sendable {
         public var clientSecret: String?
         /// The OAuth error the request was refused with (`invalid_grant`…); `nil` when it was not.
         public var refusal: String?
+        /// The `aud` of the client assertion (`private_key_jwt`, `client_secret_jwt`), when one was sent.
+        public var clientAssertionAudience: String?
     }
 
     /// An HTTP request the server received, on any path, as it came.
@@ -65,6 +67,8 @@ public final class LocalAuthorizationServer: Sendable {
         var scope: String
         var subject: String
         var used = false
+        /// The claims the `claims` parameter asked for in the ID token (OpenID Connect Core §5.5).
+        var idTokenClaims: [String] = []
     }
 
     private struct State {
@@ -80,6 +84,7 @@ public final class LocalAuthorizationServer: Sendable {
         var accessTokens: [String: String] = [:]
         var userInfoRequests: [UserInfoRequestRecord] = []
         var registeredClients: [String: RegisteredClient] = [:]
+        var requestObjects: [RequestObjectRecord] = []
     }
 
     /// `http://127.0.0.1:PORT`, the issuer identifier.
@@ -143,6 +148,9 @@ public final class LocalAuthorizationServer: Sendable {
     public var requestLog: [RequestRecord] { state.withLock { $0.requestLog } }
     /// How many times the JWKS was fetched.
     public var jwksFetchCount: Int { state.withLock { $0.jwksFetches } }
+    /// Every request object so far (RFC 9101), checked.
+    public var requestObjects: [RequestObjectRecord] { state.withLock { $0.requestObjects } }
+    func recordRequestObject(_ record: RequestObjectRecord) { state.withLock { $0.requestObjects.append(record) } }
     /// Every request to the UserInfo endpoint so far.
     public var userInfoRequests: [UserInfoRequestRecord] { state.withLock { $0.userInfoRequests } }
 
@@ -213,12 +221,17 @@ public final class LocalAuthorizationServer: Sendable {
 
     /// The request parameters the login form carries back as hidden fields.
     private static let requestParameters = ["client_id", "redirect_uri", "response_type", "scope", "state", "nonce",
-                                            "code_challenge", "code_challenge_method", "prompt", "login_hint"]
+                                            "code_challenge", "code_challenge_method", "prompt", "login_hint", "claims"]
 
     /// `GET /authorize`: checks the request, then approves at once or shows the login form.
-    private func authorize(_ query: [String: String]) -> LocalHTTPServer.Response {
+    private func authorize(_ sent: [String: String]) -> LocalHTTPServer.Response {
+        state.withLock { $0.authorizationRequests.append(sent) }
+        let query: [String: String]
+        switch expandRequestObject(sent) {
+        case .success(let value): query = value
+        case .failure(let refusal): return .text(400, "invalid_request_object: \(refusal.reason)")
+        }
         let options = self.options(for: query["client_id"])
-        state.withLock { $0.authorizationRequests.append(query) }
         let back: Back
         switch check(query, options: options) {
         case .success(let value): back = value
@@ -310,7 +323,8 @@ public final class LocalAuthorizationServer: Sendable {
         let code = Self.randomString(32)
         let grant = Grant(clientID: options.clientID, redirectURI: query["redirect_uri"] ?? "",
                           codeChallenge: query["code_challenge"] ?? "", nonce: query["nonce"],
-                          scope: query["scope"] ?? "", subject: subject)
+                          scope: query["scope"] ?? "", subject: subject,
+                          idTokenClaims: Self.requestedIDTokenClaims(query["claims"]))
         self.state.withLock { $0.codes[code] = grant }
         return back([("code", code), ("state", state)])
     }
@@ -353,11 +367,14 @@ public final class LocalAuthorizationServer: Sendable {
             method = "client_secret_basic"
         }
         let options = self.options(for: clientID)
+        let assertion = form["client_assertion"] == nil ? nil : checkAssertion(form, options: options)
+        if let assertion { method = assertion.method }
         let grantType = form["grant_type"] ?? ""
         let index = state.withLock {
             $0.tokenRequests.append(TokenRequestRecord(grantType: grantType, clientAuthentication: method, clientID: clientID,
                                                        redirectURI: form["redirect_uri"], codeVerifier: form["code_verifier"],
-                                                       grantValue: form["code"] ?? form["refresh_token"], clientSecret: secret))
+                                                       grantValue: form["code"] ?? form["refresh_token"], clientSecret: secret,
+                                                       clientAssertionAudience: assertion?.audience))
             return $0.tokenRequests.count - 1
         }
         let refuse = { (status: Int, error: String, description: String) -> LocalHTTPServer.Response in
@@ -374,7 +391,9 @@ public final class LocalAuthorizationServer: Sendable {
             return .text(200, "<!doctype html><html><body><h1>Sign in</h1></body></html>", contentType: "text/html")
         }
         guard clientID == options.clientID else { return refuse(401, "invalid_client", "unknown client") }
-        if let expected = options.clientSecret {
+        if let assertion {
+            if let problem = assertion.refusal { return refuse(401, "invalid_client", problem) }
+        } else if let expected = options.clientSecret {
             guard secret == expected else { return refuse(401, "invalid_client", "wrong or missing client secret") }
         } else if secret != nil {
             return refuse(401, "invalid_client", "this is a public client; it has no secret")
@@ -432,7 +451,7 @@ public final class LocalAuthorizationServer: Sendable {
             do {
                 idToken = try await makeIDToken(subject: grant.subject,
                                                 nonce: grantType == "authorization_code" ? grant.nonce : nil,
-                                                options: options)
+                                                options: Self.adding(grant.idTokenClaims, subject: grant.subject, to: options))
             } catch {
                 return .text(500, "signing failed: \(error)")
             }

@@ -1,3 +1,5 @@
+import ExternalUserAgentABI
+
 /// How a ``LocalAuthorizationServer`` behaves: its client, its signing key, and on purpose, its faults.
 public struct LocalAuthorizationServerOptions: Sendable {
     /// The algorithm ID tokens are signed with.
@@ -81,6 +83,8 @@ public struct LocalAuthorizationServerOptions: Sendable {
     /// Claims put in every ID token as raw JSON text, replacing the server's own
     /// (`["exp": "\"soon\""]`); an empty text leaves the claim out. The token is still signed properly.
     public var idTokenClaimOverrides: [String: String]
+    /// The client's public keys (JWKs), for `private_key_jwt` and request objects (``TestClientKey/publicJWK``).
+    public var clientPublicKeys: [JSONValue] = []
     /// Advertise and serve the registration endpoint (`/register`, RFC 7591).
     public var offersRegistration = true
     /// The UserInfo endpoint answers with a JWT signed with the ID token key (`application/jwt`).

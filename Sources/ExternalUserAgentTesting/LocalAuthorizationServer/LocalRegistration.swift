@@ -17,6 +17,11 @@ public struct RegisteredClient: Sendable {
     public var registrationAccessToken: String
     /// The request's JSON as it came.
     public var request: [String: JSONValue]
+    /// The public keys of its `jwks` (for `private_key_jwt` and request objects).
+    public var publicKeys: [JSONValue] {
+        guard case .object(let set)? = request["jwks"], case .array(let keys)? = set["keys"] else { return [] }
+        return keys
+    }
 
     /// Whether `redirectURI` is one of the registered ones; for a loopback one the port may differ (RFC 8252 §7.3).
     func allows(redirectURI: String) -> Bool {
@@ -44,6 +49,7 @@ extension LocalAuthorizationServer {
         guard let client = registeredClient(clientID) else { return options }
         options.clientID = client.clientID
         options.clientSecret = client.clientSecret
+        if !client.publicKeys.isEmpty { options.clientPublicKeys = client.publicKeys }
         if let alg = client.idTokenSignedResponseAlg, let algorithm = LocalAuthorizationServerOptions.SigningAlgorithm(rawValue: alg) {
             options.signingAlgorithm = algorithm
         }
