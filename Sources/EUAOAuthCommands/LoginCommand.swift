@@ -28,7 +28,10 @@ struct LoginCommand: ParsableCommand {
     )
 
     @Option(help: "The issuer identifier of the authorization server (its metadata must name it exactly).")
-    var issuer: String
+    var issuer: String?
+
+    @Option(help: ArgumentHelp("Find the issuer from an account with WebFinger (OpenID Connect Discovery §2) instead of --issuer.", valueName: "user@host"))
+    var account: String?
 
     @Option(help: "The client id registered with the server (default: the client 'eua register' saved beside the state file).")
     var clientID: String?
@@ -84,6 +87,7 @@ struct LoginCommand: ParsableCommand {
     var json = false
 
     func validate() throws {
+        guard (issuer == nil) != (account == nil) else { throw ValidationError("give --issuer or --account (exactly one)") }
         if port != nil, portRange != nil { throw ValidationError("give --port or --port-range, not both") }
         if let port, !(1...65535).contains(port) { throw ValidationError("--port must be 1 to 65535") }
         if let timeout, timeout <= 0 { throw ValidationError("--timeout must be a positive number of seconds") }
@@ -118,6 +122,7 @@ struct LoginCommand: ParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         CommandLogging.bootstrap(environment: environment)
         let logger = Logger(label: "eua.login")
+        let issuer = try resolvedIssuer(logger: logger)
 
         var options: [String: String] = [:]
         for option in agentOptions {
@@ -204,6 +209,19 @@ struct LoginCommand: ParsableCommand {
             Output.standardError("eua login: \(turnedAway) other request\(turnedAway == 1 ? " was" : "s were") sent to the redirect "
                 + "URI and turned away (wrong state, path or form) while waiting; EUA_LOG_LEVEL=info shows why\n")
         }
+    }
+}
+
+extension LoginCommand {
+    /// `--issuer`, or the issuer WebFinger finds for `--account`.
+    func resolvedIssuer(logger: Logger) throws -> String {
+        if let issuer { return issuer }
+        let account = self.account ?? ""
+        let found = try Blocking.run {
+            try await CommandFailure.reporting { try await WebFinger(logger: logger).issuer(for: account) }
+        }
+        Output.standardError("eua login: WebFinger found issuer \(found) for \(account)\n")
+        return found
     }
 }
 

@@ -175,6 +175,8 @@ public final class LocalAuthorizationServer: Sendable {
         switch (request.method, request.path) {
         case ("GET", "/.well-known/openid-configuration"), ("GET", "/.well-known/oauth-authorization-server"):
             return metadata()
+        case ("GET", "/.well-known/webfinger"):
+            return webFinger(request.query)
         case ("GET", "/jwks"):
             return jwks()
         case ("GET", "/authorize"):
