@@ -13,7 +13,8 @@ import Logging
 /// on host `example.com`; a URL (`https://example.com/alice`) is its own resource on its host. The host
 /// is asked over https, `GET /.well-known/webfinger?resource=…&rel=http://openid.net/specs/connect/1.0/issuer`,
 /// and the issuer is the `href` of the link with that `rel`. Plain http is used only for a loopback host
-/// (`127.0.0.1`, `[::1]`, `localhost`), which never leaves the machine — for local test servers.
+/// (`127.0.0.1`, `[::1]`, `localhost`), which never leaves the machine — for local test servers; an issuer
+/// found over https must be https too (`rp-discovery-webfinger-http-href`).
 public struct WebFinger: Sendable {
     /// The link relation of an OpenID Connect issuer.
     public static let issuerRelation = "http://openid.net/specs/connect/1.0/issuer"
@@ -80,7 +81,7 @@ public struct WebFinger: Sendable {
         for link in links {
             guard case .object(let fields) = link, fields["rel"]?.stringValue == Self.issuerRelation,
                   let href = fields["href"]?.stringValue else { continue }
-            guard let target = URLComponents(string: href), target.scheme == "https" || (target.scheme == "http" && loopback),
+            guard let target = URLComponents(string: href), target.scheme == "https" || (target.scheme == "http" && scheme == "http"),
                   target.host?.isEmpty == false else {
                 throw ExternalUserAgentError(.discoveryFailed, "WebFinger at \(place) names issuer "
                     + "'\(UntrustedText.printable(href))', which is not an https URL; it was not used")

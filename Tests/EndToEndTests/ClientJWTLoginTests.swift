@@ -19,7 +19,8 @@ struct ClientJWTLoginTests {
         var text = String(token.split(separator: ".")[1]).replacingOccurrences(of: "-", with: "+")
             .replacingOccurrences(of: "_", with: "/")
         while text.count % 4 != 0 { text += "=" }
-        return try #require(try JSONSerialization.jsonObject(with: try #require(Data(base64Encoded: text))) as? [String: Any])
+        let data = try #require(Data(base64Encoded: text))
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 
     @Test("--claims is sent as the claims parameter; the server puts the essential claim in the ID token")

@@ -33,7 +33,7 @@ struct UserInfoCommandTests {
         let (server, stateFile) = (setup.server, setup.stateFile)
         let result = try await OIDCRun.eua(["userinfo", "--state-file", stateFile])
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(result.stdout.contains("sub: alice\n") && result.stdout.contains("email: alice@example.com"), result.stdout)
+        #expect(result.stdout.contains("sub: alice\n") && result.stdout.contains("email: alice@example.com"), "\(result.stdout)")
         let accessToken = try #require(try OIDCRun.savedTokens(stateFile)["access_token"] as? String)
         let request = try #require(server.requestLog.first { $0.target == "/userinfo" })
         #expect(request.method == "GET")
@@ -57,7 +57,7 @@ struct UserInfoCommandTests {
     func json() async throws {
         let setup = try await signedIn()
         defer { setup.stop() }
-        let (server, stateFile) = (setup.server, setup.stateFile)
+        let stateFile = setup.stateFile
         let result = try await OIDCRun.eua(["userinfo", "--state-file", stateFile, "--json"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let claims = try OIDCRun.lastJSON(result.stdout)
@@ -85,10 +85,10 @@ struct UserInfoCommandTests {
         options.signsUserInfo = true
         let setup = try await signedIn(options)
         defer { setup.stop() }
-        let (server, stateFile) = (setup.server, setup.stateFile)
+        let stateFile = setup.stateFile
         let result = try await OIDCRun.eua(["userinfo", "--state-file", stateFile])
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(result.stdout.contains("sub: alice (signed response, checked)"), result.stdout)
+        #expect(result.stdout.contains("sub: alice (signed response, checked)"), "\(result.stdout)")
     }
 
     @Test("a signed answer for another audience is refused", arguments: [
@@ -101,7 +101,7 @@ struct UserInfoCommandTests {
         options.userInfoClaimOverrides = [claim: value]
         let setup = try await signedIn(options)
         defer { setup.stop() }
-        let (server, stateFile) = (setup.server, setup.stateFile)
+        let stateFile = setup.stateFile
         let result = try await OIDCRun.eua(["userinfo", "--state-file", stateFile])
         #expect(result.status != 0)
         #expect(result.stderr.contains(says) && result.stderr.contains("userInfoInvalid"), "stderr: \(result.stderr)")
@@ -117,10 +117,10 @@ struct UserInfoCommandTests {
         ]
         let setup = try await signedIn(options)
         defer { setup.stop() }
-        let (server, stateFile) = (setup.server, setup.stateFile)
+        let stateFile = setup.stateFile
         let plain = try await OIDCRun.eua(["userinfo", "--state-file", stateFile])
         #expect(plain.status == 0, "stderr: \(plain.stderr)")
-        #expect(plain.stdout.contains("address: held elsewhere, in a signed JWT of source 'src1' (aggregated)"), plain.stdout)
+        #expect(plain.stdout.contains("address: held elsewhere, in a signed JWT of source 'src1' (aggregated)"), "\(plain.stdout)")
         #expect(plain.stdout.contains("credit_score: held elsewhere, at https://bank.example/claims (distributed, source 'src2')"))
         #expect(!plain.stdout.contains("distributed-secret-token"))
         let json = try await OIDCRun.eua(["userinfo", "--state-file", stateFile, "--json"])
@@ -135,7 +135,7 @@ struct UserInfoCommandTests {
         options.userInfoClaimOverrides = ["_claim_names": #"{"address": "nowhere"}"#]
         let setup = try await signedIn(options)
         defer { setup.stop() }
-        let (server, stateFile) = (setup.server, setup.stateFile)
+        let stateFile = setup.stateFile
         let result = try await OIDCRun.eua(["userinfo", "--state-file", stateFile])
         #expect(result.status != 0)
         #expect(result.stderr.contains("names source 'nowhere' for claim 'address' in '_claim_names', which "
