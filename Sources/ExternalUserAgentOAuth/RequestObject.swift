@@ -22,9 +22,19 @@ enum RequestObject {
                 "a request object (RFC 9101) is signed with the client's private key, and none was given; give it with "
                     + "--client-key FILE (a JWK or PEM file)")
         }
-        let plain = URLComponents(url: request.url, resolvingAgainstBaseURL: false)
-        var claims: [String: JSONValue] = [:]
-        for item in plain?.queryItems ?? [] { claims[item.name] = .string(item.value ?? "") }
+        var claims: [String: JSONValue] = [
+            "response_type": .string("code"), "client_id": .string(request.clientID),
+            "redirect_uri": .string(request.redirectURI.absoluteString), "state": .string(request.state),
+            "code_challenge": .string(request.pkce.codeChallenge),
+            "code_challenge_method": .string(request.pkce.codeChallengeMethod),
+        ]
+        if !request.scopes.isEmpty { claims["scope"] = .string(request.scopes.joined(separator: " ")) }
+        if let nonce = request.nonce { claims["nonce"] = .string(nonce) }
+        for parameter in request.additionalParameters {
+            // `claims` is a JSON object inside a request object (OpenID Connect Core §6.1), not a string.
+            let object = parameter.name == "claims" ? try? JSONDecoder().decode(JSONValue.self, from: Data(parameter.value.utf8)) : nil
+            claims[parameter.name] = object ?? .string(parameter.value)
+        }
         let issued = now.timeIntervalSince1970.rounded(.down)
         claims["iss"] = .string(client.clientID)
         claims["aud"] = .string(request.configuration.issuer)

@@ -60,8 +60,10 @@ struct ClientJWTLoginTests {
         let server = try await LocalAuthorizationServer.start(options)
         defer { Task { await server.stop() } }
         let folder = try TemporaryFolder()
+        let claims = #"{"id_token": {"email_verified": null}}"#
         let result = try await OIDCRun.login(server, stateFile: folder.path + "/s.json",
-                                             extra: ["--request-object", "--client-key", try keyFile(key, in: folder)])
+                                             extra: ["--request-object", "--client-key", try keyFile(key, in: folder),
+                                                     "--claims", claims, "--json"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let record = try #require(server.requestObjects.first)
         #expect(record.refusal == nil && record.alg == alg && record.type == "oauth-authz-req+jwt")
@@ -70,6 +72,14 @@ struct ClientJWTLoginTests {
         #expect(record.claims?["iss"]?.stringValue == server.options.clientID && record.claims?["aud"]?.stringValue == server.issuer)
         let query = try #require(server.authorizationRequests.first)
         #expect(Set(query.keys) == ["client_id", "response_type", "scope", "request"], "\(query.keys)")
+        #expect(record.claims?["scope"]?.stringValue == "openid email")
+        guard case .object(let inner)? = record.claims?["claims"] else {
+            Issue.record("the claims request is a JSON object in the request object: \(String(describing: record.claims?["claims"]))")
+            return
+        }
+        #expect(inner["id_token"] != nil)
+        let idToken = try #require(try OIDCRun.lastJSON(result.stdout)["id_token"] as? String)
+        #expect(try Self.payload(ofJWT: idToken)["email_verified"] as? Bool == true, "the server read the claims from the request object")
     }
 
     @Test("--request-object without --client-key, and a key file others may read, are refused before any request")
