@@ -8,9 +8,17 @@ import Testing
 /// algorithm refused, against the local authorization server.
 @Suite("eua login --id-token-alg, end to end", .serialized)
 struct IDTokenAlgorithmTests {
+    /// A server whose ID tokens are unsigned or HS256 (with `secret`), as for a client registered that way.
+    static func keyless(_ algorithm: LocalAuthorizationServerOptions.KeylessAlgorithm, secret: String? = nil)
+        -> LocalAuthorizationServerOptions {
+        var options = LocalAuthorizationServerOptions(clientSecret: secret)
+        options.keylessIDTokens = algorithm
+        return options
+    }
+
     @Test("none: an unsigned ID token from the code exchange signs in; the same from a refresh is refused, state kept")
     func unsignedFromCodeExchangeOnly() async throws {
-        let server = try await LocalAuthorizationServer.start(.init(signingAlgorithm: .none))
+        let server = try await LocalAuthorizationServer.start(Self.keyless(.none))
         defer { Task { await server.stop() } }
         let folder = try TemporaryFolder()
         let stateFile = folder.path + "/s.json"
@@ -33,7 +41,7 @@ struct IDTokenAlgorithmTests {
 
     @Test("none by default: refused, naming the flag to use, and nothing saved")
     func unsignedRefusedByDefault() async throws {
-        let server = try await LocalAuthorizationServer.start(.init(signingAlgorithm: .none))
+        let server = try await LocalAuthorizationServer.start(Self.keyless(.none))
         defer { Task { await server.stop() } }
         let folder = try TemporaryFolder()
         let stateFile = folder.path + "/s.json"
@@ -46,7 +54,7 @@ struct IDTokenAlgorithmTests {
 
     @Test("HS256: checked with the client secret of a confidential client")
     func hmacWithClientSecret() async throws {
-        let server = try await LocalAuthorizationServer.start(.init(clientSecret: "s3cret-of-the-client", signingAlgorithm: .hs256))
+        let server = try await LocalAuthorizationServer.start(Self.keyless(.hs256, secret: "s3cret-of-the-client"))
         defer { Task { await server.stop() } }
         let folder = try TemporaryFolder()
         let stateFile = folder.path + "/s.json"
@@ -65,8 +73,9 @@ struct IDTokenAlgorithmTests {
 
     @Test("HS256 with an altered signature: refused as not verifying with the client secret")
     func hmacTampered() async throws {
-        let server = try await LocalAuthorizationServer.start(.init(clientSecret: "s3cret", signingAlgorithm: .hs256,
-                                                                    misbehaviors: [.tamperedSignature]))
+        var options = Self.keyless(.hs256, secret: "s3cret")
+        options.misbehaviors = [.tamperedSignature]
+        let server = try await LocalAuthorizationServer.start(options)
         defer { Task { await server.stop() } }
         let folder = try TemporaryFolder()
         let stateFile = folder.path + "/s.json"
@@ -78,7 +87,7 @@ struct IDTokenAlgorithmTests {
 
     @Test("HS256 for a public client: refused before any request, saying why")
     func hmacNeedsConfidentialClient() async throws {
-        let server = try await LocalAuthorizationServer.start(.init(signingAlgorithm: .hs256))
+        let server = try await LocalAuthorizationServer.start(Self.keyless(.hs256))
         defer { Task { await server.stop() } }
         let folder = try TemporaryFolder()
         let stateFile = folder.path + "/s.json"
@@ -91,21 +100,20 @@ struct IDTokenAlgorithmTests {
     }
 
     @Test("another algorithm than the registered one is refused, naming both", arguments: [
-        (LocalAuthorizationServerOptions.SigningAlgorithm.rs256, "HS256"),
-        (.hs256, "RS256"),
-        (.hs256, "none"),
-        (.none, "HS256"),
-        (.es256, "RS256"),
+        ("RS256", "HS256"), ("HS256", "RS256"), ("HS256", "none"), ("none", "HS256"), ("ES256", "RS256"),
     ])
-    func otherAlgorithmRefused(server algorithm: LocalAuthorizationServerOptions.SigningAlgorithm, registered: String) async throws {
-        let server = try await LocalAuthorizationServer.start(.init(clientSecret: "s3cret", signingAlgorithm: algorithm))
+    func otherAlgorithmRefused(server algorithm: String, registered: String) async throws {
+        var options = LocalAuthorizationServerOptions(clientSecret: "s3cret",
+                                                      signingAlgorithm: algorithm == "ES256" ? .es256 : .rs256)
+        options.keylessIDTokens = .init(rawValue: algorithm)
+        let server = try await LocalAuthorizationServer.start(options)
         defer { Task { await server.stop() } }
         let folder = try TemporaryFolder()
         let stateFile = folder.path + "/s.json"
         let result = try await OIDCRun.login(server, secret: "s3cret", stateFile: stateFile,
                                              extra: ["--id-token-alg", registered])
         #expect(result.status != 0)
-        #expect(result.stderr.contains("is signed with '\(algorithm.rawValue)', but the client is registered with "
+        #expect(result.stderr.contains("is signed with '\(algorithm)', but the client is registered with "
             + "'\(registered)'"), "stderr: \(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: stateFile))
     }

@@ -14,7 +14,7 @@ import Synchronization
 /// (``LocalAuthorizationServerOptions/AuthorizationPage``) and redirects with `code`, `state` and `iss`,
 /// and a token endpoint (`/token`) that checks the client, the `redirect_uri` and the PKCE S256 verifier,
 /// and answers the code and refresh grants with ID tokens signed RS256 or ES256 (or, for a client
-/// registered that way, unsigned or HS256 with its secret: ``LocalAuthorizationServerOptions/SigningAlgorithm``). Options can make it
+/// registered that way, unsigned or HS256 with its secret: ``LocalAuthorizationServerOptions/keylessIDTokens``). Options can make it
 /// misbehave on purpose (``LocalAuthorizationServerOptions/Misbehavior``), so a client's checks can be tested.
 ///
 /// ```swift
@@ -207,7 +207,7 @@ public final class LocalAuthorizationServer: Sendable {
             grant_types_supported: ["authorization_code", "refresh_token"], code_challenge_methods_supported: ["S256"],
             token_endpoint_auth_methods_supported: options.clientSecret == nil
                 ? ["none"] : ["client_secret_basic", "client_secret_post"],
-            id_token_signing_alg_values_supported: [options.signingAlgorithm.rawValue],
+            id_token_signing_alg_values_supported: [options.keylessIDTokens?.rawValue ?? options.signingAlgorithm.rawValue],
             scopes_supported: ["openid", "email", "profile", "offline_access"], subject_types_supported: ["public"],
             authorization_response_iss_parameter_supported: options.sendsIssuerInResponse,
             device_authorization_endpoint: deviceAuthorization.settings.enabled ? self.issuer + "/device_authorization" : nil))
@@ -486,10 +486,9 @@ public final class LocalAuthorizationServer: Sendable {
             : state.withLock { $0.signingKey }
         let payload = RawClaims(values: RawJSON.overriding(claims, with: options.idTokenClaimOverrides))
         var token: String
-        switch options.signingAlgorithm {
-        case .none, .hs256:
-            token = try SymmetricJWT.make(payload, algorithm: options.signingAlgorithm, secret: options.clientSecret)
-        case .rs256, .es256:
+        if let keyless = options.keylessIDTokens {
+            token = try SymmetricJWT.make(payload, algorithm: keyless, secret: options.clientSecret)
+        } else {
             token = options.idTokenClaimOverrides.isEmpty ? try await key.sign(claims) : try await key.sign(payload)
         }
         if misbehaviors.contains(.tamperedSignature), let dot = token.lastIndex(of: ".") {

@@ -6,11 +6,14 @@ public struct LocalAuthorizationServerOptions: Sendable {
     public enum SigningAlgorithm: String, Sendable, CaseIterable {
         case rs256 = "RS256"
         case es256 = "ES256"
-        /// Unsigned ID tokens, for a client registered with `id_token_signed_response_alg` `none`
-        /// (the key set still publishes an RS256 key).
+    }
+
+    /// The ID tokens of a client registered with `id_token_signed_response_alg` `none` or `HS256`, which
+    /// no key of the key set signs (it still publishes one, of ``SigningAlgorithm``).
+    public enum KeylessAlgorithm: String, Sendable, CaseIterable {
+        /// Unsigned (`header.payload.`).
         case none = "none"
-        /// HMAC-SHA-256 with ``LocalAuthorizationServerOptions/clientSecret`` (the key set still publishes
-        /// an RS256 key).
+        /// HMAC-SHA-256 with ``LocalAuthorizationServerOptions/clientSecret``.
         case hs256 = "HS256"
     }
 
@@ -87,6 +90,8 @@ public struct LocalAuthorizationServerOptions: Sendable {
     public var clientPublicKeys: [JSONValue] = []
     /// Advertise and serve the registration endpoint (`/register`, RFC 7591).
     public var offersRegistration = true
+    /// ID tokens unsigned or HS256, for a client registered that way; `nil`: signed with the key.
+    public var keylessIDTokens: KeylessAlgorithm? = nil
     /// The UserInfo endpoint answers with a JWT signed with the ID token key (`application/jwt`).
     public var signsUserInfo = false
     /// Claims put in every UserInfo response as raw JSON text, replacing the server's own (`_claim_names`,

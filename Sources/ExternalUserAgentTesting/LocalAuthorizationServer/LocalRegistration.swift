@@ -50,8 +50,9 @@ extension LocalAuthorizationServer {
         options.clientID = client.clientID
         options.clientSecret = client.clientSecret
         if !client.publicKeys.isEmpty { options.clientPublicKeys = client.publicKeys }
-        if let alg = client.idTokenSignedResponseAlg, let algorithm = LocalAuthorizationServerOptions.SigningAlgorithm(rawValue: alg) {
-            options.signingAlgorithm = algorithm
+        if let alg = client.idTokenSignedResponseAlg {
+            options.keylessIDTokens = LocalAuthorizationServerOptions.KeylessAlgorithm(rawValue: alg)
+            if let algorithm = LocalAuthorizationServerOptions.SigningAlgorithm(rawValue: alg) { options.signingAlgorithm = algorithm }
         }
         return options
     }
@@ -87,7 +88,8 @@ extension LocalAuthorizationServer {
             return refuse("invalid_client_metadata", "token_endpoint_auth_method '\(method)' is not supported")
         }
         let alg = metadata["id_token_signed_response_alg"]?.stringValue
-        if let alg, LocalAuthorizationServerOptions.SigningAlgorithm(rawValue: alg) == nil {
+        if let alg, LocalAuthorizationServerOptions.SigningAlgorithm(rawValue: alg) == nil,
+           LocalAuthorizationServerOptions.KeylessAlgorithm(rawValue: alg) == nil {
             return refuse("invalid_client_metadata", "id_token_signed_response_alg '\(alg)' is not supported")
         }
         let client = RegisteredClient(

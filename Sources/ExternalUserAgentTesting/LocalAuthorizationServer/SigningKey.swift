@@ -19,9 +19,6 @@ struct SigningKey: Sendable {
         let keys = JWTKeyCollection()
         let identifier = JWKIdentifier(string: kid)
         switch algorithm {
-        case .none, .hs256:
-            // No key signs these ID tokens; the key set keeps an RS256 key, as a provider's does.
-            return try await make(.rs256, kid: kid)
         case .rs256:
             let privateKey = try await generateOffThePool {
                 try Insecure.RSA.PrivateKey(backing: _RSA.Signing.PrivateKey(keySize: .bits2048))

@@ -9,7 +9,7 @@ import Crypto
 /// with the client secret (`HS256`, OpenID Connect Core §10.1).
 enum SymmetricJWT {
     /// `payload` as a compact JWS: `header.payload.` for `none`, `header.payload.HMAC` for `HS256`.
-    static func make(_ payload: some Encodable, algorithm: LocalAuthorizationServerOptions.SigningAlgorithm,
+    static func make(_ payload: some Encodable, algorithm: LocalAuthorizationServerOptions.KeylessAlgorithm,
                      secret: String?) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -25,8 +25,6 @@ enum SymmetricJWT {
             }
             let mac = HMAC<SHA256>.authenticationCode(for: Data(input.utf8), using: SymmetricKey(data: Data(secret.utf8)))
             return input + "." + SigningKey.base64URL(Data(mac))
-        case .rs256, .es256:
-            throw LocalAuthorizationServerError("\(algorithm.rawValue) tokens are signed with the server's key pair")
         }
     }
 }
