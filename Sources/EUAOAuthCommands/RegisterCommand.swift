@@ -30,8 +30,14 @@ struct RegisterCommand: ParsableCommand {
     @Option(name: .customLong("redirect-uri"), help: ArgumentHelp("A redirect URI to register (repeatable).", valueName: "uri"))
     var redirectURIs: [String] = []
 
-    @Option(help: "How the client authenticates at the token endpoint: none (a public client, the default), client_secret_basic or client_secret_post.")
+    @Option(help: "How the client authenticates at the token endpoint: none (a public client, the default), client_secret_basic, client_secret_post, client_secret_jwt or private_key_jwt (with --client-key).")
     var clientAuth: String = "none"
+
+    @Option(help: ArgumentHelp("The client's private key file (JWK or PEM); its public half is registered as the client's jwks, for private_key_jwt and request objects.", valueName: "file"))
+    var clientKey: String?
+
+    @Option(help: ArgumentHelp("Ask for signed UserInfo responses with this algorithm (userinfo_signed_response_alg).", valueName: "alg"))
+    var userinfoAlg: String?
 
     @Option(help: "A name the provider shows people on its consent page.")
     var clientName: String?
@@ -50,13 +56,16 @@ struct RegisterCommand: ParsableCommand {
 
     func validate() throws {
         guard !redirectURIs.isEmpty else { throw ValidationError("give at least one --redirect-uri") }
-        guard let method = ClientCredentials.AuthenticationMethod(rawValue: clientAuth),
-              [.none, .clientSecretBasic, .clientSecretPost].contains(method) else {
-            throw ValidationError("--client-auth must be none, client_secret_basic or client_secret_post")
+        guard ClientCredentials.AuthenticationMethod(rawValue: clientAuth) != nil else {
+            throw ValidationError("--client-auth must be none, client_secret_basic, client_secret_post, client_secret_jwt or private_key_jwt")
         }
-        if let idTokenAlg {
-            do { _ = try IDTokenAlgorithm(idTokenAlg) } catch let error as ExternalUserAgentError {
-                throw ValidationError("--id-token-alg: \(error.message)")
+        if clientAuth == "private_key_jwt", clientKey == nil {
+            throw ValidationError("--client-auth private_key_jwt needs the client's key: give --client-key FILE")
+        }
+        for (flag, value) in [("--id-token-alg", idTokenAlg), ("--userinfo-alg", userinfoAlg)] {
+            guard let value else { continue }
+            do { _ = try IDTokenAlgorithm(value) } catch let error as ExternalUserAgentError {
+                throw ValidationError("\(flag): \(error.message)")
             }
         }
         for uri in redirectURIs where URL(string: uri) == nil {
@@ -70,17 +79,19 @@ struct RegisterCommand: ParsableCommand {
         let logger = Logger(label: "eua.register")
         let file = ClientRegistrationFile.beside(stateFile.map(AuthStateFile.init(path:))
             ?? AuthStateFile.standard(environment: environment))
-        let request: ClientRegistrationRequest
+        var asked: ClientRegistrationRequest
         do {
-            request = try ClientRegistrationRequest(
+            asked = try ClientRegistrationRequest(
                 redirectURIs: redirectURIs.compactMap(URL.init(string:)),
                 tokenEndpointAuthMethod: ClientCredentials.AuthenticationMethod(rawValue: clientAuth) ?? .none,
                 clientName: clientName, idTokenAlgorithm: try idTokenAlg.map(IDTokenAlgorithm.init), scope: scope,
                 initialAccessToken: environment["EUA_INITIAL_ACCESS_TOKEN"].flatMap { $0.isEmpty ? nil : $0 })
+            asked.signingKey = try clientKey.map(ClientSigningKey.load(path:))
+            asked.userInfoAlgorithm = try userinfoAlg.map(IDTokenAlgorithm.init)
         } catch let error as ExternalUserAgentError {
             throw CommandFailure("\(error.message) [\(error.code)]")
         }
-        let issuer = self.issuer
+        let (issuer, request) = (self.issuer, asked)
         let registration = try Blocking.run {
             try await CommandFailure.reporting {
                 let service = try await Discovery(logger: logger).configuration(issuer: issuer)

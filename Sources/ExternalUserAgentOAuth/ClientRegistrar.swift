@@ -66,7 +66,7 @@ public struct ClientRegistrar: Sendable {
                     + "(RFC 7591 §3.2.1: a JSON object with client_id); nothing was saved")
         }
         answer.issuer = configuration.issuer
-        if answer.tokenEndpointAuthMethod != .none, answer.clientSecret == nil {
+        if ![.none, .privateKeyJWT].contains(answer.tokenEndpointAuthMethod), answer.clientSecret == nil {
             throw ExternalUserAgentError(.registrationFailed,
                 "the registration endpoint \(endpoint) registered client '\(answer.clientID)' for "
                     + "\(answer.tokenEndpointAuthMethod.rawValue) but gave no client_secret; nothing was saved")

@@ -21,6 +21,10 @@ public struct ClientRegistrationRequest: Sendable {
     public var scope: String?
     /// Given by the provider to allow registration (RFC 7591 §3); a secret, never logged.
     public var initialAccessToken: String?
+    /// The client's public key, registered as its `jwks` for `private_key_jwt` and request objects.
+    public var signingKey: ClientSigningKey?
+    /// The algorithm to ask for signed UserInfo responses (`userinfo_signed_response_alg`); `nil`: plain JSON.
+    public var userInfoAlgorithm: IDTokenAlgorithm?
 
     /// Throws `invalidOptions` for a redirect URI a native client may not use, or none at all.
     public init(redirectURIs: [URL], tokenEndpointAuthMethod: ClientCredentials.AuthenticationMethod = .none,
@@ -79,6 +83,11 @@ public struct ClientRegistrationRequest: Sendable {
         if let clientName { members["client_name"] = .string(clientName) }
         if let idTokenAlgorithm { members["id_token_signed_response_alg"] = .string(idTokenAlgorithm.name) }
         if let scope { members["scope"] = .string(scope) }
+        if let signingKey {
+            members["jwks"] = .object(["keys": .array([signingKey.publicJWK])])
+            members["request_object_signing_alg"] = .string(signingKey.algorithm)
+        }
+        if let userInfoAlgorithm { members["userinfo_signed_response_alg"] = .string(userInfoAlgorithm.name) }
         return .object(members)
     }
 }

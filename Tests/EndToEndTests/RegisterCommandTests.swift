@@ -168,4 +168,34 @@ struct RegisterCommandTests {
         #expect(!server.requestLog.contains { $0.method == "POST" })
         #expect(!FileManager.default.fileExists(atPath: stateFile + ".client.json"))
     }
+
+    @Test("a private_key_jwt client registers its public key as jwks and signs in with the private one")
+    func privateKeyJWTClient() async throws {
+        let server = try await LocalAuthorizationServer.start()
+        defer { Task { await server.stop() } }
+        let folder = try TemporaryFolder()
+        let stateFile = folder.path + "/s.json"
+        let key = TestClientKey.p256(kid: "mine")
+        let keyFile = folder.path + "/key.pem"
+        try key.privateKeyPEM.write(toFile: keyFile, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyFile)
+        let result = try await register(server, stateFile: stateFile,
+                                        extra: ["--client-auth", "private_key_jwt", "--client-key", keyFile, "--userinfo-alg", "RS256"])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let registered = try #require(server.registeredClients.values.first)
+        #expect(registered.tokenEndpointAuthMethod == "private_key_jwt" && registered.clientSecret == nil)
+        guard case .object(let sent)? = registered.publicKeys.first, case .object(let made) = key.publicJWK else {
+            Issue.record("no public key was registered: \(registered.request)")
+            return
+        }
+        #expect(sent["x"] == made["x"] && sent["y"] == made["y"] && sent["d"] == nil)
+        #expect(sent["kid"] == nil, "a PEM file names no key id")
+        #expect(registered.request["userinfo_signed_response_alg"]?.stringValue == "RS256")
+        #expect(!(try String(contentsOfFile: stateFile + ".client.json", encoding: .utf8)).contains("PRIVATE"))
+
+        let login = try await login(server, stateFile: stateFile, extra: ["--client-key", keyFile])
+        #expect(login.status == 0, "stderr: \(login.stderr)")
+        #expect(server.tokenRequests.first?.clientAuthentication == "private_key_jwt")
+        #expect(server.tokenRequests.first?.refusal == nil)
+    }
 }
