@@ -39,6 +39,9 @@ struct RegisterCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Ask for signed UserInfo responses with this algorithm (userinfo_signed_response_alg).", valueName: "alg"))
     var userinfoAlg: String?
 
+    @Option(name: .customLong("contact"), help: ArgumentHelp("An e-mail address of someone responsible for the client (repeatable; some providers require one).", valueName: "email"))
+    var contacts: [String] = []
+
     @Option(help: "A name the provider shows people on its consent page.")
     var clientName: String?
 
@@ -88,6 +91,7 @@ struct RegisterCommand: ParsableCommand {
                 initialAccessToken: environment["EUA_INITIAL_ACCESS_TOKEN"].flatMap { $0.isEmpty ? nil : $0 })
             asked.signingKey = try clientKey.map(ClientSigningKey.load(path:))
             asked.userInfoAlgorithm = try userinfoAlg.map(IDTokenAlgorithm.init)
+            asked.contacts = contacts
         } catch let error as ExternalUserAgentError {
             throw CommandFailure("\(error.message) [\(error.code)]")
         }

@@ -23,6 +23,8 @@ public struct ClientRegistrationRequest: Sendable {
     public var initialAccessToken: String?
     /// The client's public key, registered as its `jwks` for `private_key_jwt` and request objects.
     public var signingKey: ClientSigningKey?
+    /// E-mail addresses of the people responsible for the client (`contacts`); some providers require them.
+    public var contacts: [String] = []
     /// The algorithm to ask for signed UserInfo responses (`userinfo_signed_response_alg`); `nil`: plain JSON.
     public var userInfoAlgorithm: IDTokenAlgorithm?
 
@@ -87,6 +89,7 @@ public struct ClientRegistrationRequest: Sendable {
             members["jwks"] = .object(["keys": .array([signingKey.publicJWK])])
             members["request_object_signing_alg"] = .string(signingKey.algorithm)
         }
+        if !contacts.isEmpty { members["contacts"] = .array(contacts.map(JSONValue.string)) }
         if let userInfoAlgorithm { members["userinfo_signed_response_alg"] = .string(userInfoAlgorithm.name) }
         return .object(members)
     }

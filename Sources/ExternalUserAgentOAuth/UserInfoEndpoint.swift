@@ -10,7 +10,7 @@ import Logging
 ///
 /// The access token goes as a bearer token in the `Authorization` header (RFC 6750 §2.1), or in the form
 /// body when the provider asks for that (§2.2). The answer is JSON, or a JWT (`application/jwt`) checked
-/// like an ID token: its algorithm, its signature with the provider's key set, and its `iss` and `aud`.
+/// like an ID token: its algorithm, its signature with the provider's key set, and its `iss` and `aud` when present.
 /// Its `sub` must be the ID token's, or its claims are not used (Core §5.3.2).
 public struct UserInfoEndpoint: Sendable {
     /// Where the access token goes.
@@ -109,18 +109,20 @@ public struct UserInfoEndpoint: Sendable {
         return try UserInfo(json: response.body, isSigned: false, endpoint: endpoint)
     }
 
-    /// A signed response must name the provider (`iss`) and this client (`aud`) (Core §5.3.2).
+    /// A signed response's `iss` and `aud`, when present, must name the provider and this client (Core §5.3.2,
+    /// errata set 2: they SHOULD be there; the OpenID Foundation's `rp-userinfo-sig` sends neither).
     private func checkIssuerAndAudience(_ payload: Data, what: String) throws {
         let members: [String: JSONValue]
         if case .object(let object)? = try? JSONDecoder().decode(JSONValue.self, from: payload) { members = object } else { members = [:] }
-        guard case .string(let issuer)? = members["iss"], issuer == configuration.issuer else {
-            let got = members["iss"]?.stringValue.map { "'\(UntrustedText.printable($0))'" } ?? "no 'iss'"
+        if let issuer = members["iss"], issuer.stringValue != configuration.issuer {
+            let got = issuer.stringValue.map { "'\(UntrustedText.printable($0))'" } ?? "an 'iss' that is not a string"
             throw ExternalUserAgentError(.userInfoInvalid,
                 "\(what) has \(got), not the issuer '\(configuration.issuer)' (OpenID Connect Core §5.3.2); its claims were not used")
         }
-        let audience: [String] = switch members["aud"] {
-        case .string(let value)?: [value]
-        case .array(let values)?: values.compactMap(\.stringValue)
+        guard let aud = members["aud"] else { return }
+        let audience: [String] = switch aud {
+        case .string(let value): [value]
+        case .array(let values): values.compactMap(\.stringValue)
         default: []
         }
         guard audience.contains(client.clientID) else {

@@ -180,7 +180,8 @@ struct RegisterCommandTests {
         try key.privateKeyPEM.write(toFile: keyFile, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyFile)
         let result = try await register(server, stateFile: stateFile,
-                                        extra: ["--client-auth", "private_key_jwt", "--client-key", keyFile, "--userinfo-alg", "RS256"])
+                                        extra: ["--client-auth", "private_key_jwt", "--client-key", keyFile, "--userinfo-alg", "RS256",
+                                                "--contact", "ops@example.com"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let registered = try #require(server.registeredClients.values.first)
         #expect(registered.tokenEndpointAuthMethod == "private_key_jwt" && registered.clientSecret == nil)
@@ -191,6 +192,7 @@ struct RegisterCommandTests {
         #expect(sent["x"] == made["x"] && sent["y"] == made["y"] && sent["d"] == nil)
         #expect(sent["kid"] == nil, "a PEM file names no key id")
         #expect(registered.request["userinfo_signed_response_alg"]?.stringValue == "RS256")
+        #expect(registered.request["contacts"] == .array([.string("ops@example.com")]))
         #expect(!(try String(contentsOfFile: stateFile + ".client.json", encoding: .utf8)).contains("PRIVATE"))
 
         let login = try await login(server, stateFile: stateFile, extra: ["--client-key", keyFile])

@@ -91,6 +91,18 @@ struct UserInfoCommandTests {
         #expect(result.stdout.contains("sub: alice (signed response, checked)"), "\(result.stdout)")
     }
 
+    @Test("a signed answer without iss and aud is accepted (errata set 2: SHOULD; the RP test rp-userinfo-sig)")
+    func signedWithoutIssuerAndAudience() async throws {
+        var options = LocalAuthorizationServerOptions()
+        options.signsUserInfo = true
+        options.userInfoClaimOverrides = ["iss": "", "aud": ""]
+        let setup = try await signedIn(options)
+        defer { setup.stop() }
+        let result = try await OIDCRun.eua(["userinfo", "--state-file", setup.stateFile])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.contains("sub: alice (signed response, checked)"), "\(result.stdout)")
+    }
+
     @Test("a signed answer for another audience is refused", arguments: [
         ("aud", "\"another-client\"", "is not for this client"),
         ("iss", "\"http://issuer.invalid\"", "has 'http://issuer.invalid', not the issuer"),
