@@ -23,7 +23,10 @@ struct LoginCommand: ParsableCommand {
             (default browser, device, manual): a browser agent when one is available; else the device \
             authorization grant (RFC 8628) when the server advertises it; else the manual agent (the URL on \
             stderr, the ssh -L line on SSH, a pasted final URL on stdin). 'eua explain --issuer URL' shows why. \
-            Ctrl-C cancels cleanly and exits 130.
+            Ctrl-C cancels cleanly and exits 130. \
+            Without --client-id, the client 'eua register' saved beside the state file is used; --account finds \
+            the issuer with WebFinger. --id-token-alg, --claims, --request-object and --client-auth \
+            client_secret_jwt/private_key_jwt (with --client-key) are the OpenID Connect relying-party options.
             """
     )
 

@@ -168,6 +168,23 @@ struct UserInfoCommandTests {
         #expect(server.requestLog.first { $0.target == "/userinfo" }?.header("Authorization") == "Bearer \(after)")
     }
 
+    @Test("a state without an ID token (no openid scope): refused before any UserInfo request, saying why")
+    func noIDToken() async throws {
+        let server = try await LocalAuthorizationServer.start()
+        defer { Task { await server.stop() } }
+        let folder = try TemporaryFolder()
+        let stateFile = folder.path + "/s.json"
+        let login = try await OIDCRun.eua(["login", "--issuer", server.issuer, "--client-id", server.options.clientID,
+                                           "--scope", "email", "--agent", "headless", "--agent-option", "mode=follow",
+                                           "--timeout", "30", "--state-file", stateFile])
+        #expect(login.status == 0, "stderr: \(login.stderr)")
+        let result = try await OIDCRun.eua(["userinfo", "--state-file", stateFile])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("this sign-in has no ID token, so a UserInfo response cannot be matched to anyone")
+            && result.stderr.contains("notAuthorized"), "stderr: \(result.stderr)")
+        #expect(server.userInfoRequests.isEmpty)
+    }
+
     @Test("a token the endpoint refuses: a clear error saying what to do")
     func refusedToken() async throws {
         let setup = try await signedIn()
