@@ -20,7 +20,8 @@ struct EUA: ParsableCommand {
         version: EUAVersion.current,
         subcommands: [
             AgentsCommand.self, CapabilitiesCommand.self, ExplainForward.self, OpenCommand.self, ReceiveCommand.self,
-            LoginForward.self, RefreshForward.self, DemoForward.self, DoctorForward.self,
+            LoginForward.self, RefreshForward.self, DemoForward.self, DoctorForward.self, UserInfoForward.self,
+            RegisterForward.self,
         ]
     )
 

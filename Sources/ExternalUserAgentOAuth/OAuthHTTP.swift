@@ -61,6 +61,13 @@ public struct OAuthHTTP: Sendable {
             "more than \(Self.maximumRedirects) redirects, the last to \(server); check the URL")
     }
 
+    /// GETs `url` with `authorization` as the `Authorization` header (a bearer token) and `accept` as
+    /// `Accept`. Follows no redirect, so the credential never goes to another server.
+    public func get(_ url: URL, authorization: String, accept: String) async throws -> Response {
+        let headers: HTTPHeaders = ["Accept": accept, "User-Agent": "eua", "Authorization": authorization]
+        return Response(try await client.execute(.GET, url, headers: headers))
+    }
+
     /// POSTs `fields` as `application/x-www-form-urlencoded`, with `authorization` as the
     /// `Authorization` header when given.
     public func postForm(_ url: URL, fields: [(String, String)], authorization: String? = nil) async throws -> Response {
@@ -69,6 +76,14 @@ public struct OAuthHTTP: Sendable {
         if let authorization { headers.add(name: "Authorization", value: authorization) }
         let body = ByteBuffer(string: FormCoding.encode(fields))
         return Response(try await client.execute(.POST, url, headers: headers, body: body))
+    }
+
+    /// POSTs `body` as `application/json`, with `authorization` as the `Authorization` header when given.
+    public func postJSON(_ url: URL, body: Data, authorization: String? = nil) async throws -> Response {
+        var headers = Self.headers
+        headers.add(name: "Content-Type", value: "application/json")
+        if let authorization { headers.add(name: "Authorization", value: authorization) }
+        return Response(try await client.execute(.POST, url, headers: headers, body: ByteBuffer(bytes: body)))
     }
 
     /// Where a redirect from `url` leads; never from https to http.
