@@ -85,4 +85,38 @@ struct DjangoProviderHarnessTests {
         #expect(asked.count == 1 && asked.first?.authorization == "Bearer" && asked.first?.status == 200,
                 "the provider answered one bearer request: \(asked)")
     }
+
+    /// django-oauth-toolkit 3.4.1 ignores `id_token_signed_response_alg` at registration and leaves such a client
+    /// without an ID token algorithm, so its token endpoint fails (HTTP 500) when `openid` is asked for: this
+    /// sign-in asks for `read` only, and the ID token side of registration is tested against the local server.
+    @Test("eua register with django-oauth-toolkit's dynamic registration, then eua login with that client")
+    func registerThenLogin() async throws {
+        let provider = try await DjangoProvider.start(registration: true)
+        try provider.addUser("alice", password: "correct horse battery")
+        let folder = try TemporaryFolder()
+        let stateFile = folder.path + "/state.json"
+        let executable = try TestPaths.product("eua")
+        let register = try await offThePool {
+            try ProcessRunner.run(executable, ["register", "--issuer", provider.issuer, "--redirect-uri",
+                                               "http://127.0.0.1/callback", "--id-token-alg", "RS256",
+                                               "--state-file", stateFile, "--json"], environment: [:])
+        }
+        #expect(register.status == 0, "stderr: \(register.stderr)")
+        let records = try provider.records()
+        let registered = try #require(records.applications.first, "the provider recorded the new client")
+        #expect(registered.client_type == "public" && registered.redirect_uris == ["http://127.0.0.1/callback"])
+        #expect(register.stdout.contains(registered.client_id))
+        let login = try await offThePool {
+            try ProcessRunner.run(executable, [
+                "login", "--issuer", provider.issuer, "--scope", "read", "--agent", "headless", "--allow-test-agents",
+                "--agent-option", "mode=follow", "--agent-option", "form.username=alice",
+                "--agent-option", "form.password=correct horse battery", "--agent-option", "form.allow=Authorize",
+                "--timeout", "60", "--state-file", stateFile], environment: ["EUA_CLIENT_SECRET": ""], timeout: 90)
+        }
+        #expect(login.status == 0, "stderr: \(login.stderr)")
+        // The provider also keeps the registration access token as an access token (with no user).
+        let tokens = try provider.records().access_tokens.filter { $0.user != nil }
+        #expect(tokens.count == 1 && tokens.first?.client_id == registered.client_id && tokens.first?.user == "alice",
+                "\(tokens)")
+    }
 }

@@ -6,12 +6,12 @@ The provider is django-oauth-toolkit's own views, unmodified, with the settings 
 RS256 ID tokens, PKCE required, rotating refresh tokens, RP-initiated logout on). What a deployment writes itself is
 here too: a login page (Django's LoginView with a small template), the claims it puts in ID tokens, and, with
 --device, the device endpoint advertised in discovery (django-oauth-toolkit serves the endpoint but leaves it out
-of its metadata). Every request is written as one JSON line to DIR/requests.jsonl: method, path, the names of the
+of its metadata; likewise, with --registration, its open dynamic client registration endpoint). Every request is written as one JSON line to DIR/requests.jsonl: method, path, the names of the
 query and form fields, the posted `username` and `redirect_uri` (never a password, code or token), the scheme of the
 Authorization header and the status.
 
 Usage (DIR holds the database, the key and the log):
-  provider.py serve --dir DIR [--device] [--localhost-loopback]
+  provider.py serve --dir DIR [--device] [--localhost-loopback] [--registration]
       prints "listening http://127.0.0.1:PORT" on stdout once it answers; the issuer is that URL + "/o"
   provider.py user --dir DIR --username U --password P [--name N] [--email E]
   provider.py app --dir DIR --client-id ID [--secret S] [--grant code|device] [--skip-authorization]
@@ -33,7 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MODULE = "provider"
 
 
-def configure(folder, base_url="http://127.0.0.1", device=False, localhost_loopback=False):
+def configure(folder, base_url="http://127.0.0.1", device=False, localhost_loopback=False, registration=False):
     import django
     from django.conf import settings
 
@@ -88,7 +88,10 @@ def configure(folder, base_url="http://127.0.0.1", device=False, localhost_loopb
         USE_TZ=True,
         DEFAULT_AUTO_FIELD="django.db.models.AutoField",
         PASSWORD_HASHERS=["django.contrib.auth.hashers.PBKDF2PasswordHasher"],
-        LOGGING_CONFIG=None,
+        # The provider's own errors (a 500's traceback) go to stderr, which the harness keeps in serve.log.
+        LOGGING={"version": 1, "disable_existing_loggers": False,
+                 "handlers": {"stderr": {"class": "logging.StreamHandler"}},
+                 "loggers": {"django.request": {"handlers": ["stderr"], "level": "ERROR"}}},
         OAUTH2_PROVIDER={
             "OIDC_ENABLED": True,
             "OIDC_RSA_PRIVATE_KEY": private_key,
@@ -106,9 +109,12 @@ def configure(folder, base_url="http://127.0.0.1", device=False, localhost_loopb
             "OAUTH2_VALIDATOR_CLASS": MODULE + ".ClaimsValidator",
             "OAUTH_DEVICE_VERIFICATION_URI": base_url + "/o/device/",
             "DEVICE_FLOW_INTERVAL": 1,
+            "DCR_ENABLED": registration,
+            "DCR_REGISTRATION_PERMISSION_CLASSES": ("oauth2_provider.dcr.AllowAllDCRPermission",),
         },
     )
     settings.PROVIDER_DEVICE_IN_DISCOVERY = device
+    settings.PROVIDER_REGISTRATION_IN_DISCOVERY = registration
     django.setup()
     from django.core.management import call_command
 
@@ -125,16 +131,18 @@ def make_urls():
             response = super().get(request, *args, **kwargs)
             from django.conf import settings
 
+            data = json.loads(response.content)
+            if settings.PROVIDER_REGISTRATION_IN_DISCOVERY:
+                data["registration_endpoint"] = request.build_absolute_uri("/o/register/")
             if settings.PROVIDER_DEVICE_IN_DISCOVERY:
-                data = json.loads(response.content)
                 data["device_authorization_endpoint"] = request.build_absolute_uri("/o/device-authorization/")
                 data["grant_types_supported"] = [
                     "authorization_code",
                     "refresh_token",
                     "urn:ietf:params:oauth:grant-type:device_code",
                 ]
-                response.content = json.dumps(data).encode()
-                response["Content-Length"] = str(len(response.content))
+            response.content = json.dumps(data).encode()
+            response["Content-Length"] = str(len(response.content))
             return response
 
     return [
@@ -213,7 +221,8 @@ def serve(arguments):
     server = make_server("127.0.0.1", 0, application, server_class=Server, handler_class=QuietHandler)
     port = server.server_address[1]
     base_url = "http://127.0.0.1:%d" % port
-    configure(arguments.dir, base_url, device=arguments.device, localhost_loopback=arguments.localhost_loopback)
+    configure(arguments.dir, base_url, device=arguments.device, localhost_loopback=arguments.localhost_loopback,
+              registration=arguments.registration)
     from django.conf import settings
 
     settings.PROVIDER_LOG = os.path.join(arguments.dir, "requests.jsonl")
@@ -343,6 +352,7 @@ def main():
     serve_parser = commands.add_parser("serve")
     serve_parser.add_argument("--device", action="store_true")
     serve_parser.add_argument("--localhost-loopback", action="store_true")
+    serve_parser.add_argument("--registration", action="store_true")
     user_parser = commands.add_parser("user")
     user_parser.add_argument("--username", required=True)
     user_parser.add_argument("--password", required=True)
