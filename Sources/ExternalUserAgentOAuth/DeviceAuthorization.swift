@@ -148,7 +148,7 @@ public struct DeviceAuthorization: Sendable {
         }
         var fields: [(String, String)] = []
         if !scopes.isEmpty { fields.append(("scope", scopes.joined(separator: " "))) }
-        let (body, authorization) = TokenEndpoint.authenticate(client, fields)
+        let (body, authorization) = try TokenEndpoint.authenticate(client, fields)
         logger.debug("device authorization request", metadata: ["endpoint": "\(endpoint.absoluteString)"])
         let response: OAuthHTTP.Response
         do {

@@ -54,26 +54,26 @@ public struct TokenEndpoint: Sendable {
 
     /// `fields` with the client's authentication added: `client_id` (and the secret for
     /// `client_secret_post`) in the body, or an `Authorization` header for `client_secret_basic`.
-    static func authenticate(_ client: ClientCredentials, _ fields: [(String, String)]) -> ([(String, String)], String?) {
+    /// A confidential client without its secret is `invalidOptions` (nothing is sent).
+    static func authenticate(_ client: ClientCredentials, _ fields: [(String, String)]) throws -> ([(String, String)], String?) {
         var fields = fields
         var authorization: String?
-        let secret = client.clientSecret ?? ""
         switch client.authenticationMethod {
         case .none:
             fields.append(("client_id", client.clientID))
         case .clientSecretPost:
             fields.append(("client_id", client.clientID))
-            fields.append(("client_secret", secret))
+            fields.append(("client_secret", try client.requiredSecret()))
         case .clientSecretBasic:
             // RFC 6749 §2.3.1: both parts are form-encoded before Base64.
-            let pair = FormCoding.escape(client.clientID) + ":" + FormCoding.escape(secret)
+            let pair = FormCoding.escape(client.clientID) + ":" + FormCoding.escape(try client.requiredSecret())
             authorization = "Basic " + Data(pair.utf8).base64EncodedString()
         }
         return (fields, authorization)
     }
 
     private func send(_ grantFields: [(String, String)], purpose: String) async throws -> TokenResponse {
-        let (fields, authorization) = Self.authenticate(client, grantFields)
+        let (fields, authorization) = try Self.authenticate(client, grantFields)
         let endpoint = configuration.tokenEndpoint.absoluteString
         logger.debug("token request", metadata: [
             "endpoint": "\(endpoint)", "grant": "\(purpose)", "client_auth": "\(client.authenticationMethod.rawValue)",

@@ -71,6 +71,7 @@ public final class LocalAuthorizationServer: Sendable {
         var signingKey: SigningKey
         var codes: [String: Grant] = [:]
         var refreshTokens: [String: Grant] = [:]
+        var accessTokens: [String: String] = [:]
         var tokenRequests: [TokenRequestRecord] = []
         var authorizationRequests: [[String: String]] = []
         var requestLog: [RequestRecord] = []
@@ -157,6 +158,8 @@ public final class LocalAuthorizationServer: Sendable {
             return submitLogin(request.form)
         case ("POST", "/token"):
             return await token(request)
+        case ("GET", "/userinfo") where options.servesUserinfo:
+            return userinfo(request)
         case ("POST", "/device_authorization"):
             return deviceAuthorization.authorize(request, clientID: options.clientID, issuer: issuer)
         default:
@@ -171,12 +174,22 @@ public final class LocalAuthorizationServer: Sendable {
             issuer: issuer, authorization_endpoint: self.issuer + "/authorize", token_endpoint: self.issuer + "/token",
             jwks_uri: self.issuer + "/jwks", response_types_supported: ["code"],
             grant_types_supported: ["authorization_code", "refresh_token"], code_challenge_methods_supported: ["S256"],
-            token_endpoint_auth_methods_supported: options.clientSecret == nil
-                ? ["none"] : ["client_secret_basic", "client_secret_post"],
+            token_endpoint_auth_methods_supported: options.advertisedAuthMethods ?? (options.clientSecret == nil
+                ? ["none"] : ["client_secret_basic", "client_secret_post"]),
             id_token_signing_alg_values_supported: [options.signingAlgorithm.rawValue],
             scopes_supported: ["openid", "email", "profile", "offline_access"], subject_types_supported: ["public"],
             authorization_response_iss_parameter_supported: options.sendsIssuerInResponse,
-            device_authorization_endpoint: deviceAuthorization.settings.enabled ? self.issuer + "/device_authorization" : nil))
+            device_authorization_endpoint: deviceAuthorization.settings.enabled ? self.issuer + "/device_authorization" : nil,
+            userinfo_endpoint: options.servesUserinfo ? self.issuer + "/userinfo" : nil))
+    }
+
+    /// `GET /userinfo`: who the Bearer access token was issued to (RFC 6750 §2.1, OIDC Core §5.3).
+    private func userinfo(_ request: LocalHTTPServer.Request) -> LocalHTTPServer.Response {
+        let token = request.header("Authorization").flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
+        guard let token, let subject = state.withLock({ $0.accessTokens[token] }) else {
+            return .json(["error": "invalid_token", "error_description": "no valid Bearer access token"], status: 401)
+        }
+        return .json(["sub": subject, "preferred_username": subject, "name": options.userinfoName])
     }
 
     private func jwks() -> LocalHTTPServer.Response {
@@ -410,7 +423,9 @@ public final class LocalAuthorizationServer: Sendable {
                 return .text(500, "signing failed: \(error)")
             }
         }
-        let document = TokenDocument(access_token: "at-" + Self.randomString(32), token_type: "Bearer",
+        let accessToken = "at-" + Self.randomString(32)
+        state.withLock { $0.accessTokens[accessToken] = grant.subject }
+        let document = TokenDocument(access_token: accessToken, token_type: "Bearer",
                                      expires_in: options.accessTokenLifetime, refresh_token: refreshToken,
                                      id_token: idToken, scope: grant.scope)
         guard !options.tokenResponseOverrides.isEmpty else { return .json(document) }
@@ -481,6 +496,7 @@ private struct MetadataDocument: Encodable {
     var subject_types_supported: [String]
     var authorization_response_iss_parameter_supported: Bool
     var device_authorization_endpoint: String?
+    var userinfo_endpoint: String?
 }
 
 private struct TokenDocument: Encodable {

@@ -73,13 +73,22 @@ public struct LocalAuthorizationServerOptions: Sendable {
     /// Claims put in every ID token as raw JSON text, replacing the server's own
     /// (`["exp": "\"soon\""]`); an empty text leaves the claim out. The token is still signed properly.
     public var idTokenClaimOverrides: [String: String]
+    /// Serve and advertise a UserInfo endpoint (`/userinfo`): the subject of a valid Bearer access token,
+    /// with `name` ``userinfoName`` and `preferred_username`.
+    public var servesUserinfo: Bool
+    /// The `name` UserInfo answers with.
+    public var userinfoName: String
+    /// `token_endpoint_auth_methods_supported` as advertised; `nil`: what the client uses (`none`, or both
+    /// secret methods). The token endpoint still accepts every method.
+    public var advertisedAuthMethods: [String]?
 
     public init(clientID: String = "test-client", clientSecret: String? = nil, subject: String = "alice",
                 authorizationPage: AuthorizationPage = .autoApprove,
                 signingAlgorithm: SigningAlgorithm = .rs256, sendsIssuerInResponse: Bool = true,
                 accessTokenLifetime: Int = 3600, misbehaviors: Set<Misbehavior> = [],
                 tokenEndpointDelay: Duration = .seconds(30), rotatesRefreshTokens: Bool = false,
-                tokenResponseOverrides: [String: String] = [:], idTokenClaimOverrides: [String: String] = [:]) {
+                tokenResponseOverrides: [String: String] = [:], idTokenClaimOverrides: [String: String] = [:],
+                servesUserinfo: Bool = false, userinfoName: String = "Alice Example", advertisedAuthMethods: [String]? = nil) {
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.subject = subject
@@ -92,5 +101,8 @@ public struct LocalAuthorizationServerOptions: Sendable {
         self.rotatesRefreshTokens = rotatesRefreshTokens
         self.tokenResponseOverrides = tokenResponseOverrides
         self.idTokenClaimOverrides = idTokenClaimOverrides
+        self.servesUserinfo = servesUserinfo
+        self.userinfoName = userinfoName
+        self.advertisedAuthMethods = advertisedAuthMethods
     }
 }
