@@ -166,7 +166,7 @@ struct LoginCommand: ParsableCommand {
             configuration: configuration, forcedStep: flow.flatMap(SignInStep.init(rawValue:)),
             agentOptions: agent == nil ? options : [:], receiver: .plugin(in: catalog), receiverOptions: receiverOptions,
             redirectURI: redirectURI, logger: logger)
-        if let uri = signIn.effectiveRedirectURI.flatMap({ try? LoopbackRedirectURI(parsing: $0) }), uri.host == .localhost {
+        if let text = signIn.effectiveRedirectURI, let uri = try? LoopbackRedirectURI(parsing: text), uri.host == .localhost {
             Output.errorLine("eua login: warning: the redirect URI \(uri) uses 'localhost', which RFC 8252 §8.3 discourages "
                 + "(the name may not resolve to this machine's loopback); eua listens on both 127.0.0.1 and [::1]. "
                 + "Register http://127.0.0.1/… instead where the provider allows it.")

@@ -97,7 +97,7 @@ public struct SignInFlow: Sendable {
             options["redirect-uri"] = nil
             options["path"] = nil
         }
-        if let uri = options["redirect-uri"].flatMap({ try? LoopbackRedirectURI(parsing: $0) }), uri.port != nil {
+        if let text = options["redirect-uri"], let uri = try? LoopbackRedirectURI(parsing: text), uri.port != nil {
             // The configuration's URI names its port: the configuration's port options were dropped with it.
             options["port"] = nil
             options["port-range"] = nil

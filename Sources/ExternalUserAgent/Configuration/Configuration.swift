@@ -72,7 +72,8 @@ public struct Configuration: Sendable {
 
     /// Whether a `login.redirect-uri` value names a port.
     private static func hasPort(_ value: ConfigurationValue) -> Bool {
-        value.stringValue.flatMap { try? LoopbackRedirectURI(parsing: $0) }?.port != nil
+        guard let text = value.stringValue, let uri = try? LoopbackRedirectURI(parsing: text) else { return false }
+        return uri.port != nil
     }
 
     /// Reads every layer from `sources`, with `code` as the code layer.
