@@ -10,7 +10,7 @@ public final class SilentListener: @unchecked Sendable {
     private var fd: Int32
 
     public init() throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestSupportError("socket() failed") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -32,6 +32,7 @@ public final class SilentListener: @unchecked Sendable {
             throw TestSupportError("getsockname() failed")
         }
         port = Int(UInt16(bigEndian: address.sin_port))
+        self.fd = fd
     }
 
     /// `http://127.0.0.1:PORT`.
