@@ -164,7 +164,8 @@ struct DjangoProviderLoginTests {
         try setup.provider.addApplication(clientID: "tv-app", grant: .device)
         let provider = setup.provider
         let approver = Task {
-            for _ in 0..<600 {
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline {
                 if let pending = try provider.records().device_grants.first(where: { $0.status != "authorized" }) {
                     try provider.approveDevice(userCode: pending.user_code, username: "alice")
                     return true
