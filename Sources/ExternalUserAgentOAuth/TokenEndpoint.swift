@@ -83,7 +83,7 @@ public struct TokenEndpoint: Sendable {
             response = try await http.postForm(configuration.tokenEndpoint, fields: fields, authorization: authorization)
         } catch {
             throw ExternalUserAgentError(.tokenRequestFailed,
-                "the token endpoint \(endpoint) could not be reached for the \(purpose): \(error)",
+                "the \(purpose) at the token endpoint \(endpoint) failed: \(error)",
                 underlying: error)
         }
         logger.debug("token response", metadata: ["status": "\(response.status)"])

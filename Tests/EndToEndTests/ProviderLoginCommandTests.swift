@@ -169,6 +169,28 @@ struct ProviderLoginCommandTests {
                 && result.stderr.contains("refused the connection"), "stderr: \(result.stderr)")
     }
 
+    @Test("eua refresh --timeout 2 against a token endpoint that stops answering: exit 1 well within 10 s, naming the refresh; the state is kept")
+    func silentRefresh() async throws {
+        let server = try await LocalAuthorizationServer.start()
+        defer { Task { await server.stop() } }
+        let folder = try TemporaryFolder()
+        let stateFile = folder.path + "/s.json"
+        let login = try await login(server.issuer, clientID: server.options.clientID, stateFile: stateFile, [])
+        #expect(login.status == 0, "stderr: \(login.stderr)")
+        let saved = try String(contentsOfFile: stateFile, encoding: .utf8)
+        server.update {
+            $0.misbehaviors = [.slowTokenEndpoint]
+            $0.tokenEndpointDelay = .seconds(60)
+        }
+        let started = Date()
+        let refresh = try await eua(["refresh", "--state-file", stateFile, "--timeout", "2"])
+        #expect(Date().timeIntervalSince(started) < 10)
+        #expect(refresh.status == 1)
+        #expect(refresh.stderr.contains("the refresh at the token endpoint") && refresh.stderr.contains("127.0.0.1:\(server.port)")
+                && refresh.stderr.contains("did not answer"), "stderr: \(refresh.stderr)")
+        #expect(try String(contentsOfFile: stateFile, encoding: .utf8) == saved, "nothing was lost")
+    }
+
     @Test("the device grant without an ID token: signed in, who is unknown; with UserInfo, who it says")
     func deviceWithoutIDToken() async throws {
         for servesUserinfo in [false, true] {
