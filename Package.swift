@@ -253,7 +253,11 @@ let package = Package(
         ),
         .testTarget(
             name: "SelectionTests",
-            dependencies: ["ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport"]
+            dependencies: [
+                "ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "BrowserAgentTests",
@@ -300,7 +304,7 @@ if Context.environment["EUA_FUZZ"] == "1" {
         ("FuzzLoopbackRequest", ["EUALoopback", "PluginNet", "ExternalUserAgent", "ExternalUserAgentWire"]),
         ("FuzzOAuthResponses", ["ExternalUserAgentOAuth"]),
         ("FuzzIDToken", ["ExternalUserAgentOAuth", .product(name: "Crypto", package: "swift-crypto")]),
-        ("FuzzHTTPResponse", ["PluginNet"]),
+        ("FuzzHTTPResponse", ["PluginNet", "ExternalUserAgentWire"]),
     ]
     for target in fuzzTargets {
         package.targets.append(.executableTarget(name: target.name, dependencies: target.dependencies,

@@ -29,3 +29,9 @@ struct DemoForward: ParsableCommand {
     @Argument(parsing: .allUnrecognized) var arguments: [String] = []
     func run() { OAuthCommands.forwardIfNeeded(CommandLine.arguments) }
 }
+
+struct DoctorForward: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: OAuthCommands.doctor.0, abstract: OAuthCommands.doctor.1)
+    @Argument(parsing: .allUnrecognized) var arguments: [String] = []
+    func run() { OAuthCommands.forwardIfNeeded(CommandLine.arguments) }
+}

@@ -42,6 +42,9 @@ extension PluginWire {
         public var id: String
         /// Agents only: one of `externalBrowser`, `inAppBrowserTab`, `embeddedWebView`, `testDouble`, `manual`.
         public var kind: String?
+        /// Agents only: the browser family it belongs to (`firefox` for firefox-esr, `chrome` for
+        /// google-chrome), so configuration can name the family; absent when the id is the family.
+        public var family: String?
         public var name: String
         public var version: String?
         public var available: Bool
@@ -49,10 +52,11 @@ extension PluginWire {
         /// What the plugin found on this machine that a capability report shows (handler, browsers, …).
         public var details: [String: JSONValue]?
 
-        public init(id: String, kind: String? = nil, name: String, version: String? = nil,
+        public init(id: String, kind: String? = nil, family: String? = nil, name: String, version: String? = nil,
                     available: Bool = true, reasons: [String] = [], details: [String: JSONValue]? = nil) {
             self.id = id
             self.kind = kind
+            self.family = family
             self.name = name
             self.version = version
             self.available = available
@@ -64,6 +68,7 @@ extension PluginWire {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             id = try container.decode(String.self, forKey: .id)
             kind = try container.decodeIfPresent(String.self, forKey: .kind)
+            family = try container.decodeIfPresent(String.self, forKey: .family)
             name = try container.decodeIfPresent(String.self, forKey: .name) ?? id
             version = try container.decodeIfPresent(String.self, forKey: .version)
             available = try container.decodeIfPresent(Bool.self, forKey: .available) ?? true

@@ -19,6 +19,8 @@ public struct OAuthHTTP: Sendable {
         public var status: Int
         public var contentType: String?
         public var body: Data
+        /// The `Date` header as sent, when there is one (``ProviderCheck`` estimates clock skew from it).
+        public var date: String? = nil
     }
 
     /// How long one request may take: name lookup, connecting, TLS, redirects and the whole body. A refused
@@ -112,6 +114,6 @@ public struct OAuthHTTP: Sendable {
 extension OAuthHTTP.Response {
     init(_ response: HTTPRequestClient.Response) {
         self.init(status: response.status, contentType: response.headers.first(name: "Content-Type"),
-                  body: Data(response.body.readableBytesView))
+                  body: Data(response.body.readableBytesView), date: response.headers.first(name: "Date"))
     }
 }

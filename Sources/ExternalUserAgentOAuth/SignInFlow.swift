@@ -154,6 +154,7 @@ public struct SignInFlow: Sendable {
         hooks.discovered(service)
         let plan = SignInChain.plan(candidates: candidates, configuration: configuration, service: service,
                                     forced: forcedStep)
+        plan.report.log(to: logger)
         guard let step = plan.chosen else { throw named ? plan.report.error : plan.error }
         var signIn = SignIn(configuration: service, client: client, scopes: scopes,
                             additionalParameters: additionalParameters,

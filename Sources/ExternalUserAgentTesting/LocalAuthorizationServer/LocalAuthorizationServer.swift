@@ -1,3 +1,4 @@
+import ExternalUserAgent
 import ExternalUserAgentWire
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -220,6 +221,28 @@ public final class LocalAuthorizationServer: Sendable {
             return .text(200, Self.loginPage(query, subject: options.subject, issuer: issuer),
                          contentType: "text/html; charset=utf-8")
         }
+    }
+
+    /// What a browser ends up with when the person signs in as `subject` on this server's authorization page:
+    /// the same checks and the same redirect (code, state, `iss`) as `GET /authorize` then the login form, but
+    /// in process, with no HTTP — for ``FakeExternalUserAgent/Script/signIn(at:as:)``. A request the server
+    /// refuses to redirect at all (unknown client, bad redirect URI) throws the page's text.
+    public func signIn(authorizationURL: URL, as subject: String) throws(ExternalUserAgentError) -> URL {
+        let options = self.options
+        let query = LocalHTTPServer.Request.parseForm(
+            URLComponents(url: authorizationURL, resolvingAgainstBaseURL: false)?.percentEncodedQuery ?? "")
+        state.withLock { $0.authorizationRequests.append(query) }
+        let response: LocalHTTPServer.Response
+        switch check(query, options: options) {
+        case .success(let back): response = approve(query, subject: subject, options: options, back: back)
+        case .failure(let refusal): response = refusal.response
+        }
+        guard response.status == 302, let location = response.headers.first(where: { $0.0 == "Location" })?.1,
+              let url = URL(string: location) else {
+            throw ExternalUserAgentError(.presentationFailed, "the local authorization server refused the request "
+                + "(\(response.status)): \(String(decoding: response.body, as: UTF8.self))")
+        }
+        return url
     }
 
     /// `POST /authorize`: the login form's answer; the request comes back in its hidden fields.
