@@ -93,12 +93,13 @@ public struct SignInFlow: Sendable {
             options["port"] = nil
             options["port-range"] = nil
         }
-        if receiverOptions["redirect-uri"] != nil || receiverOptions["path"] != nil || redirectURI != nil {
+        let given = redirectURI ?? receiverOptions["redirect-uri"]
+        if given != nil || receiverOptions["path"] != nil {
             options["redirect-uri"] = nil
             options["path"] = nil
         }
-        if let text = options["redirect-uri"], let uri = try? LoopbackRedirectURI(parsing: text), uri.port != nil {
-            // The configuration's URI names its port: the configuration's port options were dropped with it.
+        if let text = given ?? options["redirect-uri"], let uri = try? LoopbackRedirectURI(parsing: text), uri.port != nil {
+            // A redirect URI that names its port outranks the configuration's port options.
             options["port"] = nil
             options["port-range"] = nil
         }

@@ -106,6 +106,19 @@ struct RegisteredRedirectURITests {
         }
     }
 
+    @Test("precedence: the flow's redirect URI replaces the configuration's path, and its port the configured port")
+    func precedence() throws {
+        let configuration = try Self.configuration(CodeConfiguration(receiverPort: 8400, receiverPath: "/cb"))
+        var flow = SignInFlow(issuer: "http://127.0.0.1:1", client: ClientCredentials(clientID: "c"), candidates: [],
+                              configuration: configuration, receiver: .plugin(in: PluginCatalog()),
+                              redirectURI: "http://127.0.0.1/callback")
+        #expect(flow.effectiveReceiverOptions == ["port": "8400", "redirect-uri": "http://127.0.0.1/callback"])
+        flow.redirectURI = "http://127.0.0.1:8500/callback"
+        #expect(flow.effectiveReceiverOptions == ["redirect-uri": "http://127.0.0.1:8500/callback"])
+        flow.redirectURI = nil
+        #expect(flow.effectiveReceiverOptions == ["port": "8400", "path": "/cb"])
+    }
+
     @Test("a redirect URI with a port and a port option too: invalidOptions before any request to the server")
     func conflictingPort() async throws {
         let server = try await LocalAuthorizationServer.start()
