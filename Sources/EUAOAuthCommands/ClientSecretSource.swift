@@ -64,9 +64,14 @@ enum ClientSecretSource {
         if secret.last == UInt8(ascii: "\n") { secret.removeLast() }
         if secret.last == UInt8(ascii: "\r") { secret.removeLast() }
         guard !secret.isEmpty else { throw CommandFailure("\(name): it is empty") }
-        guard !secret.contains(where: { $0 < 0x20 || $0 == 0x7F }), let text = String(validating: secret, as: UTF8.self) else {
-            throw CommandFailure("\(name): it holds more than one line, a control character or bytes that are not "
-                + "UTF-8; it should hold the secret only")
+        if secret.contains(UInt8(ascii: "\n")) {
+            throw CommandFailure("\(name): it holds more than one line; it should hold the secret only")
+        }
+        if secret.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+            throw CommandFailure("\(name): it holds a control character; it should hold the secret only")
+        }
+        guard let text = String(validating: secret, as: UTF8.self) else {
+            throw CommandFailure("\(name): it is not UTF-8 text; it should hold the secret only")
         }
         return text
     }

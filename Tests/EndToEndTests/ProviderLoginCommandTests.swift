@@ -69,6 +69,8 @@ struct ProviderLoginCommandTests {
         (["--redirect-uri", "http://192.168.1.5/cb"], "not a loopback host"),
         (["--redirect-uri", "http://127.0.0.1:8400/cb", "--port", "8401"], "give no --port or --port-range"),
         (["--client-secret", "a", "--client-secret-file", "/dev/null"], "not both"),
+        (["--timeout", "0"], "--timeout must be a number of seconds from 1 to 86400"),
+        (["--timeout", "86401"], "--timeout must be a number of seconds from 1 to 86400"),
     ])
     func usageErrors(_ extra: [String], _ says: String) async throws {
         let server = try await LocalAuthorizationServer.start()
@@ -111,6 +113,37 @@ struct ProviderLoginCommandTests {
         #expect(!result.stderr.contains("s3cret"))
         #expect(server.requestLog.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: folder.path + "/s.json"))
+    }
+
+    @Test("a client secret file that is not one secret is refused, saying what is wrong; nothing is sent", arguments: [
+        ("", "it is empty"),
+        ("line one\nline two", "it holds more than one line"),
+        ("s3cret\u{1B}[2J", "it holds a control character"),
+        (String(repeating: "x", count: 5000), "it is larger than 4096 bytes"),
+    ])
+    func badSecretFile(_ contents: String, _ says: String) async throws {
+        let server = try await LocalAuthorizationServer.start(.init(clientSecret: "s3cret"))
+        defer { Task { await server.stop() } }
+        let folder = try TemporaryFolder()
+        let path = folder.path + "/client-secret"
+        try contents.write(toFile: path, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        let result = try await login(server.issuer, clientID: server.options.clientID, stateFile: folder.path + "/s.json",
+                                     ["--client-secret-file", path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("--client-secret-file \(path): \(says)"), "stderr: \(result.stderr)")
+        #expect(server.requestLog.isEmpty)
+    }
+
+    @Test("a client secret file that is missing or a folder is refused, naming it")
+    func missingSecretFile() async throws {
+        let folder = try TemporaryFolder()
+        for (path, says) in [(folder.path + "/none", "it cannot be opened"), (folder.path, "it is not a regular file")] {
+            let result = try await login("http://127.0.0.1:1", clientID: "c", stateFile: folder.path + "/s.json",
+                                         ["--client-secret-file", path])
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("--client-secret-file \(path): \(says)"), "stderr: \(result.stderr)")
+        }
     }
 
     @Test("confidential client: the secret from a 0600 file; refresh without it says what is missing and loses nothing")
