@@ -153,6 +153,29 @@ struct RegisteredRedirectURITests {
         #expect(server.requestLog.isEmpty)
     }
 
+    @Test("the loopback plugin refuses a redirect-uri option that other options contradict, naming both", arguments: [
+        (["redirect-uri": "http://127.0.0.1/cb", "path": "/other"], "give redirect-uri=http://127.0.0.1/cb or path=/other, not both"),
+        (["redirect-uri": "http://127.0.0.1:8400/cb", "port": "8401"], "has the port 8400: give no port or port-range with it"),
+        (["redirect-uri": "http://[::1]/cb", "ipv6": "false"], "is an [::1] URI: ipv6=false contradicts it"),
+        (["redirect-uri": "http://127.0.0.1/cb", "ipv6": "true"], "is not an [::1] URI: ipv6=true contradicts it"),
+        (["redirect-uri": "http://10.1.2.3/cb"], "is not a loopback host"),
+    ])
+    func pluginOptionConflicts(_ options: [String: String], _ says: String) async throws {
+        let server = try await LocalAuthorizationServer.start()
+        defer { Task { await server.stop() } }
+        let service = try await Discovery().configuration(issuer: server.issuer)
+        let catalog = try BuiltPlugins.catalog()
+        let agent = FakeExternalUserAgent()
+        let receiver = try #require(catalog.receiver(id: "loopback")).makeReceiver(options: options)
+        await #expect {
+            try await SignIn(configuration: service, client: ClientCredentials(clientID: server.options.clientID),
+                             timeout: .seconds(10)).run(agent: agent, receiver: receiver)
+        } throws: { error in
+            (error as? ExternalUserAgentError)?.message.contains(says) == true
+        }
+        #expect(agent.record.presented.isEmpty)
+    }
+
     @Test("SignIn with a registered URI refuses a receiver that listens elsewhere, before the agent is shown anything")
     func receiverElsewhere() async throws {
         let server = try await LocalAuthorizationServer.start()
