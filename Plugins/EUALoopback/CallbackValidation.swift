@@ -89,10 +89,11 @@ package struct CallbackValidation: Sendable {
         byte > 0x20 && byte < 0x7F && byte != UInt8(ascii: "#")
     }
 
-    /// `127.0.0.1:PORT`, `[::1]:PORT` or `localhost:PORT`, ASCII letters in any case (DNS rebinding
-    /// defence: any other name is refused).
+    /// `127.0.0.1:PORT`, `[::1]:PORT` or `localhost:PORT` (no `:PORT` for port 80, as browsers send it),
+    /// ASCII letters in any case (DNS rebinding defence: any other name is refused).
     private func allowedHost(_ value: String) -> Bool {
         let lower = String(decoding: value.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+        if port == 80, ["127.0.0.1", "[::1]", "localhost"].contains(lower) { return true }
         return ["127.0.0.1:\(port)", "[::1]:\(port)", "localhost:\(port)"].contains(lower)
     }
 

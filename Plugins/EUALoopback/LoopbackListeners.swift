@@ -45,7 +45,7 @@ struct LoopbackListeners {
                     }
                 }
                 return LoopbackListeners(descriptors: bound, port: port, path: path,
-                                         redirectURI: "http://\(uriHost):\(port)\(path)")
+                                         redirectURI: options.redirectURI?.uri(port: port) ?? "http://\(uriHost):\(port)\(path)")
             } catch {
                 for fd in bound { _ = Glibc.close(fd) }
                 guard error.code == EADDRINUSE else {

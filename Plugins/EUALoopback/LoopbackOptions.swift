@@ -1,10 +1,14 @@
 import ExternalUserAgentPluginKit
+import ExternalUserAgentWire
 
 /// The loopback receiver's options (all strings, as they cross the ABI).
 ///
 /// - `port=N`: a fixed port (clients registered with one need it); default: the OS picks.
 /// - `port-range=A-B`: the first free port in the range.
 /// - `path=/cb`: the redirect path; default: `/cb-` and 22 random characters.
+/// - `redirect-uri=URI`: the redirect URI as registered (``LoopbackRedirectURI``): its host, path and port
+///   (when it has one; else `port`, `port-range` or any free port). Not with `path`, nor with `port`,
+///   `port-range` when it has a port; `[::1]` means `ipv6=true`, and `localhost` listens on both families.
 /// - `ipv6=auto|true|false`: `auto` (default) also listens on [::1] when it exists; `true` puts [::1]
 ///   in the redirect URI (and requires it); `false` listens on 127.0.0.1 only.
 /// - `success-url=URL`, `failure-url=URL`: redirect the browser there instead of showing our page.
@@ -16,6 +20,7 @@ struct LoopbackOptions: Sendable {
 
     var ports: ClosedRange<Int>?
     var path: String?
+    var redirectURI: LoopbackRedirectURI?
     var ipv6: IPv6 = .auto
     var successURL: String?
     var failureURL: String?
@@ -48,6 +53,12 @@ struct LoopbackOptions: Sendable {
                     throw PluginError.invalidOptions("option path=\(value) must start with '/' and hold no '?', '#' or space")
                 }
                 path = value
+            case "redirect-uri":
+                do throws(LoopbackRedirectURI.Problem) {
+                    redirectURI = try LoopbackRedirectURI(parsing: value)
+                } catch {
+                    throw PluginError.invalidOptions("option redirect-uri=\(value): \(error)")
+                }
             case "ipv6":
                 guard let mode = IPv6(rawValue: value) else {
                     throw PluginError.invalidOptions("option ipv6=\(value) must be auto, true or false")
@@ -63,9 +74,35 @@ struct LoopbackOptions: Sendable {
                 requestTimeoutMilliseconds = try PluginError.wholeNumber(key, value, in: 50...120_000, unit: "milliseconds")
             default:
                 throw PluginError.invalidOptions("option '\(key)' is unknown to the loopback receiver; known: port, port-range, path, "
-                    + "ipv6, success-url, failure-url, success-html, failure-html, max-connections, request-timeout-ms")
+                    + "redirect-uri, ipv6, success-url, failure-url, success-html, failure-html, max-connections, request-timeout-ms")
             }
         }
+        if let redirectURI { try adopt(redirectURI, ipv6Given: options["ipv6"] != nil) }
+    }
+
+    /// Takes the host, port and path of `uri`, refusing options that say otherwise.
+    private mutating func adopt(_ uri: LoopbackRedirectURI, ipv6Given: Bool) throws {
+        guard path == nil else {
+            throw PluginError.invalidOptions("give redirect-uri=\(uri) or path=\(path ?? ""), not both: the URI has its path")
+        }
+        if let port = uri.port {
+            guard ports == nil else {
+                throw PluginError.invalidOptions("redirect-uri=\(uri) has the port \(port): give no port or port-range with it")
+            }
+            ports = port...port
+        }
+        switch uri.host {
+        case .ipv6:
+            guard !ipv6Given || ipv6 == .true else {
+                throw PluginError.invalidOptions("redirect-uri=\(uri) is an [::1] URI: ipv6=\(ipv6) contradicts it")
+            }
+            ipv6 = .true
+        case .ipv4, .localhost:
+            guard ipv6 != .true else {
+                throw PluginError.invalidOptions("redirect-uri=\(uri) is not an [::1] URI: ipv6=true contradicts it")
+            }
+        }
+        path = uri.requestPath
     }
 
     private static func httpURL(_ key: String, _ value: String) throws -> String {

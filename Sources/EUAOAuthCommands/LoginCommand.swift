@@ -2,6 +2,7 @@ import ArgumentParser
 import EUACommandSupport
 import ExternalUserAgent
 import ExternalUserAgentOAuth
+import ExternalUserAgentWire
 import Logging
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -17,8 +18,15 @@ struct LoginCommand: ParsableCommand {
         discussion: """
             The state (tokens and the server's configuration, never the client secret) is saved with mode 0600 \
             to --state-file, by default $XDG_STATE_HOME/eua/auth-state.json. Test agents (kind testDouble, \
-            like 'headless') need EUA_ALLOW_TEST_AGENTS=1 or --allow-test-agents. The client secret may also \
-            come from EUA_CLIENT_SECRET, which keeps it out of the process list. \
+            like 'headless') need EUA_ALLOW_TEST_AGENTS=1 or --allow-test-agents. A confidential client's secret \
+            comes from --client-secret-file (mode 0600) or EUA_CLIENT_SECRET, which keep it out of the process list; \
+            the way it is sent (client_secret_basic or client_secret_post) is --client-auth, else what the server \
+            lists in token_endpoint_auth_methods_supported (basic first). \
+            The redirect URI: --redirect-uri (else [login] redirect-uri in the configuration) is used as registered \
+            with the provider — host 127.0.0.1, [::1] or localhost, its path, and its port when it names one (then \
+            --port and --port-range are an error); without a port in it, --port, --port-range, [receiver] port or \
+            port-range, else any free port. Without a redirect URI: http://127.0.0.1:PORT and [receiver] path, else \
+            a random path. --timeout bounds the whole sign-in: discovery, the person, tokens, keys. \
             Without --agent, the way is chosen automatically, in the order of flow-order in the configuration \
             (default browser, device, manual): a browser agent when one is available; else the device \
             authorization grant (RFC 8628) when the server advertises it; else the manual agent (the URL on \
@@ -39,8 +47,12 @@ struct LoginCommand: ParsableCommand {
     @Option(help: "The client id registered with the server (default: the client 'eua register' saved beside the state file).")
     var clientID: String?
 
-    @Option(help: "The client secret, for a confidential client (default: $EUA_CLIENT_SECRET, else a public client).")
+    @Option(help: "The client secret. Other users can read it in 'ps': prefer --client-secret-file or EUA_CLIENT_SECRET.")
     var clientSecret: String?
+
+    @Option(help: ArgumentHelp("A file holding the client secret (yours, mode 0600); default: $EUA_CLIENT_SECRET, else a public client.",
+                               valueName: "path"))
+    var clientSecretFile: String?
 
     @Option(help: "How the client authenticates at the token endpoint: client_secret_basic, client_secret_post, client_secret_jwt (a JWT signed with the secret) or private_key_jwt (a JWT signed with --client-key).")
     var clientAuth: String?
@@ -71,13 +83,18 @@ struct LoginCommand: ParsableCommand {
     @Option(name: .customLong("agent-option"), help: ArgumentHelp("An agent option as key=value (repeatable).", valueName: "key=value"))
     var agentOptions: [String] = []
 
+    @Option(help: ArgumentHelp("The redirect URI as registered with the provider: http://127.0.0.1/callback, "
+                               + "http://[::1]:8400/cb, http://localhost/cb (a port in it is used as is; none: any free port).",
+                               valueName: "uri"))
+    var redirectURI: String?
+
     @Option(help: "The loopback port to listen on (default: any free port).")
     var port: Int?
 
     @Option(help: ArgumentHelp("A range of loopback ports to try, A-B.", valueName: "A-B"))
     var portRange: String?
 
-    @Option(help: "Seconds to wait for the sign-in to finish (default: timeouts.authorization from the configuration, else 300).")
+    @Option(help: "Seconds the whole sign-in may take, server requests included (default: timeouts.authorization from the configuration, else 300).")
     var timeout: Int?
 
     @Option(help: "Where to save the authorization state.")
@@ -93,7 +110,24 @@ struct LoginCommand: ParsableCommand {
         guard (issuer == nil) != (account == nil) else { throw ValidationError("give --issuer or --account (exactly one)") }
         if port != nil, portRange != nil { throw ValidationError("give --port or --port-range, not both") }
         if let port, !(1...65535).contains(port) { throw ValidationError("--port must be 1 to 65535") }
-        if let timeout, timeout <= 0 { throw ValidationError("--timeout must be a positive number of seconds") }
+        if let timeout, !(1...86_400).contains(timeout) {
+            throw ValidationError("--timeout must be a number of seconds from 1 to 86400")
+        }
+        if let redirectURI {
+            let uri: LoopbackRedirectURI
+            do throws(LoopbackRedirectURI.Problem) {
+                uri = try LoopbackRedirectURI(parsing: redirectURI)
+            } catch {
+                throw ValidationError("--redirect-uri \(redirectURI): \(error)")
+            }
+            if let uriPort = uri.port, port != nil || portRange != nil {
+                throw ValidationError("--redirect-uri \(redirectURI) has the port \(uriPort): give no --port or --port-range "
+                    + "with it (leave the port out of the URI for a free one)")
+            }
+        }
+        if clientSecret != nil, clientSecretFile != nil {
+            throw ValidationError("give --client-secret-file or --client-secret, not both")
+        }
         for option in agentOptions where !option.contains("=") {
             throw ValidationError("--agent-option '\(option)' is not key=value")
         }
@@ -154,7 +188,7 @@ struct LoginCommand: ParsableCommand {
             return few.receiver(id: "loopback") != nil && plan.chosen?.agent?.descriptor.id == agent
                 && configuration.preference.first == agent
         }
-        let secret = clientSecret ?? environment["EUA_CLIENT_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
+        let secret = try ClientSecretSource.secret(file: clientSecretFile, flag: clientSecret, environment: environment)
         let file = stateFile.map(AuthStateFile.init(path:)) ?? AuthStateFile.standard(environment: environment)
         var client: ClientCredentials
         var receiverOptions: [String: String] = [:]
@@ -183,14 +217,19 @@ struct LoginCommand: ParsableCommand {
             timeout: timeout.map { .seconds($0) }, file: file, candidates: AgentSelection.candidates(catalog: catalog),
             configuration: configuration, forcedStep: flow.flatMap(SignInStep.init(rawValue:)),
             agentOptions: agent == nil ? options : [:], receiver: .plugin(in: catalog), receiverOptions: receiverOptions,
-            logger: logger)
+            redirectURI: redirectURI, logger: logger)
+        if let text = signIn.effectiveRedirectURI, let uri = try? LoopbackRedirectURI(parsing: text), uri.host == .localhost {
+            Output.errorLine("eua login: warning: the redirect URI \(uri) uses 'localhost', which RFC 8252 §8.3 discourages "
+                + "(the name may not resolve to this machine's loopback); eua listens on both 127.0.0.1 and [::1]. "
+                + "Register http://127.0.0.1/… instead where the provider allows it.")
+        }
         let display = LoginProgress(timeout: signIn.effectiveTimeout)
         signIn.hooks = display.hooks
         let run = Blocking.runInterruptible { [signIn] in
             try await CommandFailure.reporting {
                 defer { display.stop() }
                 let state = try await signIn.run()
-                return (await state.lastTokenResponse, await state.idTokenClaims)
+                return (await state.lastTokenResponse, await state.idTokenClaims, await state.identity, state.client)
             }
         }
         if run.interrupted {
@@ -200,11 +239,11 @@ struct LoginCommand: ParsableCommand {
         let outcome = try run.result.get()
         guard let tokens = outcome.0 else { throw CommandFailure("the sign-in ended without tokens") }
         if json {
-            Output.json(try TokenOutput(tokens: tokens, claims: outcome.1, issuer: issuer, stateFile: file.path,
+            Output.json(try TokenOutput(tokens: tokens, claims: outcome.1, identity: outcome.2, client: outcome.3,
+                                        issuer: issuer, stateFile: file.path,
                                         refusedCallbacks: display.refusedCallbacks).jsonText())
         } else {
-            let who = outcome.1.map { "as \($0.displayName)" } ?? "(no ID token)"
-            Output.line("Signed in to \(issuer) \(who).")
+            Output.line(SignedInAs.sentence(claims: outcome.1, identity: outcome.2, issuer: issuer))
             Output.line("State saved to \(file.path).")
         }
         let turnedAway = display.refusedCallbacks
@@ -238,11 +277,19 @@ struct TokenOutput: Encodable {
     var scope: String?
     var issuer: String
     var subject: String?
+    var name: String?
+    var preferred_username: String?
+    var email: String?
+    /// Where who signed in comes from: `id_token`, `userinfo`, or absent when unknown.
+    var identity_source: String?
+    /// `none`, `client_secret_basic` or `client_secret_post`.
+    var client_auth: String
     var state_file: String
     /// Requests to the redirect URI that were turned away while the sign-in waited (login only).
     var refused_callbacks: Int?
 
-    init(tokens: TokenResponse, claims: IDTokenClaims?, issuer: String, stateFile: String, refusedCallbacks: Int? = nil) {
+    init(tokens: TokenResponse, claims: IDTokenClaims?, identity: UserIdentity?, client: ClientCredentials, issuer: String,
+         stateFile: String, refusedCallbacks: Int? = nil) {
         access_token = tokens.accessToken
         token_type = tokens.tokenType
         expires_in = tokens.expiresIn
@@ -250,7 +297,12 @@ struct TokenOutput: Encodable {
         id_token = tokens.idToken
         scope = tokens.scope
         self.issuer = issuer
-        subject = claims?.subject
+        subject = claims?.subject ?? identity?.subject
+        name = claims?.name ?? (claims == nil ? identity?.name : nil)
+        preferred_username = claims?.preferredUsername ?? (claims == nil ? identity?.preferredUsername : nil)
+        email = claims?.email ?? (claims == nil ? identity?.email : nil)
+        identity_source = claims != nil ? "id_token" : identity != nil ? "userinfo" : nil
+        client_auth = client.authenticationMethod.rawValue
         state_file = stateFile
         refused_callbacks = refusedCallbacks
     }

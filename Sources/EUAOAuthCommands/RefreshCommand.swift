@@ -14,17 +14,28 @@ struct RefreshCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: OAuthCommands.refresh.0,
         abstract: OAuthCommands.refresh.1,
-        discussion: "A confidential client needs its secret again (--client-secret or EUA_CLIENT_SECRET): it is never saved."
+        discussion: """
+            A confidential client needs its secret again (--client-secret-file or EUA_CLIENT_SECRET): it is never \
+            saved; the state records that the client is confidential and how it sends the secret. --timeout bounds \
+            the whole refresh (keys included).
+            """
     )
 
     @Option(help: "The saved state (default: $XDG_STATE_HOME/eua/auth-state.json).")
     var stateFile: String?
 
-    @Option(help: "The client secret, for a confidential client (default: $EUA_CLIENT_SECRET).")
+    @Option(help: "The client secret. Other users can read it in 'ps': prefer --client-secret-file or EUA_CLIENT_SECRET.")
     var clientSecret: String?
 
     @Option(help: ArgumentHelp("The client's private key file, for a client that authenticates with private_key_jwt.", valueName: "file"))
     var clientKey: String?
+
+    @Option(help: ArgumentHelp("A file holding the client secret (yours, mode 0600); default: $EUA_CLIENT_SECRET.",
+                               valueName: "path"))
+    var clientSecretFile: String?
+
+    @Option(help: "Seconds the refresh may take, server requests included (default: 60).")
+    var timeout: Int = 60
 
     @Flag(help: "Refresh only when the access token expires within a minute.")
     var ifNeeded = false
@@ -32,26 +43,36 @@ struct RefreshCommand: ParsableCommand {
     @Flag(help: "Print the token response as one JSON object on the last line (it holds the tokens).")
     var json = false
 
+    func validate() throws {
+        guard (1...86_400).contains(timeout) else { throw ValidationError("--timeout must be a number of seconds from 1 to 86400") }
+        if clientSecret != nil, clientSecretFile != nil {
+            throw ValidationError("give --client-secret-file or --client-secret, not both")
+        }
+    }
+
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
         CommandLogging.bootstrap(environment: environment)
         let logger = Logger(label: "eua.refresh")
         let file = stateFile.map(AuthStateFile.init(path:)) ?? AuthStateFile.standard(environment: environment)
-        let secret = clientSecret ?? environment["EUA_CLIENT_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
+        let secret = try ClientSecretSource.secret(file: clientSecretFile, flag: clientSecret, environment: environment)
         let force = !ifNeeded
+        let seconds = timeout
         let outcome = try Blocking.run {
             try await CommandFailure.reporting {
+                let http = OAuthHTTP().ending(after: .seconds(seconds))
                 let state = try AuthState.loadUsingRegistration(from: file, clientSecret: secret, clientKeyPath: clientKey,
-                                                                logger: logger)
+                                                                http: http, logger: logger)
                 let tokens = try await state.freshTokens(force: force)
-                return (tokens, await state.idTokenClaims, state.configuration.issuer)
+                return (tokens, await state.idTokenClaims, await state.identity, state.client, state.configuration.issuer)
             }
         }
-        let (tokens, claims, issuer) = outcome
+        let (tokens, claims, identity, client, issuer) = outcome
         if json {
-            Output.json(try TokenOutput(tokens: tokens, claims: claims, issuer: issuer, stateFile: file.path).jsonText())
+            Output.json(try TokenOutput(tokens: tokens, claims: claims, identity: identity, client: client, issuer: issuer,
+                                        stateFile: file.path).jsonText())
         } else {
-            let who = claims.map { " for \($0.displayName)" } ?? ""
+            let who = SignedInAs.name(claims: claims, identity: identity).map { " for \($0)" } ?? ""
             let until = tokens.accessTokenExpirationDate.map { ", valid until \($0.formatted(.iso8601))" } ?? ""
             Output.line("Tokens\(who) at \(issuer) are fresh\(until).")
             Output.line("State saved to \(file.path).")

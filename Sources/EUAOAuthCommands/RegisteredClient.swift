@@ -55,11 +55,13 @@ extension AuthState {
     /// registered beside the file (when it is the state's client).
     /// `clientKeyPath`: the client's private key file (`--client-key`), for `private_key_jwt`.
     static func loadUsingRegistration(from file: AuthStateFile, clientSecret: String?, clientKeyPath: String?,
-                                      logger: Logger) throws -> AuthState {
+                                      http: OAuthHTTP = OAuthHTTP(), logger: Logger) throws -> AuthState {
         let key = try clientKeyPath.map(ClientSigningKey.load(path:))
-        if clientSecret != nil { return try AuthState.load(from: file, clientSecret: clientSecret, clientKey: key, logger: logger) }
-        let state = try AuthState.load(from: file, clientKey: key, logger: logger)
+        if clientSecret != nil {
+            return try AuthState.load(from: file, clientSecret: clientSecret, clientKey: key, http: http, logger: logger)
+        }
+        let state = try AuthState.load(from: file, clientKey: key, http: http, logger: logger)
         guard let registered = RegisteredClient.secret(beside: file, clientID: state.client.clientID) else { return state }
-        return try AuthState.load(from: file, clientSecret: registered, clientKey: key, logger: logger)
+        return try AuthState.load(from: file, clientSecret: registered, clientKey: key, http: http, logger: logger)
     }
 }

@@ -25,6 +25,8 @@ public actor AuthState {
     public private(set) var lastTokenResponse: TokenResponse?
     /// The claims of the last validated ID token.
     public private(set) var idTokenClaims: IDTokenClaims?
+    /// Who signed in as the UserInfo endpoint said, when the sign-in brought no ID token (the device grant).
+    public private(set) var identity: UserIdentity?
     /// Set when the server refused a refresh with `invalid_grant` (and kept in the file): sign in again.
     public private(set) var authorizationError: OAuthErrorResponse?
     /// Where the state is saved after each change, if anywhere.
@@ -43,20 +45,21 @@ public actor AuthState {
                 idTokenClaims: IDTokenClaims? = nil, authorizationError: OAuthErrorResponse? = nil,
                 file: AuthStateFile? = nil, http: OAuthHTTP = OAuthHTTP(), logger: Logger = Logger(label: "eua.oauth")) {
         self.init(configuration: configuration, client: client, scope: scope, authorizationResponse: authorizationResponse,
-                  tokenResponse: tokenResponse, idTokenClaims: idTokenClaims, authorizationError: authorizationError,
-                  file: file, revision: 0, http: http, logger: logger)
+                  tokenResponse: tokenResponse, idTokenClaims: idTokenClaims, identity: nil,
+                  authorizationError: authorizationError, file: file, revision: 0, http: http, logger: logger)
     }
 
     private init(configuration: ServiceConfiguration, client: ClientCredentials, scope: String?,
                  authorizationResponse: AuthorizationResponse?, tokenResponse: TokenResponse?,
-                 idTokenClaims: IDTokenClaims?, authorizationError: OAuthErrorResponse?, file: AuthStateFile?,
-                 revision: Int, http: OAuthHTTP, logger: Logger) {
+                 idTokenClaims: IDTokenClaims?, identity: UserIdentity?, authorizationError: OAuthErrorResponse?,
+                 file: AuthStateFile?, revision: Int, http: OAuthHTTP, logger: Logger) {
         self.configuration = configuration
         self.client = client
         self.scope = scope
         self.lastAuthorizationResponse = authorizationResponse
         self.lastTokenResponse = tokenResponse
         self.idTokenClaims = idTokenClaims
+        self.identity = identity
         self.authorizationError = authorizationError
         self.file = file
         self.revision = revision
@@ -140,6 +143,7 @@ public actor AuthState {
         }
         lastTokenResponse = contents.tokenResponse
         idTokenClaims = contents.idTokenClaims
+        identity = contents.identity
         authorizationError = contents.authorizationError
         revision = contents.revision
     }
@@ -187,10 +191,12 @@ public actor AuthState {
     }
 
     /// Records a new sign-in's responses (used by ``SignIn``) and saves, replacing whatever the file held.
-    func record(authorization: AuthorizationResponse?, tokens: TokenResponse, claims: IDTokenClaims?) async throws {
+    func record(authorization: AuthorizationResponse?, tokens: TokenResponse, claims: IDTokenClaims?,
+                identity: UserIdentity?) async throws {
         lastAuthorizationResponse = authorization
         lastTokenResponse = tokens
         idTokenClaims = claims
+        self.identity = identity
         authorizationError = nil
         revision = 0
         if let file { try await save(to: file) }
@@ -210,7 +216,7 @@ public actor AuthState {
     private func persist(to file: AuthStateFile) throws {
         let contents = AuthStateFile.Contents(configuration: configuration, client: client, scope: scope,
                                               tokenResponse: lastTokenResponse, idTokenClaims: idTokenClaims,
-                                              authorizationError: authorizationError)
+                                              identity: identity, authorizationError: authorizationError)
         let isOwn = file == self.file
         let written = try file.save(contents, over: isOwn && revision > 0 ? revision : nil)
         if isOwn { revision = written }
@@ -230,7 +236,8 @@ public actor AuthState {
         client.signingKey = clientKey
         return AuthState(configuration: contents.configuration, client: client, scope: contents.scope,
                          authorizationResponse: nil, tokenResponse: contents.tokenResponse,
-                         idTokenClaims: contents.idTokenClaims, authorizationError: contents.authorizationError,
+                         idTokenClaims: contents.idTokenClaims, identity: contents.identity,
+                         authorizationError: contents.authorizationError,
                          file: file, revision: max(contents.revision, 1), http: http, logger: logger)
     }
 }

@@ -67,15 +67,18 @@ public struct AuthStateFile: Sendable, Hashable {
         var scope: String?
         var tokenResponse: TokenResponse?
         var idTokenClaims: IDTokenClaims?
+        var identity: UserIdentity?
         var authorizationError: OAuthErrorResponse?
 
         init(configuration: ServiceConfiguration, client: ClientCredentials, scope: String?,
-             tokenResponse: TokenResponse?, idTokenClaims: IDTokenClaims?, authorizationError: OAuthErrorResponse?) {
+             tokenResponse: TokenResponse?, idTokenClaims: IDTokenClaims?, identity: UserIdentity? = nil,
+             authorizationError: OAuthErrorResponse?) {
             self.configuration = configuration
             self.client = client
             self.scope = scope
             self.tokenResponse = tokenResponse
             self.idTokenClaims = idTokenClaims
+            self.identity = identity
             self.authorizationError = authorizationError
         }
 
@@ -83,6 +86,7 @@ public struct AuthStateFile: Sendable, Hashable {
             case format, version, revision, configuration, client, scope
             case tokenResponse = "token_response"
             case idTokenClaims = "id_token_claims"
+            case identity = "userinfo"
             case authorizationError = "authorization_error"
         }
 
@@ -99,6 +103,7 @@ public struct AuthStateFile: Sendable, Hashable {
             scope = try container.decodeIfPresent(String.self, forKey: .scope)
             tokenResponse = try container.decodeIfPresent(SavedTokens.self, forKey: .tokenResponse)?.tokens
             idTokenClaims = try container.decodeIfPresent(IDTokenClaims.self, forKey: .idTokenClaims)
+            identity = try container.decodeIfPresent(UserIdentity.self, forKey: .identity)
             authorizationError = try container.decodeIfPresent(OAuthErrorResponse.self, forKey: .authorizationError)
         }
 
@@ -112,6 +117,7 @@ public struct AuthStateFile: Sendable, Hashable {
             try container.encodeIfPresent(scope, forKey: .scope)
             try container.encodeIfPresent(tokenResponse.map(SavedTokens.init), forKey: .tokenResponse)
             try container.encodeIfPresent(idTokenClaims, forKey: .idTokenClaims)
+            try container.encodeIfPresent(identity, forKey: .identity)
             try container.encodeIfPresent(authorizationError, forKey: .authorizationError)
         }
     }

@@ -48,7 +48,7 @@ public struct Discovery: Sendable {
             return try Self.decode(response.body, from: url.absoluteString, issuer: issuer)
         }
         throw ExternalUserAgentError(.discoveryFailed,
-            "no authorization server metadata for issuer '\(issuer)': " + failures.joined(separator: "; "))
+            "discovery failed: no authorization server metadata for issuer '\(issuer)': " + failures.joined(separator: "; "))
     }
 
     /// Reads the metadata fetched from `url` and checks that it names `issuer` exactly.

@@ -35,6 +35,13 @@ struct HTTPRequestClient: Sendable {
     var maximumBodyBytes: Int
     /// The TLS context for https; `nil` for the system's trust roots.
     var tlsContext: NIOSSLContext?
+    /// `timeout` is what was left of the whole flow's time (``OAuthHTTP/deadline``): messages say so.
+    var limitedByDeadline = false
+
+    /// How a message names the time limit: `15 s`, or `1.2 s, what was left of the sign-in's time`.
+    private var limitText: String {
+        Self.describe(timeout) + (limitedByDeadline ? ", what was left of the whole sign-in's time limit (--timeout)" : "")
+    }
 
     /// Sends `method` with `headers` and `body` to `url` and reads the whole response, within
     /// `timeout` of `start`. Adds Host, `Connection: close` and, with a body, Content-Length.
@@ -78,7 +85,7 @@ struct HTTPRequestClient: Sendable {
             if let error = error as? HTTPRequestError, error.kind != .connectionClosed { throw error }
             if NIODeadline.now() >= deadline {
                 throw HTTPRequestError(.timedOut, server: target.server,
-                    "\(target.server) did not answer within \(Self.describe(timeout)); check that it is the right "
+                    "\(target.server) did not answer within \(limitText); check that it is the right "
                         + "server and that it is up, or allow more time")
             }
             throw target.failure(error)
@@ -136,7 +143,7 @@ struct HTTPRequestClient: Sendable {
                 }
         } catch ChannelError.connectTimeout {
             throw HTTPRequestError(.timedOut, server: target.server,
-                "no connection to \(target.server) within \(Self.describe(timeout)); check the host, the port and "
+                "no connection to \(target.server) within \(limitText); check the host, the port and "
                     + "the network, or allow more time")
         } catch let error as NIOConnectionError {
             if let dnsError = error.dnsAError ?? error.dnsAAAAError, error.connectionErrors.isEmpty {

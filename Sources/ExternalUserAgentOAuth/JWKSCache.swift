@@ -57,7 +57,7 @@ actor JWKSCache {
         do {
             response = try await http.get(jwksURI)
         } catch {
-            throw ExternalUserAgentError(.idTokenInvalid, "the provider's key set \(source) could not be fetched: \(error)",
+            throw ExternalUserAgentError(.idTokenInvalid, "the provider's key set (JWKS) \(source) could not be fetched to check the ID token: \(error)",
                                          underlying: error)
         }
         guard response.status == 200 else {

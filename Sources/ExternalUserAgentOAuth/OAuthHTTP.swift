@@ -28,6 +28,9 @@ public struct OAuthHTTP: Sendable {
     public var timeout: Duration
     /// The largest body accepted.
     public var maximumBodyBytes: Int
+    /// When the whole flow must be over (``SignInFlow`` sets it from its timeout): every request ends by
+    /// then, however much of ``timeout`` is left; `nil`: each request has ``timeout`` only.
+    public var deadline: ContinuousClock.Instant?
     /// The TLS context for https; `nil` for the system's trust roots (tests bring their own).
     var tlsContext: NIOSSLContext?
 
@@ -38,19 +41,41 @@ public struct OAuthHTTP: Sendable {
         self.maximumBodyBytes = maximumBodyBytes
     }
 
+    /// A client whose time limit is ``timeout``, or what is left until ``deadline`` when that is less.
     private var client: HTTPRequestClient {
-        HTTPRequestClient(timeout: timeout, maximumBodyBytes: maximumBodyBytes, tlsContext: tlsContext)
+        var limit = timeout
+        var byDeadline = false
+        if let deadline {
+            let left = ContinuousClock.now.duration(to: deadline)
+            if left < limit {
+                limit = max(left, .milliseconds(1))
+                byDeadline = true
+            }
+        }
+        return HTTPRequestClient(timeout: limit, maximumBodyBytes: maximumBodyBytes, tlsContext: tlsContext,
+                                 limitedByDeadline: byDeadline)
+    }
+
+    /// This client with ``deadline`` set to `timeout` from now (`nil` leaves it as it is).
+    public func ending(after timeout: Duration?) -> OAuthHTTP {
+        guard let timeout else { return self }
+        var copy = self
+        copy.deadline = ContinuousClock.now + timeout
+        return copy
     }
 
     private static let headers: HTTPHeaders = ["Accept": "application/json", "User-Agent": "eua"]
 
-    /// GETs `url`, asking for JSON.
-    public func get(_ url: URL) async throws -> Response {
+    /// GETs `url`, asking for JSON; with `authorization`, that is the `Authorization` header and no redirect is
+    /// followed (the credential must not travel on to another URL).
+    public func get(_ url: URL, authorization: String? = nil) async throws -> Response {
         let start = NIODeadline.now()
         var url = url
+        var headers = Self.headers
+        if let authorization { headers.add(name: "Authorization", value: authorization) }
         for _ in 0...Self.maximumRedirects {
-            let response = try await client.execute(.GET, url, headers: Self.headers, start: start)
-            guard [301, 302, 303, 307, 308].contains(response.status),
+            let response = try await client.execute(.GET, url, headers: headers, start: start)
+            guard authorization == nil, [301, 302, 303, 307, 308].contains(response.status),
                   let location = response.headers.first(name: "Location") else {
                 return Response(response)
             }

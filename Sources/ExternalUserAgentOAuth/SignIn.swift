@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import ExternalUserAgent
+import ExternalUserAgentWire
 import Logging
 import Synchronization
 #if canImport(Glibc)
@@ -48,6 +49,11 @@ public struct SignIn: Sendable {
     public var additionalParameters: [(name: String, value: String)]
     /// How long to wait for the person to finish in the browser.
     public var timeout: Duration?
+    /// The loopback redirect URI registered with the provider (`http://127.0.0.1/callback`), when the
+    /// receiver must use it: a receiver that listens elsewhere (another host or path, or another port when
+    /// it names one) is refused before the agent is shown anything (`invalidOptions`). Give the same URI to
+    /// the loopback receiver as its `redirect-uri` option; ``SignInFlow`` does both.
+    public var redirectURI: String?
     /// Where to save the resulting state, if anywhere.
     public var file: AuthStateFile?
     /// Called with each step as it completes, on whatever task runs the sign-in; it must return quickly.
@@ -92,12 +98,15 @@ public struct SignIn: Sendable {
                 report(.callbackRefused(reason: reason))
             })
         let requestBox = RequestBox()
-        let (configuration, client, scopes, extra) = (self.configuration, self.client, self.scopes, additionalParameters)
+        let client = try self.client.negotiated(with: configuration)
+        if client.isConfidential { _ = try client.requiredSecret() }
+        let (configuration, scopes, extra, registered) = (self.configuration, self.scopes, additionalParameters, redirectURI)
         logger.info("starting sign-in", metadata: [
             "issuer": "\(configuration.issuer)", "client_id": "\(client.clientID)",
             "agent": "\(agent.descriptor.id)", "receiver": "\(receiver.id)",
         ])
         let callback = try await session.run { redirectURI in
+            if let registered { try Self.check(redirectURI, registered: registered) }
             report(.receiverStarted(redirectURI: redirectURI))
             let request = try AuthorizationRequest(configuration: configuration, clientID: client.clientID, scopes: scopes,
                                                    redirectURI: redirectURI, additionalParameters: extra,
@@ -117,7 +126,7 @@ public struct SignIn: Sendable {
         let tokens = try await TokenEndpoint(configuration: configuration, client: client, http: http, logger: logger)
             .exchange(response, for: request)
         report(.tokensReceived(tokens))
-        return try await finish(tokens: tokens, authorization: response, nonce: request.nonce)
+        return try await finish(tokens: tokens, client: client, authorization: response, nonce: request.nonce)
     }
 
     /// Signs in with the device authorization grant (RFC 8628): asks for a user code, hands it to
@@ -130,6 +139,8 @@ public struct SignIn: Sendable {
                                     show: @Sendable (DeviceAuthorizationResponse) -> Void = SignIn.showOnStandardError,
                                     onEvent: @Sendable (DeviceAuthorization.PollEvent) -> Void = { _ in })
         async throws -> AuthState where C.Duration == Duration {
+        let client = try self.client.negotiated(with: configuration)
+        if client.isConfidential { _ = try client.requiredSecret() }
         let device = DeviceAuthorization(configuration: configuration, client: client, scopes: scopes, timeout: timeout,
                                          http: http, logger: logger, clock: clock)
         logger.info("starting device sign-in", metadata: [
@@ -138,7 +149,7 @@ public struct SignIn: Sendable {
         let codes = try await device.request()
         show(codes)
         let tokens = try await device.poll(codes, onEvent: onEvent)
-        return try await finish(tokens: tokens, authorization: nil, nonce: nil)
+        return try await finish(tokens: tokens, client: client, authorization: nil, nonce: nil)
     }
 
     /// Signs in the way `plan` chose (``SignInChain``): the code flow with the plan's agent and a
@@ -180,13 +191,36 @@ public struct SignIn: Sendable {
         }
     }
 
+    /// Throws `invalidOptions` unless `redirectURI` (what the receiver listens at) is `registered`, with the
+    /// receiver's port put in when `registered` has none.
+    static func check(_ redirectURI: URL, registered: String) throws {
+        let expected: LoopbackRedirectURI
+        do throws(LoopbackRedirectURI.Problem) {
+            expected = try LoopbackRedirectURI(parsing: registered)
+        } catch {
+            throw ExternalUserAgentError(.invalidOptions, "the redirect URI '\(registered)' cannot be used: \(error)")
+        }
+        let actual = redirectURI.absoluteString
+        guard let port = redirectURI.port, expected.uri(port: port) == actual else {
+            throw ExternalUserAgentError(.invalidOptions,
+                "the receiver listens at \(actual), not at the registered redirect URI \(registered): give the loopback "
+                    + "receiver the option redirect-uri=\(registered) (eua login --redirect-uri)")
+        }
+    }
+
     /// Writes the device sign-in instructions to standard error.
     @Sendable public static func showOnStandardError(_ codes: DeviceAuthorizationResponse) {
         StandardError.write(codes.instructions)
     }
 
-    private func finish(tokens: TokenResponse, authorization: AuthorizationResponse?, nonce: String?) async throws -> AuthState {
+    /// Checks the ID token when there is one (a present one must be valid), and makes and saves the state.
+    /// Only the code flow must bring an ID token when `openid` was asked for; the device grant, which OpenID
+    /// Connect does not define, may not: who signed in then comes from the UserInfo endpoint when the
+    /// server has one, else stays unknown.
+    private func finish(tokens: TokenResponse, client: ClientCredentials, authorization: AuthorizationResponse?,
+                        nonce: String?) async throws -> AuthState {
         var claims: IDTokenClaims?
+        var identity: UserIdentity?
         if let idToken = tokens.idToken {
             let validated = try await IDTokenValidator(configuration: configuration, client: client, http: http,
                                                        logger: logger)
@@ -194,13 +228,22 @@ public struct SignIn: Sendable {
             claims = validated
             let header = CompactJWT(idToken)?.header
             progress?(.idTokenValidated(validated, algorithm: header?.alg ?? "?", keyID: header?.kid))
-        } else if scopes.contains("openid") {
+        } else if authorization != nil, scopes.contains("openid") {
             throw ExternalUserAgentError(.idTokenInvalid,
                 "the token response has no ID token although 'openid' was asked for (OIDC Core §3.1.3.3)")
+        } else if scopes.contains("openid"), configuration.userinfoEndpoint != nil {
+            do {
+                identity = try await UserIdentity.fetch(configuration: configuration, client: client, accessToken: tokens.accessToken, http: http)
+            } catch let error as ExternalUserAgentError {
+                logger.warning("signed in without an ID token, and who signed in is unknown: \(error.message)")
+            }
+        } else {
+            logger.info("signed in without an ID token: who signed in is unknown",
+                        metadata: ["grant": "\(authorization == nil ? "device" : "authorization code")"])
         }
         let state = AuthState(configuration: configuration, client: client, scope: scopes.joined(separator: " "),
                               tokenResponse: nil, file: file, http: http, logger: logger)
-        try await state.record(authorization: authorization, tokens: tokens, claims: claims)
+        try await state.record(authorization: authorization, tokens: tokens, claims: claims, identity: identity)
         if let file { progress?(.saved(file)) }
         logger.info("signed in", metadata: ["issuer": "\(configuration.issuer)", "saved": "\(file?.path ?? "no")"])
         return state

@@ -1,4 +1,5 @@
 import ExternalUserAgent
+import ExternalUserAgentWire
 import Logging
 
 /// A whole sign-in from the issuer's name to an ``AuthState``: the one flow `eua login`, `eua demo` and
@@ -22,7 +23,8 @@ public struct SignInFlow: Sendable {
     public var scopes: [String]
     /// Extra authorization parameters (`prompt`, `login_hint`…); they cannot replace the security ones.
     public var additionalParameters: [(name: String, value: String)]
-    /// How long the person may take; `nil`: the configuration's `timeouts.authorization`, else 300 s
+    /// How long the whole sign-in may take, from discovery to the last token and key fetched (every request
+    /// to the server ends by then too); `nil`: the configuration's `timeouts.authorization`, else 300 s
     /// (``effectiveTimeout``).
     public var timeout: Duration?
     /// Where to save the resulting state, if anywhere.
@@ -41,6 +43,12 @@ public struct SignInFlow: Sendable {
     /// The receiver's options (`port`, `port-range`, `path`) over the configuration's; a `port` or a
     /// `port-range` given here replaces both of the configuration's.
     public var receiverOptions: [String: String]
+    /// The loopback redirect URI as registered with the provider (`http://127.0.0.1/callback`,
+    /// `http://[::1]:8400/cb`, `http://localhost/cb`), over the configuration's `login.redirect-uri`: the
+    /// receiver listens at its host and path, on its port when it has one (a `port` or `port-range` option
+    /// too is then `invalidOptions`), else on the `port`/`port-range` option's or any free port. The same
+    /// text (with that port) is the `redirect_uri` of the authorization and token requests.
+    public var redirectURI: String?
     /// What a user interface hears as the sign-in goes.
     public var hooks: Hooks
     private let http: OAuthHTTP
@@ -50,7 +58,8 @@ public struct SignInFlow: Sendable {
                 additionalParameters: [(name: String, value: String)] = [], timeout: Duration? = nil,
                 file: AuthStateFile? = nil, candidates: [AgentCandidate], configuration: Configuration,
                 forcedStep: SignInStep? = nil, agentOptions: [String: String] = [:], receiver: Receiver,
-                receiverOptions: [String: String] = [:], hooks: Hooks = Hooks(), http: OAuthHTTP = OAuthHTTP(),
+                receiverOptions: [String: String] = [:], redirectURI: String? = nil, hooks: Hooks = Hooks(),
+                http: OAuthHTTP = OAuthHTTP(),
                 logger: Logger = Logger(label: "eua.oauth")) {
         self.issuer = issuer
         self.client = client
@@ -64,6 +73,7 @@ public struct SignInFlow: Sendable {
         self.agentOptions = agentOptions
         self.receiver = receiver
         self.receiverOptions = receiverOptions
+        self.redirectURI = redirectURI
         self.hooks = hooks
         self.http = http
         self.logger = logger
@@ -72,14 +82,55 @@ public struct SignInFlow: Sendable {
     /// ``timeout``, else the configuration's `timeouts.authorization`, else 300 s.
     public var effectiveTimeout: Duration { timeout ?? configuration.authorizationTimeout ?? .seconds(300) }
 
-    /// The options the receiver is made with: the configuration's, with ``receiverOptions`` over them.
+    /// The redirect URI the receiver is given: ``redirectURI``, else the configuration's `login.redirect-uri`.
+    public var effectiveRedirectURI: String? { redirectURI ?? receiverOptions["redirect-uri"] ?? configuration.redirectURI }
+
+    /// The options the receiver is made with: the configuration's, with ``receiverOptions`` over them, and
+    /// ``redirectURI`` over both (it replaces `path`).
     public var effectiveReceiverOptions: [String: String] {
         var options = configuration.receiverOptions
         if receiverOptions["port"] != nil || receiverOptions["port-range"] != nil {
             options["port"] = nil
             options["port-range"] = nil
         }
-        return options.merging(receiverOptions) { $1 }
+        let given = redirectURI ?? receiverOptions["redirect-uri"]
+        if given != nil || receiverOptions["path"] != nil {
+            options["redirect-uri"] = nil
+            options["path"] = nil
+        }
+        if let text = given ?? options["redirect-uri"], let uri = try? LoopbackRedirectURI(parsing: text), uri.port != nil {
+            // A redirect URI that names its port outranks the configuration's port options.
+            options["port"] = nil
+            options["port-range"] = nil
+        }
+        options.merge(receiverOptions) { $1 }
+        if let redirectURI { options["redirect-uri"] = redirectURI }
+        return options
+    }
+
+    /// ``effectiveReceiverOptions``, refused (`invalidOptions`) when they contradict each other: a redirect
+    /// URI that names a port with a port option, a redirect URI with a path option, or a bad redirect URI.
+    func checkedReceiverOptions() throws -> [String: String] {
+        let options = effectiveReceiverOptions
+        guard let text = options["redirect-uri"] else { return options }
+        let source = redirectURI != nil || receiverOptions["redirect-uri"] != nil ? "the redirect URI"
+            : "login.redirect-uri (\(configuration[.loginRedirectURI]?.origin.description ?? "configuration"))"
+        let uri: LoopbackRedirectURI
+        do throws(LoopbackRedirectURI.Problem) {
+            uri = try LoopbackRedirectURI(parsing: text)
+        } catch {
+            throw ExternalUserAgentError(.invalidOptions, "\(source) '\(text)' cannot be used: \(error)")
+        }
+        if let port = uri.port, let given = options["port"] ?? options["port-range"] {
+            throw ExternalUserAgentError(.invalidOptions,
+                "\(source) \(text) has the port \(port), and the port \(given) was given too: give one of them "
+                    + "(the port must be the registered one when the registration names it)")
+        }
+        if let path = options["path"] {
+            throw ExternalUserAgentError(.invalidOptions,
+                "\(source) \(text) has its path, and the path \(path) was given too: give the redirect URI only")
+        }
+        return options
     }
 
     /// Runs the whole sign-in.
@@ -97,16 +148,24 @@ public struct SignInFlow: Sendable {
         if named, SignInChain.plan(candidates: candidates, configuration: configuration, service: nil).chosen == nil {
             throw AgentSelection.evaluate(candidates: candidates, configuration: configuration).error
         }
+        let receiverOptions = try checkedReceiverOptions()
+        // One deadline for everything: discovery, the person, the token exchange, keys and UserInfo.
+        let timeout = effectiveTimeout
+        let deadline = ContinuousClock.now + timeout
+        var http = self.http
+        http.deadline = deadline
         let service = try await Discovery(http: http, logger: logger).configuration(issuer: issuer)
         hooks.discovered(service)
         let plan = SignInChain.plan(candidates: candidates, configuration: configuration, service: service,
                                     forced: forcedStep)
         plan.report.log(to: logger)
         guard let step = plan.chosen else { throw named ? plan.report.error : plan.error }
-        let signIn = SignIn(configuration: service, client: client, scopes: scopes,
-                            additionalParameters: additionalParameters, timeout: effectiveTimeout, file: file,
+        var signIn = SignIn(configuration: service, client: client, scopes: scopes,
+                            additionalParameters: additionalParameters,
+                            timeout: max(ContinuousClock.now.duration(to: deadline), .milliseconds(1)), file: file,
                             http: http, logger: logger, progress: hooks.progress)
-        let (receiver, options) = (self.receiver, effectiveReceiverOptions)
+        signIn.redirectURI = receiverOptions["redirect-uri"]
+        let (receiver, options) = (self.receiver, receiverOptions)
         return try await signIn.run(chosen: step, of: plan, agentOptions: agentOptions,
                                     receiver: { try receiver.make(options) }, hooks: hooks)
     }

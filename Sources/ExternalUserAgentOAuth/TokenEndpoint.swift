@@ -54,27 +54,27 @@ public struct TokenEndpoint: Sendable {
 
     /// `fields` with the client's authentication added: `client_id` (and the secret for
     /// `client_secret_post`) in the body, or an `Authorization` header for `client_secret_basic`.
-    static func authenticate(_ client: ClientCredentials, _ fields: [(String, String)]) -> ([(String, String)], String?) {
+    /// A confidential client without its secret is `invalidOptions` (nothing is sent).
+    static func authenticate(_ client: ClientCredentials, _ fields: [(String, String)]) throws -> ([(String, String)], String?) {
         var fields = fields
         var authorization: String?
-        let secret = client.clientSecret ?? ""
         switch client.authenticationMethod {
         case .none, .clientSecretJWT, .privateKeyJWT:
             // The JWT methods add their client_assertion (``ClientAssertion``); client_id helps servers find the client.
             fields.append(("client_id", client.clientID))
         case .clientSecretPost:
             fields.append(("client_id", client.clientID))
-            fields.append(("client_secret", secret))
+            fields.append(("client_secret", try client.requiredSecret()))
         case .clientSecretBasic:
             // RFC 6749 §2.3.1: both parts are form-encoded before Base64.
-            let pair = FormCoding.escape(client.clientID) + ":" + FormCoding.escape(secret)
+            let pair = FormCoding.escape(client.clientID) + ":" + FormCoding.escape(try client.requiredSecret())
             authorization = "Basic " + Data(pair.utf8).base64EncodedString()
         }
         return (fields, authorization)
     }
 
     private func send(_ grantFields: [(String, String)], purpose: String) async throws -> TokenResponse {
-        var (fields, authorization) = Self.authenticate(client, grantFields)
+        var (fields, authorization) = try Self.authenticate(client, grantFields)
         fields += try ClientAssertion.fields(for: client, audience: configuration.tokenEndpoint)
         let endpoint = configuration.tokenEndpoint.absoluteString
         logger.debug("token request", metadata: [
@@ -85,7 +85,7 @@ public struct TokenEndpoint: Sendable {
             response = try await http.postForm(configuration.tokenEndpoint, fields: fields, authorization: authorization)
         } catch {
             throw ExternalUserAgentError(.tokenRequestFailed,
-                "the token endpoint \(endpoint) could not be reached for the \(purpose): \(error)",
+                "the \(purpose) at the token endpoint \(endpoint) failed: \(error)",
                 underlying: error)
         }
         logger.debug("token response", metadata: ["status": "\(response.status)"])

@@ -39,11 +39,12 @@ public struct UserInfoEndpoint: Sendable {
         self.logger = logger
     }
 
-    /// Fetches the claims with `accessToken` and checks that they are about `expectedSubject`, the ID token's `sub`.
+    /// Fetches the claims with `accessToken` and checks that they are about `expectedSubject`, the ID token's `sub`
+    /// (`nil` only when the sign-in brought no ID token to compare with: the device grant).
     ///
     /// Throws `userInfoFailed` (no endpoint, unreachable, refused, not a UserInfo response) and
     /// `userInfoInvalid` (another subject; a signed response that fails its checks).
-    public func fetch(accessToken: String, expectedSubject: String,
+    public func fetch(accessToken: String, expectedSubject: String?,
                       placement: TokenPlacement = .authorizationHeader) async throws -> UserInfo {
         guard let url = configuration.userinfoEndpoint else {
             throw ExternalUserAgentError(.userInfoFailed,
@@ -65,7 +66,7 @@ public struct UserInfoEndpoint: Sendable {
                                          underlying: error)
         }
         let userInfo = try await read(response, endpoint: endpoint)
-        guard userInfo.subject == expectedSubject else {
+        if let expectedSubject, userInfo.subject != expectedSubject {
             throw ExternalUserAgentError(.userInfoInvalid,
                 "the UserInfo response of \(endpoint) is about subject '\(UntrustedText.printable(userInfo.subject))', "
                     + "not '\(UntrustedText.printable(expectedSubject))' whom the ID token names (OpenID Connect Core "

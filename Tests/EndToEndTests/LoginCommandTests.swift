@@ -72,7 +72,7 @@ struct LoginCommandTests {
         let stateFile = folder.path + "/state.json"
         let result = try await login(mock.issuer, stateFile: stateFile)
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(result.stdout.contains("Signed in to \(mock.issuer) as alice"))
+        #expect(result.stdout.contains("Signed in as ") && result.stdout.contains(" at \(mock.issuer)."))
         #expect(result.stdout.contains(stateFile))
         let saved = try String(contentsOfFile: stateFile, encoding: .utf8)
         let token = try #require(try JSONSerialization.jsonObject(with: Data(saved.utf8)) as? [String: Any])

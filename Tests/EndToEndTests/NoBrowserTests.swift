@@ -47,7 +47,7 @@ struct NoBrowserTests {
                                   replacingEnvironment: true, timeout: 60)
         }
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(result.stdout.contains("Signed in to \(server.issuer) as alice"))
+        #expect(result.stdout.contains("Signed in as alice at \(server.issuer)."))
         #expect(result.stderr.contains("device authorization") && result.stderr.contains("enter the code"))
         #expect(result.stderr.contains(server.issuer + "/device"))
         #expect(result.stderr.contains("left until the timeout"), "a plain progress line")
@@ -96,7 +96,7 @@ struct NoBrowserTests {
         #expect(delivered.status == 200)
         let result = try await offThePool { try process.waitForExit() }
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(result.stdout.contains("Signed in to \(server.issuer) as alice"))
+        #expect(result.stdout.contains("Signed in as alice at \(server.issuer)."))
     }
 
     @Test("paste mode: a pasted URL with a wrong state is refused, the prompt comes back, the right one completes")
@@ -168,7 +168,7 @@ struct NoBrowserTests {
         #expect(onTTY.stdout.contains("⠋ Waiting for the sign-in in the browser"), "output: \(onTTY.stdout)")
         #expect(onTTY.stdout.contains("left (Ctrl-C to cancel)"))
         #expect(onTTY.stdout.contains("\r\u{1B}[2K"), "redrawn in place")
-        #expect(onTTY.stdout.contains("Signed in to \(server.issuer) as alice"))
+        #expect(onTTY.stdout.contains("Signed in as alice at \(server.issuer)."))
 
         let inPipe = try await offThePool {
             try ProcessRunner.run(eua, Array(arguments.dropFirst()), environment: environment, replacingEnvironment: true,

@@ -85,7 +85,7 @@ struct SignInTests {
         .init(misbehavior: .unknownKeyID, code: .idTokenInvalid, says: "not in the provider's key set"),
         .init(misbehavior: .tokenEndpointHTML, code: .tokenRequestFailed, says: "not JSON (text/html)"),
         .init(misbehavior: .tokenEndpointServerError, code: .tokenRequestFailed, says: "HTTP 500"),
-        .init(misbehavior: .slowTokenEndpoint, code: .tokenRequestFailed, says: "could not be reached",
+        .init(misbehavior: .slowTokenEndpoint, code: .tokenRequestFailed, says: "the code exchange at the token endpoint",
               clientTimeout: .seconds(1)),
     ]
 

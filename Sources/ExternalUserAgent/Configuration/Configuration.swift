@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ExternalUserAgentWire
 
 /// The configuration in effect: every layer merged, with where each value came from.
 ///
@@ -57,6 +58,22 @@ public struct Configuration: Sendable {
                 message: "receiver.port (\(port.origin)) and receiver.port-range (\(range.origin)) are both set; "
                     + "the fixed port is used"))
         }
+        if let uri = settings[.loginRedirectURI] {
+            for key in [ConfigurationKey.receiverPath, .receiverPort, .receiverPortRange] {
+                guard let other = settings[key] else { continue }
+                if key != .receiverPath, !Self.hasPort(uri.value) { continue }
+                self.warnings.append(ConfigurationWarning(
+                    origin: other.origin,
+                    message: "\(key) (\(other.origin)) is ignored: login.redirect-uri (\(uri.origin)) sets the "
+                        + (key == .receiverPath ? "path" : "port")))
+            }
+        }
+    }
+
+    /// Whether a `login.redirect-uri` value names a port.
+    private static func hasPort(_ value: ConfigurationValue) -> Bool {
+        guard let text = value.stringValue, let uri = try? LoopbackRedirectURI(parsing: text) else { return false }
+        return uri.port != nil
     }
 
     /// Reads every layer from `sources`, with `code` as the code layer.
@@ -136,13 +153,27 @@ public struct Configuration: Sendable {
     }
 
     /// The redirect receiver's options (`port`, `port-range`, `path`) for the loopback receiver plugin.
+    ///
+    /// With `login.redirect-uri`, that URI is the `redirect-uri` option: it replaces `path`, and the port
+    /// options too when it has a port (``warnings`` say so).
     public var receiverOptions: [String: String] {
         var options: [String: String] = [:]
         options["port"] = settings[.receiverPort]?.value.optionText
         options["port-range"] = settings[.receiverPortRange]?.value.optionText
         options["path"] = settings[.receiverPath]?.value.optionText
+        if let uri = settings[.loginRedirectURI] {
+            options["redirect-uri"] = uri.value.optionText
+            options["path"] = nil
+            if Self.hasPort(uri.value) {
+                options["port"] = nil
+                options["port-range"] = nil
+            }
+        }
         return options
     }
+
+    /// `login.redirect-uri`, when a layer sets it.
+    public var redirectURI: String? { settings[.loginRedirectURI]?.value.stringValue }
 
     /// How long a sign-in may take, when a layer sets it.
     public var authorizationTimeout: Duration? { duration(.authorizationTimeout) }

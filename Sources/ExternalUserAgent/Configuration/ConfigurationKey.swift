@@ -24,6 +24,9 @@ public struct ConfigurationKey: Sendable, Hashable, Comparable, CustomStringConv
     public static let receiverPortRange = ConfigurationKey(["receiver", "port-range"])
     /// The redirect URI's path.
     public static let receiverPath = ConfigurationKey(["receiver", "path"])
+    /// The loopback redirect URI registered with the provider (`http://127.0.0.1/callback`); it sets the
+    /// receiver's host and path, and its port when it has one.
+    public static let loginRedirectURI = ConfigurationKey(["login", "redirect-uri"])
     /// How long a sign-in may take, in seconds.
     public static let authorizationTimeout = ConfigurationKey(["timeouts", "authorization"])
     /// How long an agent may take to close, in seconds.

@@ -3,12 +3,13 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import ExternalUserAgentWire
 
 /// Every key a configuration may set, what each expects, and the nearest known key for a typo.
 enum ConfigurationSchema {
     /// What a key's value must be.
     enum Shape: Sendable {
-        case bool, port, portRange, redirectPath, seconds, page, text, agentList, matcherList, optionValue, flowList
+        case bool, port, portRange, redirectPath, redirectURI, seconds, page, text, agentList, matcherList, optionValue, flowList
 
         var expectation: String {
             switch self {
@@ -16,6 +17,7 @@ enum ConfigurationSchema {
             case .port: "an integer from 0 to 65535 (0: any free port)"
             case .portRange: "a string \"LOW-HIGH\" with 1 <= LOW <= HIGH <= 65535, like \"8400-8410\""
             case .redirectPath: "a string starting with '/', like \"/callback\""
+            case .redirectURI: "the loopback redirect URI registered with the provider, like \"http://127.0.0.1/callback\""
             case .seconds: "a number of seconds greater than 0 and at most \(ConfigurationSchema.maximumSeconds) (a day)"
             case .page: "an absolute file path or an http(s) URL, as a string"
             case .text: "a string"
@@ -30,6 +32,7 @@ enum ConfigurationSchema {
     static let keys: [ConfigurationKey: Shape] = [
         .preference: .agentList, .allow: .matcherList, .deny: .matcherList, .allowTestAgents: .bool, .flowOrder: .flowList,
         .receiverPort: .port, .receiverPortRange: .portRange, .receiverPath: .redirectPath,
+        .loginRedirectURI: .redirectURI,
         .authorizationTimeout: .seconds, .dismissTimeout: .seconds, .presentTimeout: .seconds, .successPage: .page, .failurePage: .page,
     ]
 
@@ -44,7 +47,7 @@ enum ConfigurationSchema {
         "profile": .text, "private": .bool, "ephemeral": .bool, "executable": .text,
     ]
 
-    static let tables: Set<[String]> = [["receiver"], ["timeouts"], ["pages"], ["agent-options"]]
+    static let tables: Set<[String]> = [["receiver"], ["login"], ["timeouts"], ["pages"], ["agent-options"]]
 
     /// Whether `path` names a table (`[receiver]`, `[agent-options.firefox]`).
     static func isTable(_ path: [String]) -> Bool {
@@ -75,6 +78,14 @@ enum ConfigurationSchema {
         case .redirectPath:
             guard let text = value.stringValue else { return got }
             return text.hasPrefix("/") && !text.contains("?") && !text.contains("#") ? nil : "got \(value)"
+        case .redirectURI:
+            guard let text = value.stringValue else { return got }
+            do throws(LoopbackRedirectURI.Problem) {
+                _ = try LoopbackRedirectURI(parsing: text)
+                return nil
+            } catch {
+                return "got \(value), but \(error)"
+            }
         case .seconds:
             guard let seconds = value.secondsValue else { return got }
             return seconds > 0 && seconds <= Double(maximumSeconds) ? nil : "got \(seconds)"

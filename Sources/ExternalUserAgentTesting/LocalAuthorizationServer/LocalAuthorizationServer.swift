@@ -77,6 +77,7 @@ public final class LocalAuthorizationServer: Sendable {
         var signingKey: SigningKey
         var codes: [String: Grant] = [:]
         var refreshTokens: [String: Grant] = [:]
+        var accessTokens: [String: String] = [:]
         var tokenRequests: [TokenRequestRecord] = []
         var authorizationRequests: [[String: String]] = []
         var requestLog: [RequestRecord] = []
@@ -186,7 +187,7 @@ public final class LocalAuthorizationServer: Sendable {
             return submitLogin(request.form)
         case ("POST", "/token"):
             return await token(request)
-        case ("GET", "/userinfo"), ("POST", "/userinfo"):
+        case ("GET", "/userinfo") where options.servesUserinfo, ("POST", "/userinfo") where options.servesUserinfo:
             return await userInfo(request)
         case ("POST", "/register") where options.offersRegistration:
             return register(request)
@@ -202,12 +203,12 @@ public final class LocalAuthorizationServer: Sendable {
         let issuer = options.misbehaviors.contains(.wrongIssuerInMetadata) ? "http://issuer.invalid" : self.issuer
         return .json(MetadataDocument(
             issuer: issuer, authorization_endpoint: self.issuer + "/authorize", token_endpoint: self.issuer + "/token",
-            jwks_uri: self.issuer + "/jwks", userinfo_endpoint: self.issuer + "/userinfo",
+            jwks_uri: self.issuer + "/jwks", userinfo_endpoint: options.servesUserinfo ? self.issuer + "/userinfo" : nil,
             registration_endpoint: options.offersRegistration ? self.issuer + "/register" : nil,
             response_types_supported: ["code"],
             grant_types_supported: ["authorization_code", "refresh_token"], code_challenge_methods_supported: ["S256"],
-            token_endpoint_auth_methods_supported: options.clientSecret == nil
-                ? ["none"] : ["client_secret_basic", "client_secret_post"],
+            token_endpoint_auth_methods_supported: options.advertisedAuthMethods ?? (options.clientSecret == nil
+                ? ["none"] : ["client_secret_basic", "client_secret_post"]),
             id_token_signing_alg_values_supported: [options.keylessIDTokens?.rawValue ?? options.signingAlgorithm.rawValue],
             scopes_supported: ["openid", "email", "profile", "offline_access"], subject_types_supported: ["public"],
             authorization_response_iss_parameter_supported: options.sendsIssuerInResponse,
@@ -549,7 +550,7 @@ private struct MetadataDocument: Encodable {
     var authorization_endpoint: String
     var token_endpoint: String
     var jwks_uri: String
-    var userinfo_endpoint: String
+    var userinfo_endpoint: String?
     var registration_endpoint: String?
     var response_types_supported: [String]
     var grant_types_supported: [String]

@@ -97,13 +97,22 @@ public struct LocalAuthorizationServerOptions: Sendable {
     /// Claims put in every UserInfo response as raw JSON text, replacing the server's own (`_claim_names`,
     /// `_claim_sources` for aggregated and distributed claims); an empty text leaves the claim out.
     public var userInfoClaimOverrides: [String: String] = [:]
+    /// Serve and advertise the UserInfo endpoint (`/userinfo`, the default): the claims of a valid Bearer
+    /// access token's subject.
+    public var servesUserinfo: Bool
+    /// The `name` UserInfo answers with; `nil`: the subject, capitalised.
+    public var userinfoName: String?
+    /// `token_endpoint_auth_methods_supported` as advertised; `nil`: what the client uses (`none`, or both
+    /// secret methods). The token endpoint still accepts every method.
+    public var advertisedAuthMethods: [String]?
 
     public init(clientID: String = "test-client", clientSecret: String? = nil, subject: String = "alice",
                 authorizationPage: AuthorizationPage = .autoApprove,
                 signingAlgorithm: SigningAlgorithm = .rs256, sendsIssuerInResponse: Bool = true,
                 accessTokenLifetime: Int = 3600, misbehaviors: Set<Misbehavior> = [],
                 tokenEndpointDelay: Duration = .seconds(30), rotatesRefreshTokens: Bool = false,
-                tokenResponseOverrides: [String: String] = [:], idTokenClaimOverrides: [String: String] = [:]) {
+                tokenResponseOverrides: [String: String] = [:], idTokenClaimOverrides: [String: String] = [:],
+                servesUserinfo: Bool = true, userinfoName: String? = nil, advertisedAuthMethods: [String]? = nil) {
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.subject = subject
@@ -116,5 +125,8 @@ public struct LocalAuthorizationServerOptions: Sendable {
         self.rotatesRefreshTokens = rotatesRefreshTokens
         self.tokenResponseOverrides = tokenResponseOverrides
         self.idTokenClaimOverrides = idTokenClaimOverrides
+        self.servesUserinfo = servesUserinfo
+        self.userinfoName = userinfoName
+        self.advertisedAuthMethods = advertisedAuthMethods
     }
 }

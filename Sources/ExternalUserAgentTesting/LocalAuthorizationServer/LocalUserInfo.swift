@@ -39,7 +39,7 @@ extension LocalAuthorizationServer {
         record(UserInfoRequestRecord(tokenPlacement: placement, knownToken: true, answeredSubject: answered))
         var claims: [String: JSONValue] = [
             "sub": .string(answered), "email": .string("\(answered)@example.com"), "email_verified": .bool(true),
-            "preferred_username": .string(answered), "name": .string(answered.capitalized),
+            "preferred_username": .string(answered), "name": .string(options.userinfoName ?? answered.capitalized),
         ]
         if options.signsUserInfo {
             claims["iss"] = .string(issuer)

@@ -1,0 +1,80 @@
+import EUATestSupport
+import ExternalUserAgent
+import ExternalUserAgentOAuth
+import ExternalUserAgentTesting
+import Foundation
+import Testing
+
+/// The device grant without an ID token (OpenID Connect does not define that grant): accepted, with who
+/// signed in taken from UserInfo when the server has it; a present but invalid ID token is still refused.
+@Suite("device grant without an ID token", .serialized)
+struct DeviceIdentityTests {
+    static func deviceServer(_ options: LocalAuthorizationServerOptions) async throws -> LocalAuthorizationServer {
+        let server = try await LocalAuthorizationServer.start(options)
+        server.deviceAuthorization.update {
+            $0.enabled = true
+            $0.interval = 1
+        }
+        return server
+    }
+
+    static func signIn(_ server: LocalAuthorizationServer, file: AuthStateFile? = nil) async throws -> AuthState {
+        let service = try await Discovery().configuration(issuer: server.issuer)
+        return try await SignIn(configuration: service, client: ClientCredentials(clientID: server.options.clientID),
+                                scopes: ["openid", "email"], timeout: .seconds(20), file: file)
+            .runDevice(show: { _ in })
+    }
+
+    @Test("no ID token and no userinfo endpoint: signed in, who is unknown, the state is saved")
+    func noIdentity() async throws {
+        let server = try await Self.deviceServer(.init(tokenResponseOverrides: ["id_token": ""]))
+        defer { Task { await server.stop() } }
+        let folder = try TemporaryFolder()
+        let state = try await Self.signIn(server, file: AuthStateFile(path: folder.path + "/state.json"))
+        #expect(await state.idTokenClaims == nil)
+        #expect(await state.identity == nil)
+        #expect(await state.lastTokenResponse?.accessToken.hasPrefix("at-") == true)
+        #expect(FileManager.default.fileExists(atPath: folder.path + "/state.json"))
+    }
+
+    @Test("no ID token, a userinfo endpoint: who signed in comes from it, asked with the access token as Bearer")
+    func fromUserInfo() async throws {
+        let server = try await Self.deviceServer(.init(tokenResponseOverrides: ["id_token": ""], servesUserinfo: true))
+        defer { Task { await server.stop() } }
+        let folder = try TemporaryFolder()
+        let file = AuthStateFile(path: folder.path + "/state.json")
+        let state = try await Self.signIn(server, file: file)
+        let info = try #require(await state.identity)
+        #expect(info.subject == "alice" && info.name == "Alice Example" && info.preferredUsername == "alice")
+        let access = try #require(await state.lastTokenResponse?.accessToken)
+        let asked = server.requestLog.filter { $0.target == "/userinfo" }
+        #expect(asked.count == 1 && asked.first?.header("Authorization") == "Bearer " + access)
+        let reloaded = try AuthState.load(from: file)
+        #expect(await reloaded.identity == info, "saved and read back")
+    }
+
+    @Test("a present but invalid ID token in the device grant is still refused; nothing is saved")
+    func invalidIDToken() async throws {
+        let server = try await Self.deviceServer(.init(misbehaviors: [.tamperedSignature], servesUserinfo: true))
+        defer { Task { await server.stop() } }
+        let folder = try TemporaryFolder()
+        await #expect {
+            _ = try await Self.signIn(server, file: AuthStateFile(path: folder.path + "/state.json"))
+        } throws: { error in
+            (error as? ExternalUserAgentError)?.code == .idTokenInvalid
+        }
+        #expect(!FileManager.default.fileExists(atPath: folder.path + "/state.json"))
+    }
+
+    @Test("the code flow still needs its ID token when openid was asked for")
+    func codeFlowStillNeedsIt() async throws {
+        let server = try await LocalAuthorizationServer.start(.init(tokenResponseOverrides: ["id_token": ""]))
+        defer { Task { await server.stop() } }
+        await #expect {
+            _ = try await FlowHarness.signIn(server)
+        } throws: { error in
+            let error = error as? ExternalUserAgentError
+            return error?.code == .idTokenInvalid && error?.message.contains("has no ID token") == true
+        }
+    }
+}
