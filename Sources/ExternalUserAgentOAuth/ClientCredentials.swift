@@ -34,6 +34,12 @@ public struct ClientCredentials: Sendable, Hashable, Codable {
     /// Whether the client authenticates with a secret (a confidential client, RFC 6749 §2.1).
     public var isConfidential: Bool { authenticationMethod != .none }
 
+    /// Whether the method needs the client secret (`client_secret_basic`, `_post`, `_jwt`); `private_key_jwt`
+    /// needs the client's key instead.
+    public var usesSecret: Bool {
+        [.clientSecretBasic, .clientSecretPost, .clientSecretJWT].contains(authenticationMethod)
+    }
+
     /// A client; with a secret and no method, `client_secret_basic` is used (until ``negotiated(with:)``
     /// picks what the server supports), without a secret `none`.
     public init(clientID: String, clientSecret: String? = nil, authenticationMethod: AuthenticationMethod? = nil) {

@@ -99,7 +99,7 @@ public struct SignIn: Sendable {
             })
         let requestBox = RequestBox()
         let client = try self.client.negotiated(with: configuration)
-        if client.isConfidential { _ = try client.requiredSecret() }
+        if client.usesSecret { _ = try client.requiredSecret() }
         let (configuration, scopes, extra, registered) = (self.configuration, self.scopes, additionalParameters, redirectURI)
         logger.info("starting sign-in", metadata: [
             "issuer": "\(configuration.issuer)", "client_id": "\(client.clientID)",
@@ -140,7 +140,7 @@ public struct SignIn: Sendable {
                                     onEvent: @Sendable (DeviceAuthorization.PollEvent) -> Void = { _ in })
         async throws -> AuthState where C.Duration == Duration {
         let client = try self.client.negotiated(with: configuration)
-        if client.isConfidential { _ = try client.requiredSecret() }
+        if client.usesSecret { _ = try client.requiredSecret() }
         let device = DeviceAuthorization(configuration: configuration, client: client, scopes: scopes, timeout: timeout,
                                          http: http, logger: logger, clock: clock)
         logger.info("starting device sign-in", metadata: [

@@ -228,7 +228,8 @@ struct ProviderLoginCommandTests {
     func deviceWithoutIDToken() async throws {
         for servesUserinfo in [false, true] {
             let server = try await LocalAuthorizationServer.start(.init(tokenResponseOverrides: ["id_token": ""],
-                                                                        servesUserinfo: servesUserinfo))
+                                                                        servesUserinfo: servesUserinfo,
+                                                                        userinfoName: "Alice Example"))
             server.deviceAuthorization.update { $0.enabled = true; $0.interval = 1 }
             let folder = try TemporaryFolder()
             let result = try await eua(["login", "--issuer", server.issuer, "--client-id", server.options.clientID,

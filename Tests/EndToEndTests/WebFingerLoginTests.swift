@@ -21,7 +21,7 @@ struct WebFingerLoginTests {
         let result = try await login(account, clientID: server.options.clientID, stateFile: folder.path + "/s.json")
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stderr.contains("WebFinger found issuer \(server.issuer) for \(account)"))
-        #expect(result.stdout.contains("Signed in to \(server.issuer) as alice"))
+        #expect(result.stdout.contains("Signed in as alice at \(server.issuer)."), "\(result.stdout)")
         let request = try #require(server.requestLog.first)
         #expect(request.method == "GET")
         #expect(request.target == "/.well-known/webfinger?resource=acct%3Aalice%40127.0.0.1%3A\(server.port)"

@@ -27,7 +27,7 @@ struct DeviceIdentityTests {
 
     @Test("no ID token and no userinfo endpoint: signed in, who is unknown, the state is saved")
     func noIdentity() async throws {
-        let server = try await Self.deviceServer(.init(tokenResponseOverrides: ["id_token": ""]))
+        let server = try await Self.deviceServer(.init(tokenResponseOverrides: ["id_token": ""], servesUserinfo: false))
         defer { Task { await server.stop() } }
         let folder = try TemporaryFolder()
         let state = try await Self.signIn(server, file: AuthStateFile(path: folder.path + "/state.json"))
@@ -39,7 +39,8 @@ struct DeviceIdentityTests {
 
     @Test("no ID token, a userinfo endpoint: who signed in comes from it, asked with the access token as Bearer")
     func fromUserInfo() async throws {
-        let server = try await Self.deviceServer(.init(tokenResponseOverrides: ["id_token": ""], servesUserinfo: true))
+        let server = try await Self.deviceServer(.init(tokenResponseOverrides: ["id_token": ""], servesUserinfo: true,
+                                                       userinfoName: "Alice Example"))
         defer { Task { await server.stop() } }
         let folder = try TemporaryFolder()
         let file = AuthStateFile(path: folder.path + "/state.json")

@@ -77,7 +77,6 @@ public final class LocalAuthorizationServer: Sendable {
         var signingKey: SigningKey
         var codes: [String: Grant] = [:]
         var refreshTokens: [String: Grant] = [:]
-        var accessTokens: [String: String] = [:]
         var tokenRequests: [TokenRequestRecord] = []
         var authorizationRequests: [[String: String]] = []
         var requestLog: [RequestRecord] = []
