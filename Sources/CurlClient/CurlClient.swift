@@ -8,8 +8,8 @@ import Glibc
 /// the body, and, when asked, a cookie engine of its own (cookies live as long as the client, never on disk).
 ///
 /// Redirects are never followed: a `3xx` is returned as it is, so the caller decides where to go next.
-/// Proxies are taken from the environment (`https_proxy`, `no_proxy`) as curl does. One client serves one
-/// thread at a time; it is not `Sendable`.
+/// Proxies are taken from the environment (`https_proxy`, `no_proxy`) as curl does, never for a loopback host.
+/// One client serves one thread at a time; it is not `Sendable`.
 public final class CurlClient {
     /// How every request of a client is made.
     public struct Configuration: Sendable {
@@ -74,16 +74,19 @@ public final class CurlClient {
         try set(CURLOPT_FOLLOWLOCATION, 0)
         try set(CURLOPT_SSL_VERIFYPEER, 1)
         try set(CURLOPT_SSL_VERIFYHOST, 2)
-        try set(CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2.rawValue))
+        try set(CURLOPT_SSLVERSION, CURL_SSLVERSION_TLSv1_2)
         if let caFile = configuration.caFile { try set(CURLOPT_CAINFO, caFile) }
         // An empty name turns the cookie engine on without reading any file.
         if configuration.keepsCookies { try set(CURLOPT_COOKIEFILE, "") }
         try set(CURLOPT_ACCEPT_ENCODING, "")
+        // Proxies as the environment says, but never for a loopback host.
+        let noProxy = (getenv("no_proxy") ?? getenv("NO_PROXY")).map { String(cString: $0) + "," } ?? ""
+        try set(CURLOPT_NOPROXY, noProxy + "localhost,127.0.0.1,::1")
         try set(CURLOPT_USERAGENT, configuration.userAgent)
         try set(CURLOPT_MAXFILESIZE_LARGE, offset: Int64(configuration.maximumBodyBytes))
         try set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(configuration.connectTimeout))
-        ccurl_setopt_callback(easy, CURLOPT_WRITEFUNCTION, Transfer.receiveBody)
-        ccurl_setopt_callback(easy, CURLOPT_HEADERFUNCTION, Transfer.receiveHeader)
+        try check(ccurl_setopt_callback(easy, CURLOPT_WRITEFUNCTION, Transfer.receiveBody), CURLOPT_WRITEFUNCTION)
+        try check(ccurl_setopt_callback(easy, CURLOPT_HEADERFUNCTION, Transfer.receiveHeader), CURLOPT_HEADERFUNCTION)
     }
 
     /// Sends `request` and reads the whole answer, within `timeout` (connecting included); a readable
@@ -119,9 +122,14 @@ public final class CurlClient {
         case "POST":
             try set(CURLOPT_POST, 1)
             try set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(request.body?.count ?? 0))
-            try (request.body ?? []).withUnsafeBytes { bytes throws(CurlError) in
-                // COPYPOSTFIELDS copies the bytes (POSTFIELDSIZE of them), so they need not outlive this call.
-                try set(CURLOPT_COPYPOSTFIELDS, pointer: UnsafeMutableRawPointer(mutating: bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)))
+            // COPYPOSTFIELDS copies the bytes (POSTFIELDSIZE of them), so they need not outlive this call.
+            if let body = request.body, !body.isEmpty {
+                let copied = body.withUnsafeBytes { bytes in
+                    ccurl_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+                }
+                try check(copied, CURLOPT_COPYPOSTFIELDS)
+            } else {
+                try set(CURLOPT_COPYPOSTFIELDS, "")
             }
         default:
             throw CurlError(.invalidRequest, "\(place): only GET and POST are sent")
@@ -162,7 +170,9 @@ public final class CurlClient {
             }
             var stop = pollfd(fd: stopDescriptor ?? -1, events: Int16(POLLIN), revents: 0)
             var ready: Int32 = 0
-            let polled = ccurl_multi_poll(multi, stopDescriptor == nil ? nil : &stop, stopDescriptor == nil ? 0 : 1, 200, &ready)
+            let polled = stopDescriptor == nil
+                ? ccurl_multi_poll(multi, nil, 0, 200, &ready)
+                : ccurl_multi_poll(multi, &stop, 1, 200, &ready)
             guard polled == CURLM_OK else {
                 throw CurlError(.failed, "\(place): \(String(cString: ccurl_multi_strerror(polled)))")
             }
