@@ -104,18 +104,14 @@ struct HTMLForm: Equatable, Sendable {
     }
 
     /// The fields to send when `given` (`form.NAME` options) fill it in and `button` is pressed: given values
-    /// replace the form's, names the form lacks are added (except a submit button's name: only the pressed
-    /// button is sent, and only when it has a name).
+    /// replace the form's own; a name the form lacks is not sent (a password never goes to a page that did not
+    /// ask for it); only the pressed button is sent, and only when it has a name.
     func submission(filling given: [(name: String, value: String)], pressing button: SubmitButton?) -> [Field] {
         var result = fields
-        let buttonNames = Set(submitButtons.map(\.name))
         for (name, value) in given {
-            if let index = result.firstIndex(where: { $0.name == name }) {
-                result[index].value = value
-                result = result.enumerated().filter { $0.offset == index || $0.element.name != name }.map(\.element)
-            } else if !buttonNames.contains(name) {
-                result.append(Field(name: name, value: value))
-            }
+            guard let index = result.firstIndex(where: { $0.name == name }) else { continue }
+            result[index].value = value
+            result = result.enumerated().filter { $0.offset == index || $0.element.name != name }.map(\.element)
         }
         if let button, !button.name.isEmpty {
             result.append(Field(name: button.name, value: button.value, type: "submit"))

@@ -10,7 +10,7 @@ import ExternalUserAgentPluginKit
 ///   `follow` acts as a browser against the real server: GETs the authorization URL with a cookie jar,
 ///   follows redirects, submits HTML forms (filled with `form.NAME`), and delivers the redirect it reaches.
 /// - `form.NAME=VALUE`: a form field to fill in follow mode (`form.sub=alice`); it replaces the
-///   form's own value of that name, or is added; naming a submit button presses it.
+///   form's own value of that name and goes only to forms that have it; naming a submit button presses it.
 /// - `submit=NAME` or `submit=NAME=VALUE`: the submit button to press on a form that has it (else
 ///   ``SubmitButtonRule`` chooses).
 /// - `ca-file=PATH`: a PEM file of the CAs follow mode trusts for `https`, instead of the system's store.

@@ -288,7 +288,7 @@ private final class Transfer {
 
 extension Substring {
     fileprivate func trimmingWhitespace() -> String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
-        return String(drop(while: isSpace).reversed().drop(while: isSpace).reversed())
+        // `\r\n` is one Character, a whitespace one.
+        String(drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
     }
 }

@@ -61,8 +61,11 @@ final class FollowPagesServer: @unchecked Sendable {
 
     static let redirectURI = "http://127.0.0.1:9/cb"
 
+    /// SIGTERM, then SIGKILL if it lingers (no waitUntilExit: it can hang in a test process).
     deinit {
+        guard process.isRunning else { return }
         process.terminate()
-        process.waitUntilExit()
+        for _ in 0..<50 where process.isRunning { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 }
