@@ -16,6 +16,7 @@ and key it serves https. Pages, like django-oauth-toolkit behind Django's login:
   GET  /loop, POST /loop                  the same form (no credentials) every time
   GET  /downgrade                         302 to http://127.0.0.1:PORT/login
   GET  /choices                           a form with two buttons, neither granting nor refusing
+  GET  /remote-login                      a login form posting to plain http on another host
 """
 import html
 import json
@@ -121,6 +122,9 @@ class Handler(BaseHTTPRequestHandler):
             self.redirect("http://127.0.0.1:%d/login" % self.server.server_address[1])
         elif path == "/choices":
             self.send(200, CHOICES)
+        elif path == "/remote-login":
+            self.send(200, LOGIN.replace('action="/login?next=/consent"', 'action="http://login.example.invalid/login"')
+                      .format(errors="", n=0))
         else:
             self.send(404, "<p>Not found: %s</p>" % html.escape(path))
 

@@ -93,6 +93,15 @@ struct FollowFlowTests {
         #expect(try server.log().last?.fields == ["pick"])
     }
 
+    @Test("credentials are never sent over plain http to a host that is not loopback")
+    func plainHTTPCredentials() throws {
+        let server = try FollowPagesServer()
+        let message = Self.message { try Self.follow(URL(string: "\(server.base)/remote-login")!, ["form.username": "alice", "form.password": "pw"]) }
+        #expect(message == "headless agent: the login form at \(server.base)/remote-login would send the credentials over plain http to "
+            + "http://login.example.invalid/login; they are sent only over https (or to a loopback host)")
+        #expect(try server.log().filter { $0.method == "POST" }.isEmpty)
+    }
+
     @Test("options: submit= and ca-file= are checked when the agent is made")
     func options() throws {
         #expect(try HeadlessScript(options: ["submit": "action=approve"]).submitChoice == SubmitButtonRule.Choice("action=approve"))
