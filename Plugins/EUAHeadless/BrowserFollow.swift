@@ -89,8 +89,8 @@ struct BrowserFollow {
         let credentials = form.credentialFields(given: script.formFields)
         let pageError = { PageText.errorText(in: page) ?? PageText.visibleText(in: page) }
         if let again = credentials.first(where: { submittedCredentials.contains($0.name) }) {
-            throw Self.failure("the provider refused the credentials: it asks for '\(PageText.shown(again.name))' again at "
-                + "\(Self.describe(url)) after they were submitted once (they are never submitted twice); it says: \"\(pageError())\"")
+            throw Self.failure("the provider refused the credentials: its login form came back at \(Self.describe(url)) asking "
+                + "for '\(PageText.shown(again.name))' again (credentials are never submitted twice); it says: \"\(pageError())\"")
         }
         let shape = Self.describe(url) + "\u{1E}" + (url.query ?? "") + "\u{1E}" + form.shape
         guard !submittedForms.contains(shape) else {
