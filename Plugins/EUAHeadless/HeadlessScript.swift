@@ -7,8 +7,9 @@ import ExternalUserAgentPluginKit
 ///
 /// - `mode`: `redirect` (default) delivers a redirect with a code; `error` delivers an OAuth error
 ///   redirect; `cancel` acts as if the person gave up; `never` never answers; `fail` cannot present;
-///   `follow` acts as a browser against the real server: GETs the authorization URL with a cookie jar,
-///   follows redirects, submits HTML forms (filled with `form.NAME`), and delivers the redirect it reaches.
+///   `follow` acts as a browser against the real server over http or https (``BrowserFollow`` has its
+///   rules): GETs the authorization URL with cookies kept for the flow, follows redirects, submits HTML
+///   forms (filled with `form.NAME`, credentials at most once), and delivers the redirect it reaches.
 /// - `form.NAME=VALUE`: a form field to fill in follow mode (`form.sub=alice`); it replaces the
 ///   form's own value of that name and goes only to forms that have it; naming a submit button presses it.
 /// - `submit=NAME` or `submit=NAME=VALUE`: the submit button to press on a form that has it (else
