@@ -82,6 +82,8 @@ let package = Package(
                 "ExternalUserAgentWire",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                // RSA signing of the client's own JWTs (request objects, private_key_jwt).
+                .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -257,7 +259,11 @@ let package = Package(
         ),
         .testTarget(
             name: "SelectionTests",
-            dependencies: ["ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport"]
+            dependencies: [
+                "ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "BrowserAgentTests",
@@ -304,7 +310,7 @@ if Context.environment["EUA_FUZZ"] == "1" {
         ("FuzzLoopbackRequest", ["EUALoopback", "PluginNet", "ExternalUserAgent", "ExternalUserAgentWire"]),
         ("FuzzOAuthResponses", ["ExternalUserAgentOAuth"]),
         ("FuzzIDToken", ["ExternalUserAgentOAuth", .product(name: "Crypto", package: "swift-crypto")]),
-        ("FuzzHTTPResponse", ["PluginNet"]),
+        ("FuzzHTTPResponse", ["PluginNet", "ExternalUserAgentWire"]),
     ]
     for target in fuzzTargets {
         package.targets.append(.executableTarget(name: target.name, dependencies: target.dependencies,

@@ -1,3 +1,4 @@
+import ExternalUserAgentWire
 import PluginNet
 
 /// libFuzzer target: raw bytes as the headless agent's HTTP client reads a response, through its response
@@ -15,6 +16,10 @@ enum Limits {
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzHTTPResponse(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: count))
+    // The Date header's parser (clock-skew estimate) reads header values from the same servers.
+    if let seconds = HTTPDate.secondsSince1970(String(decoding: bytes, as: UTF8.self)), seconds < -62_200_000_000 {
+        fatalError("a date before year 1 was accepted")
+    }
     let whole = parse(bytes, cuts: [])
     let first = bytes.isEmpty ? 0 : Int(bytes[bytes.count / 3]) % (bytes.count + 1)
     let second = bytes.isEmpty ? 0 : first + Int(bytes[bytes.count / 2]) % (bytes.count - first + 1)

@@ -13,7 +13,7 @@ public enum BrowserPluginDescription {
                 reasons.append("\(label): no display (neither DISPLAY nor WAYLAND_DISPLAY is set); only headless=true is possible")
             }
             return PluginWire.Component(
-                id: browser.family.id, kind: "externalBrowser", name: browser.family.name, version: browser.version,
+                id: browser.family.id, kind: "externalBrowser", family: browser.family.family, name: browser.family.name, version: browser.version,
                 available: reasons.isEmpty, reasons: reasons,
                 details: ["executable": .string(browser.executable), "found_in": .string(browser.foundIn)])
         }

@@ -25,6 +25,6 @@ package enum CommandCatalog {
     /// Whether `selected`, chosen from a partial catalog, is what the whole catalog would give for the named `agent`.
     package static func decidesAlone(_ selected: SelectedAgent?, named agent: String) -> Bool {
         guard let selected else { return false }
-        return selected.candidate.descriptor.id == agent && selected.report.configuration.preference.first == agent
+        return selected.candidate.descriptor.answers(to: agent) && selected.report.configuration.preference.first == agent
     }
 }

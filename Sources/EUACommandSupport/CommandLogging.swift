@@ -13,6 +13,9 @@ package enum CommandLogging {
             return TerminalSafeLogHandler(wrapping: handler)
         }
     }
+
+    /// A logger that drops everything: for a trial selection whose warnings would mislead.
+    package static let silent = Logger(label: "eua.silent") { _ in SwiftLogNoOpLogHandler() }
 }
 
 /// A log handler that escapes each message and metadata value before the handler it wraps writes it.

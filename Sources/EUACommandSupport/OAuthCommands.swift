@@ -15,14 +15,20 @@ package enum OAuthCommands {
     package static let login = ("login",
         "Sign in: discovery, loopback redirect, the agent, checks, token exchange, ID token validation.")
     package static let refresh = ("refresh", "Refresh the tokens of a state saved by 'eua login', and save them.")
+    package static let userinfo = ("userinfo",
+        "Show the claims the provider's UserInfo endpoint gives for a state saved by 'eua login'.")
+    package static let register = ("register",
+        "Register a native client with a provider (OpenID Connect dynamic registration), for 'eua login'.")
     package static let demo = ("demo",
         "Show a complete sign-in against a local authorization server: no account, browser or network needed.")
+    package static let doctor = ("doctor",
+        "Tell why sign-in will or will not work here: configuration, agents, platform, loopback, and a provider.")
 
     /// The program that runs them, in the folder of the running `eua-core`. (The `eua` launcher,
     /// Sources/eua/main.c, has the same list of names.)
     package static let programName = "eua-oauth"
 
-    static var names: Set<String> { [explain.0, login.0, refresh.0, demo.0] }
+    static var names: Set<String> { [explain.0, login.0, refresh.0, demo.0, doctor.0, userinfo.0, register.0] }
 
     /// Replaces this process with `eua-oauth` when `arguments` (argv) name one of its commands, directly or
     /// as `help NAME`; returns otherwise. Exits with 127 and says what to do when `eua-oauth` is missing.

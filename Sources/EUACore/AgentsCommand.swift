@@ -36,6 +36,8 @@ struct AgentListing: Encodable {
     struct Agent: Encodable {
         var id: String
         var kind: String
+        /// The browser family configuration may name instead of the id (`firefox` for firefox-esr).
+        var family: String
         var name: String
         var version: String?
         var path: String?
@@ -43,13 +45,15 @@ struct AgentListing: Encodable {
         var available: Bool
         var reasons: [String]
 
-        enum CodingKeys: String, CodingKey { case id, kind, name, version, path, plugin, available, reasons }
+        enum CodingKeys: String, CodingKey { case id, kind, family, name, version, path, plugin, available, reasons }
 
-        /// Every key is always present (`version` and `path` as null when unknown): other tools read them.
+        /// Every key is always present (`version` and `path` as null when unknown, `family` the id when the
+        /// agent has no other): other tools read them.
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(id, forKey: .id)
             try container.encode(kind, forKey: .kind)
+            try container.encode(family, forKey: .family)
             try container.encode(name, forKey: .name)
             try container.encode(version, forKey: .version)
             try container.encode(path, forKey: .path)
@@ -80,7 +84,8 @@ struct AgentListing: Encodable {
 
     init(_ catalog: PluginCatalog) {
         agents = catalog.agents.map {
-            Agent(id: $0.descriptor.id, kind: $0.descriptor.kind.rawValue, name: $0.descriptor.name,
+            Agent(id: $0.descriptor.id, kind: $0.descriptor.kind.rawValue, family: $0.descriptor.family ?? $0.descriptor.id,
+                  name: $0.descriptor.name,
                   version: $0.descriptor.version, path: $0.descriptor.path, plugin: $0.plugin.description.id,
                   available: $0.available, reasons: $0.reasons)
         }

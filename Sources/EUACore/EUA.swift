@@ -13,12 +13,15 @@ struct EUA: ParsableCommand {
         abstract: "Sign in with OAuth 2.0 / OpenID Connect through an external user agent (RFC 8252).",
         discussion: """
             Agents and redirect receivers are plugins, searched for in the folder of this program, \
-            then in EUA_PLUGIN_PATH (a colon-separated list), then in <prefix>/lib/eua/plugins. \
+            then in EUA_PLUGIN_PATH (a colon-separated list), then in $XDG_DATA_HOME/eua/plugins, then in \
+            eua/plugins under each folder of $XDG_DATA_DIRS, then in <prefix>/lib/eua/plugins. \
             Set EUA_LOG_LEVEL (trace, debug, info, notice, warning, error) to see more on stderr.
             """,
+        version: EUAVersion.current,
         subcommands: [
             AgentsCommand.self, CapabilitiesCommand.self, ExplainForward.self, OpenCommand.self, ReceiveCommand.self,
-            LoginForward.self, RefreshForward.self, DemoForward.self,
+            LoginForward.self, RefreshForward.self, DemoForward.self, DoctorForward.self, UserInfoForward.self,
+            RegisterForward.self,
         ]
     )
 

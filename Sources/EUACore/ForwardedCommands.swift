@@ -29,3 +29,23 @@ struct DemoForward: ParsableCommand {
     @Argument(parsing: .allUnrecognized) var arguments: [String] = []
     func run() { OAuthCommands.forwardIfNeeded(CommandLine.arguments) }
 }
+
+struct DoctorForward: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: OAuthCommands.doctor.0, abstract: OAuthCommands.doctor.1)
+    @Argument(parsing: .allUnrecognized) var arguments: [String] = []
+    func run() { OAuthCommands.forwardIfNeeded(CommandLine.arguments) }
+}
+
+struct UserInfoForward: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: OAuthCommands.userinfo.0,
+                                                    abstract: OAuthCommands.userinfo.1)
+    @Argument(parsing: .allUnrecognized) var arguments: [String] = []
+    func run() { OAuthCommands.forwardIfNeeded(CommandLine.arguments) }
+}
+
+struct RegisterForward: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: OAuthCommands.register.0,
+                                                    abstract: OAuthCommands.register.1)
+    @Argument(parsing: .allUnrecognized) var arguments: [String] = []
+    func run() { OAuthCommands.forwardIfNeeded(CommandLine.arguments) }
+}

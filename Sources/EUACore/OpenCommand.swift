@@ -6,13 +6,14 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Logging
 
 /// `eua open URL`: present a URL with an agent and exit once it is handed off — for scripts, and for
 /// checking that a machine's browser set-up works.
 struct OpenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "open",
-        abstract: "Open a URL with an agent (default: the system browser) and exit once it is handed off.",
+        abstract: "Open a URL with the agent the selection policy picks (or --agent) and exit once it is handed off.",
         discussion: """
             Exit status: 0 handed off, 1 the agent failed, 2 no agent could be chosen, 124 the agent did not \
             hand the URL off within --timeout (it is then told to cancel, and given timeouts.dismiss, default \
@@ -58,13 +59,17 @@ struct OpenCommand: ParsableCommand {
         // A named agent needs only its own plugin, when the configuration cannot put another one first.
         var early: SelectedAgent?
         let (catalog, partial) = CommandCatalog.load(named: agent, environment: environment) { few in
-            early = try? AgentSelection.select(catalog: few, code: code, sources: sources)
+            // Quiet: names of agents in files not loaded would read as unknown; the warnings are logged below.
+            early = try? AgentSelection.select(catalog: few, code: code, sources: sources, logger: CommandLogging.silent)
             return CommandCatalog.decidesAlone(early, named: agent!)
         }
         let selected: SelectedAgent
         do {
             if partial, let early {
                 selected = early
+                for warning in early.report.configuration.warnings {
+                    Logger(label: "ExternalUserAgent.selection").warning("\(warning)")
+                }
             } else {
                 selected = try AgentSelection.select(catalog: catalog, code: code, sources: sources)
             }

@@ -98,7 +98,15 @@ struct DemoCommand: ParsableCommand {
         let outcome: Result<Outcome, any Error>
         do {
             let catalog = PluginLoader(searchPath: .standard(environment: environment), logger: logger).load()
-            try checkPlugins(in: catalog)
+            // An installation without the test agents (scripts/install without --with-test-agents, the Debian
+            // package) has no headless plugin: the testing kit's in-process fake plays the browser instead.
+            let inProcess = headless && catalog.agent(id: agent) == nil
+            if inProcess, !json {
+                print("The headless plugin is not installed here (scripts/install --with-test-agents installs it), so the "
+                    + "testing kit's in-process fake agent plays the browser: it signs in on the server's page in process.")
+                Output.flush()
+            }
+            try checkPlugins(in: catalog, agentInProcess: inProcess)
             let demo = try LocalSignInDemo(
                 agent: agent, subject: subject, loginForm: loginForm,
                 signingAlgorithm: .init(rawValue: signingAlgorithm.uppercased()) ?? .rs256,
@@ -115,10 +123,14 @@ struct DemoCommand: ParsableCommand {
                 try Blocking.run { [options] in
                     try await demo.run { server in
                         steps.serverStarted(server)
+                        let fake = FakeExternalUserAgent(id: LocalSignInDemo.headlessAgent, kind: .testDouble,
+                                                         script: .signIn(at: server, as: server.options.subject))
+                        let registered = inProcess ? [AgentCandidate(agent: fake)] : []
                         let flow = SignInFlow(
                             issuer: server.issuer, client: ClientCredentials(clientID: server.options.clientID),
                             scopes: ["openid", "email"], timeout: .seconds(seconds), file: AuthStateFile(path: demo.stateFile),
-                            candidates: AgentSelection.candidates(catalog: catalog), configuration: configuration,
+                            candidates: AgentSelection.candidates(catalog: catalog, registered: registered),
+                            configuration: configuration,
                             agentOptions: options, receiver: .plugin(in: catalog), receiverOptions: receiverOptions,
                             hooks: steps.hooks, logger: logger)
                         let claims = try await flow.run().idTokenClaims
@@ -157,7 +169,12 @@ struct DemoCommand: ParsableCommand {
     }
 
     /// Refuses, before any step, an agent the demo cannot use and a missing receiver, saying what to do.
-    private func checkPlugins(in catalog: PluginCatalog) throws {
+    private func checkPlugins(in catalog: PluginCatalog, agentInProcess: Bool) throws {
+        guard catalog.receiver(id: "loopback") != nil else {
+            throw CommandFailure("no 'loopback' redirect receiver was found; is libEUALoopback.so beside eua or on "
+                + "EUA_PLUGIN_PATH? (see 'eua agents')")
+        }
+        guard !agentInProcess else { return }
         guard let entry = catalog.agent(id: agent) else {
             throw CommandFailure("no agent has the id '\(agent)'; 'eua agents' lists the agents the plugins beside "
                 + "eua and on EUA_PLUGIN_PATH offer")
@@ -167,10 +184,6 @@ struct DemoCommand: ParsableCommand {
         }
         guard entry.available else {
             throw CommandFailure("agent '\(agent)' is not available here: " + entry.reasons.joined(separator: "; "))
-        }
-        guard catalog.receiver(id: "loopback") != nil else {
-            throw CommandFailure("no 'loopback' redirect receiver was found; is libEUALoopback.so beside eua or on "
-                + "EUA_PLUGIN_PATH? (see 'eua agents')")
         }
     }
 

@@ -9,9 +9,12 @@ struct EUAOAuth: ParsableCommand {
         commandName: "eua",
         abstract: "Sign in with OAuth 2.0 / OpenID Connect through an external user agent (RFC 8252).",
         discussion: """
-            This is eua-oauth, which runs 'eua explain', 'eua login', 'eua refresh' and 'eua demo'; 'eua --help' \
-            lists every command. Set EUA_LOG_LEVEL (trace, debug, info, notice, warning, error) to see more on stderr.
+            This is eua-oauth, which runs 'eua explain', 'eua login', 'eua refresh', 'eua demo', 'eua doctor', \
+            'eua userinfo' and 'eua register'; 'eua --help' lists every command. Set EUA_LOG_LEVEL (trace, debug, \
+            info, notice, warning, error) to see more on stderr.
             """,
-        subcommands: [ExplainCommand.self, LoginCommand.self, RefreshCommand.self, DemoCommand.self]
+        version: EUAVersion.current,
+        subcommands: [ExplainCommand.self, LoginCommand.self, RefreshCommand.self, DemoCommand.self, DoctorCommand.self,
+                      UserInfoCommand.self, RegisterCommand.self]
     )
 }

@@ -23,21 +23,41 @@ struct LoginCommand: ParsableCommand {
             (default browser, device, manual): a browser agent when one is available; else the device \
             authorization grant (RFC 8628) when the server advertises it; else the manual agent (the URL on \
             stderr, the ssh -L line on SSH, a pasted final URL on stdin). 'eua explain --issuer URL' shows why. \
-            Ctrl-C cancels cleanly and exits 130.
+            Ctrl-C cancels cleanly and exits 130. \
+            Without --client-id, the client 'eua register' saved beside the state file is used; --account finds \
+            the issuer with WebFinger. --id-token-alg, --claims, --request-object and --client-auth \
+            client_secret_jwt/private_key_jwt (with --client-key) are the OpenID Connect relying-party options.
             """
     )
 
     @Option(help: "The issuer identifier of the authorization server (its metadata must name it exactly).")
-    var issuer: String
+    var issuer: String?
 
-    @Option(help: "The client id registered with the server.")
-    var clientID: String
+    @Option(help: ArgumentHelp("Find the issuer from an account with WebFinger (OpenID Connect Discovery §2) instead of --issuer.", valueName: "user@host"))
+    var account: String?
+
+    @Option(help: "The client id registered with the server (default: the client 'eua register' saved beside the state file).")
+    var clientID: String?
 
     @Option(help: "The client secret, for a confidential client (default: $EUA_CLIENT_SECRET, else a public client).")
     var clientSecret: String?
 
-    @Option(help: "How the client authenticates at the token endpoint with a secret: client_secret_basic or client_secret_post.")
+    @Option(help: "How the client authenticates at the token endpoint: client_secret_basic, client_secret_post, client_secret_jwt (a JWT signed with the secret) or private_key_jwt (a JWT signed with --client-key).")
     var clientAuth: String?
+
+    @Option(help: ArgumentHelp("The client's private key, a JWK or PEM file only you may read (RSA or EC P-256): for private_key_jwt and --request-object.", valueName: "file"))
+    var clientKey: String?
+
+    @Flag(help: "Send the authorization request as a request object signed with --client-key (RFC 9101).")
+    var requestObject = false
+
+    @Option(help: ArgumentHelp("The claims request parameter (OpenID Connect Core §5.5): a JSON object with 'userinfo' and/or 'id_token' members.", valueName: "json"))
+    var claims: String?
+
+    @Option(help: ArgumentHelp("The algorithm the client registered for its ID tokens (id_token_signed_response_alg): "
+        + "none (unsigned, code flow only), HS256/HS384/HS512 (checked with the client secret) or one asymmetric "
+        + "algorithm; any other is then refused. Default: any of RS256…ES512.", valueName: "alg"))
+    var idTokenAlg: String?
 
     @Option(help: "The scopes to ask for, space-separated.")
     var scope: String = "openid"
@@ -70,6 +90,7 @@ struct LoginCommand: ParsableCommand {
     var json = false
 
     func validate() throws {
+        guard (issuer == nil) != (account == nil) else { throw ValidationError("give --issuer or --account (exactly one)") }
         if port != nil, portRange != nil { throw ValidationError("give --port or --port-range, not both") }
         if let port, !(1...65535).contains(port) { throw ValidationError("--port must be 1 to 65535") }
         if let timeout, timeout <= 0 { throw ValidationError("--timeout must be a positive number of seconds") }
@@ -77,7 +98,20 @@ struct LoginCommand: ParsableCommand {
             throw ValidationError("--agent-option '\(option)' is not key=value")
         }
         if let clientAuth, ClientCredentials.AuthenticationMethod(rawValue: clientAuth) == nil || clientAuth == "none" {
-            throw ValidationError("--client-auth must be client_secret_basic or client_secret_post")
+            throw ValidationError("--client-auth must be client_secret_basic, client_secret_post, client_secret_jwt or private_key_jwt")
+        }
+        if clientKey == nil, requestObject || clientAuth == "private_key_jwt" {
+            throw ValidationError("\(requestObject ? "--request-object" : "--client-auth private_key_jwt") needs the client's private key: give --client-key FILE")
+        }
+        if let claims {
+            do { _ = try ClaimsRequest(json: claims) } catch let error as ExternalUserAgentError {
+                throw ValidationError("--claims: \(error.message)")
+            }
+        }
+        if let idTokenAlg {
+            do { _ = try IDTokenAlgorithm(idTokenAlg) } catch let error as ExternalUserAgentError {
+                throw ValidationError("--id-token-alg: \(error.message)")
+            }
         }
         if let flow {
             guard let step = SignInStep(rawValue: flow) else {
@@ -91,6 +125,7 @@ struct LoginCommand: ParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         CommandLogging.bootstrap(environment: environment)
         let logger = Logger(label: "eua.login")
+        let issuer = try resolvedIssuer(logger: logger)
 
         var options: [String: String] = [:]
         for option in agentOptions {
@@ -120,14 +155,31 @@ struct LoginCommand: ParsableCommand {
                 && configuration.preference.first == agent
         }
         let secret = clientSecret ?? environment["EUA_CLIENT_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
-        let client = ClientCredentials(clientID: clientID, clientSecret: secret,
-                                       authenticationMethod: clientAuth.flatMap(ClientCredentials.AuthenticationMethod.init))
         let file = stateFile.map(AuthStateFile.init(path:)) ?? AuthStateFile.standard(environment: environment)
+        var client: ClientCredentials
         var receiverOptions: [String: String] = [:]
-        receiverOptions["port"] = port.map(String.init)
-        receiverOptions["port-range"] = portRange
+        if let clientID {
+            client = ClientCredentials(clientID: clientID, clientSecret: secret,
+                                       authenticationMethod: clientAuth.flatMap(ClientCredentials.AuthenticationMethod.init))
+        } else {
+            let registration = try RegisteredClient.forLogin(issuer: issuer, stateFile: file)
+            client = registration.credentials
+            if let secret { client.clientSecret = secret }
+            receiverOptions = RegisteredClient.receiverOptions(registration)
+        }
+        if let idTokenAlg { client.idTokenAlgorithm = try IDTokenAlgorithm(idTokenAlg) }
+        do {
+            client.signingKey = try clientKey.map(ClientSigningKey.load(path:))
+        } catch let error as ExternalUserAgentError {
+            throw CommandFailure("\(error.message) [\(error.code)]")
+        }
+        client.signsRequestObjects = requestObject
+        let extraParameters = try claims.map { [try ClaimsRequest(json: $0).parameter] } ?? []
+        if let port { receiverOptions["port"] = String(port) }
+        if let portRange { (receiverOptions["port"], receiverOptions["port-range"]) = (nil, portRange) }
         var signIn = SignInFlow(
             issuer: issuer, client: client, scopes: scope.split(separator: " ").map(String.init),
+            additionalParameters: extraParameters,
             timeout: timeout.map { .seconds($0) }, file: file, candidates: AgentSelection.candidates(catalog: catalog),
             configuration: configuration, forcedStep: flow.flatMap(SignInStep.init(rawValue:)),
             agentOptions: agent == nil ? options : [:], receiver: .plugin(in: catalog), receiverOptions: receiverOptions,
@@ -160,6 +212,19 @@ struct LoginCommand: ParsableCommand {
             Output.standardError("eua login: \(turnedAway) other request\(turnedAway == 1 ? " was" : "s were") sent to the redirect "
                 + "URI and turned away (wrong state, path or form) while waiting; EUA_LOG_LEVEL=info shows why\n")
         }
+    }
+}
+
+extension LoginCommand {
+    /// `--issuer`, or the issuer WebFinger finds for `--account`.
+    func resolvedIssuer(logger: Logger) throws -> String {
+        if let issuer { return issuer }
+        let account = self.account ?? ""
+        let found = try Blocking.run {
+            try await CommandFailure.reporting { try await WebFinger(logger: logger).issuer(for: account) }
+        }
+        Output.standardError("eua login: WebFinger found issuer \(found) for \(account)\n")
+        return found
     }
 }
 

@@ -23,6 +23,9 @@ struct RefreshCommand: ParsableCommand {
     @Option(help: "The client secret, for a confidential client (default: $EUA_CLIENT_SECRET).")
     var clientSecret: String?
 
+    @Option(help: ArgumentHelp("The client's private key file, for a client that authenticates with private_key_jwt.", valueName: "file"))
+    var clientKey: String?
+
     @Flag(help: "Refresh only when the access token expires within a minute.")
     var ifNeeded = false
 
@@ -38,7 +41,8 @@ struct RefreshCommand: ParsableCommand {
         let force = !ifNeeded
         let outcome = try Blocking.run {
             try await CommandFailure.reporting {
-                let state = try AuthState.load(from: file, clientSecret: secret, logger: logger)
+                let state = try AuthState.loadUsingRegistration(from: file, clientSecret: secret, clientKeyPath: clientKey,
+                                                                logger: logger)
                 let tokens = try await state.freshTokens(force: force)
                 return (tokens, await state.idTokenClaims, state.configuration.issuer)
             }

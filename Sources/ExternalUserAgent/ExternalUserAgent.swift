@@ -13,6 +13,7 @@ public struct AgentRequest: Sendable, Hashable {
     /// How long the session will wait, when it has a limit.
     public var timeout: Duration?
 
+    /// A request to show `url`, whose answer comes back to `redirectURI`, within `timeout` when given.
     public init(url: URL, redirectURI: URL, timeout: Duration? = nil) {
         self.url = url
         self.redirectURI = redirectURI

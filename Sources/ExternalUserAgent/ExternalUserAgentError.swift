@@ -82,6 +82,7 @@ public struct ExternalUserAgentError: Error, Sendable, CustomStringConvertible {
     /// The cause, when another error led to this one.
     public var underlying: (any Error & Sendable)?
 
+    /// An error with `code`, a `message` that says what, where and what to do, and the `underlying` cause.
     public init(_ code: Code, _ message: String, underlying: (any Error & Sendable)? = nil) {
         self.code = code
         self.message = message

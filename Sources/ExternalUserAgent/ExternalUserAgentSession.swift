@@ -33,6 +33,7 @@ public final class ExternalUserAgentSession: Sendable {
         /// (wrong `state`, wrong path, malformed request…); it must return quickly.
         public var onRefused: (@Sendable (String) -> Void)?
 
+        /// Rules for one session: the `state` a callback must carry (`nil`: not checked here) and how long it may take (`nil`: no limit).
         public init(expectedState: String? = nil, timeout: Duration? = .seconds(300),
                     onRefused: (@Sendable (String) -> Void)? = nil) {
             self.expectedState = expectedState
@@ -53,9 +54,11 @@ public final class ExternalUserAgentSession: Sendable {
     public let agent: any ExternalUserAgent
     /// The receiver that provides the redirect URI.
     public let receiver: any RedirectReceiver
+    /// The session's rules: expected `state` and timeout.
     public let configuration: Configuration
     private let state = Mutex(State())
 
+    /// A session that presents with `agent` and waits on `receiver`, under `configuration`.
     public init(agent: any ExternalUserAgent, receiver: any RedirectReceiver, configuration: Configuration = .init()) {
         self.agent = agent
         self.receiver = receiver

@@ -11,6 +11,7 @@ public struct ReceiverRequest: Sendable, Hashable {
     /// How long the session will wait, when it has a limit.
     public var timeout: Duration?
 
+    /// What the receiver expects: the request's `state` and how long to wait.
     public init(expectedState: String? = nil, timeout: Duration? = nil) {
         self.expectedState = expectedState
         self.timeout = timeout

@@ -86,6 +86,7 @@ extension PluginWire.Component {
             "reasons": .array(reasons.map(JSONValue.string)),
         ]
         if let kind { members["kind"] = .string(kind) }
+        if let family { members["family"] = .string(family) }
         if let version { members["version"] = .string(version) }
         if let details { members["details"] = .object(details) }
         return .object(members)

@@ -13,12 +13,18 @@ public enum PluginWire {}
 extension PluginWire {
     /// `describe()`: the plugin and what it offers on this machine.
     public struct PluginDescription: Codable, Sendable, Equatable {
+        /// The plugin's id (letters, digits, `.`, `_`, `-`; the host checks the grammar).
         public var id: String
+        /// A name for people.
         public var name: String
+        /// The plugin's version.
         public var version: String
+        /// The agents it offers.
         public var agents: [Component]
+        /// The redirect receivers it offers.
         public var receivers: [Component]
 
+        /// A description of a plugin and what it offers.
         public init(id: String, name: String, version: String, agents: [Component] = [], receivers: [Component] = []) {
             self.id = id
             self.name = name
@@ -39,20 +45,30 @@ extension PluginWire {
 
     /// One agent or receiver listed by a plugin.
     public struct Component: Codable, Sendable, Equatable {
+        /// The component's id; agents and receivers share one namespace.
         public var id: String
         /// Agents only: one of `externalBrowser`, `inAppBrowserTab`, `embeddedWebView`, `testDouble`, `manual`.
         public var kind: String?
+        /// Agents only: the browser family it belongs to (`firefox` for firefox-esr, `chrome` for
+        /// google-chrome), so configuration can name the family; absent when the id is the family.
+        public var family: String?
+        /// A name for people.
         public var name: String
+        /// Its version (a browser's, for browser agents), when known.
         public var version: String?
+        /// Whether it can run on this machine.
         public var available: Bool
+        /// Why it cannot run here (never empty when unavailable).
         public var reasons: [String]
         /// What the plugin found on this machine that a capability report shows (handler, browsers, …).
         public var details: [String: JSONValue]?
 
-        public init(id: String, kind: String? = nil, name: String, version: String? = nil,
+        /// A component as a plugin lists it.
+        public init(id: String, kind: String? = nil, family: String? = nil, name: String, version: String? = nil,
                     available: Bool = true, reasons: [String] = [], details: [String: JSONValue]? = nil) {
             self.id = id
             self.kind = kind
+            self.family = family
             self.name = name
             self.version = version
             self.available = available
@@ -64,6 +80,7 @@ extension PluginWire {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             id = try container.decode(String.self, forKey: .id)
             kind = try container.decodeIfPresent(String.self, forKey: .kind)
+            family = try container.decodeIfPresent(String.self, forKey: .family)
             name = try container.decodeIfPresent(String.self, forKey: .name) ?? id
             version = try container.decodeIfPresent(String.self, forKey: .version)
             available = try container.decodeIfPresent(Bool.self, forKey: .available) ?? true
@@ -74,10 +91,14 @@ extension PluginWire {
 
     /// `start()` for an agent: what to show.
     public struct AgentRequest: Codable, Sendable, Equatable {
+        /// The URL to present.
         public var url: String
+        /// Where the answer comes back, when the agent needs to know (follow mode stops there).
         public var redirectURI: String?
+        /// How long the flow may take.
         public var timeoutSeconds: Double?
 
+        /// A request to present `url`.
         public init(url: String, redirectURI: String? = nil, timeoutSeconds: Double? = nil) {
             self.url = url
             self.redirectURI = redirectURI
@@ -111,9 +132,12 @@ extension PluginWire {
 
     /// An error as it crosses the ABI (`create`'s error, a `failed` event).
     public struct ErrorValue: Codable, Sendable, Equatable {
+        /// One of the error names in `eua_plugin.h` (`invalid_options`, `presentation_failed`, …).
         public var code: String
+        /// What went wrong and what to do.
         public var message: String
 
+        /// An error named `code`, with `message`.
         public init(code: String, message: String) {
             self.code = code
             self.message = message

@@ -60,7 +60,7 @@ public actor AuthState {
         self.authorizationError = authorizationError
         self.file = file
         self.revision = revision
-        self.validator = IDTokenValidator(configuration: configuration, clientID: client.clientID, http: http, logger: logger)
+        self.validator = IDTokenValidator(configuration: configuration, client: client, http: http, logger: logger)
         self.endpoint = TokenEndpoint(configuration: configuration, client: client, http: http, logger: logger)
         self.logger = logger
     }
@@ -170,7 +170,7 @@ public actor AuthState {
         var merged = refreshed
         merged.refreshToken = refreshed.refreshToken ?? lastTokenResponse?.refreshToken
         if let idToken = refreshed.idToken {
-            let claims = try await validator.validate(idToken, nonce: nil)
+            let claims = try await validator.validate(idToken, nonce: nil, delivery: .refresh)
             if let previous = idTokenClaims, previous.subject != claims.subject {
                 throw ExternalUserAgentError(.idTokenInvalid,
                     "the refreshed ID token is for another subject than the one signed in; sign in again")
@@ -218,14 +218,16 @@ public actor AuthState {
 
     /// Reads a state saved by ``save(to:)``; later changes are saved to the same file.
     ///
-    /// `clientSecret` is needed again for a confidential client, since it is never saved. A saved
+    /// `clientSecret` (or, for `private_key_jwt`, `clientKey`) is needed again for a confidential client, since
+    /// it is never saved. A saved
     /// ``authorizationError`` is read too: such a state is not ``isAuthorized``.
     /// Throws `stateFileInvalid` for a missing, corrupt, foreign or not-private file.
-    public static func load(from file: AuthStateFile, clientSecret: String? = nil, http: OAuthHTTP = OAuthHTTP(),
-                            logger: Logger = Logger(label: "eua.oauth")) throws -> AuthState {
+    public static func load(from file: AuthStateFile, clientSecret: String? = nil, clientKey: ClientSigningKey? = nil,
+                            http: OAuthHTTP = OAuthHTTP(), logger: Logger = Logger(label: "eua.oauth")) throws -> AuthState {
         let contents = try file.load()
         var client = contents.client
         client.clientSecret = clientSecret
+        client.signingKey = clientKey
         return AuthState(configuration: contents.configuration, client: client, scope: contents.scope,
                          authorizationResponse: nil, tokenResponse: contents.tokenResponse,
                          idTokenClaims: contents.idTokenClaims, authorizationError: contents.authorizationError,

@@ -148,7 +148,8 @@ public struct DeviceAuthorization: Sendable {
         }
         var fields: [(String, String)] = []
         if !scopes.isEmpty { fields.append(("scope", scopes.joined(separator: " "))) }
-        let (body, authorization) = TokenEndpoint.authenticate(client, fields)
+        var (body, authorization) = TokenEndpoint.authenticate(client, fields)
+        body += try ClientAssertion.fields(for: client, audience: configuration.tokenEndpoint)
         logger.debug("device authorization request", metadata: ["endpoint": "\(endpoint.absoluteString)"])
         let response: OAuthHTTP.Response
         do {

@@ -128,26 +128,26 @@ struct CompactJWT {
         self.payload = payload
     }
 
-    /// Splits `token` and reads its header; throws `idTokenInvalid` saying what is wrong.
-    static func parse(_ token: String) throws -> CompactJWT {
+    /// Splits `token` and reads its header; throws `idTokenInvalid` saying what is wrong (`what`: the token's name).
+    static func parse(_ token: String, what: String = "the ID token") throws -> CompactJWT {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else {
-            throw invalid("the ID token is not a JWS compact serialization (header.payload.signature): it has \(parts.count) parts")
+            throw invalid("\(what) is not a JWS compact serialization (header.payload.signature): it has \(parts.count) parts")
         }
         guard let headerData = Base64URL.decode(parts[0]), let payload = Base64URL.decode(parts[1]) else {
-            throw invalid("the ID token has a header or payload that is not base64url")
+            throw invalid("\(what) has a header or payload that is not base64url")
         }
         let header: JOSEHeader
         do {
             header = try JSONDecoder().decode(JOSEHeader.self, from: headerData)
         } catch let error as InvalidFieldError {
-            throw invalid("the ID token's header field \(error)", underlying: error)
+            throw invalid("\(what)'s header field \(error)", underlying: error)
         } catch {
-            throw invalid("the ID token's header is not a JSON object")
+            throw invalid("\(what)'s header is not a JSON object")
         }
         if let crit = header.crit {
             let names = crit.map(UntrustedText.printable).joined(separator: ", ")
-            throw invalid("the ID token has critical header extensions (crit: \(names)) this client does not "
+            throw invalid("\(what) has critical header extensions (crit: \(names)) this client does not "
                 + "understand (RFC 7515 §4.1.11)")
         }
         return CompactJWT(header: header, payload: payload)

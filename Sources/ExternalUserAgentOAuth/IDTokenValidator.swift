@@ -9,8 +9,8 @@ import Logging
 
 /// Validates ID tokens as OpenID Connect Core §3.1.3.7 asks, signature included.
 ///
-/// The header's `alg` must be one of ``acceptedAlgorithms`` (RSA and ECDSA; never `none` or HMAC), and
-/// it decides the key: the one key of the provider's JWKS whose `kty`, curve, `alg`, `use` and `key_ops`
+/// The header's `alg` must be one of ``acceptedAlgorithms`` (RSA and ECDSA), or exactly the algorithm the
+/// client registered (``IDTokenAlgorithm``: `none` and HMAC only that way), and it decides the key: the one key of the provider's JWKS whose `kty`, curve, `alg`, `use` and `key_ops`
 /// allow that algorithm (and whose `kid` is the header's, when it names one). The signature is then
 /// checked with jwt-kit with that algorithm only, and the claims are read and checked. The key set is
 /// cached, and fetched again once when no cached key fits. Keep one validator per provider to share the cache.
@@ -21,15 +21,35 @@ public struct IDTokenValidator: Sendable {
 
     public let configuration: ServiceConfiguration
     public let clientID: String
+    /// The algorithm the client registered for its ID tokens; `nil`: any of ``acceptedAlgorithms``.
+    public let algorithm: IDTokenAlgorithm?
     /// Allowed difference between this machine's clock and the server's, for `exp` and `iat`.
     public var clockSkew: TimeInterval
+    /// The client secret, the key of HMAC-signed tokens (`HS256`…); never logged.
+    private let clientSecret: String?
     private let keys: JWKSCache
     private let logger: Logger
 
     public init(configuration: ServiceConfiguration, clientID: String, clockSkew: TimeInterval = 60,
                 http: OAuthHTTP = OAuthHTTP(), logger: Logger = Logger(label: "eua.oauth")) {
+        self.init(configuration: configuration, clientID: clientID, algorithm: nil, clientSecret: nil,
+                  clockSkew: clockSkew, http: http, logger: logger)
+    }
+
+    /// A validator for `client`: its id, its registered ``ClientCredentials/idTokenAlgorithm`` and, for
+    /// `HS256`/`HS384`/`HS512`, its secret.
+    public init(configuration: ServiceConfiguration, client: ClientCredentials, clockSkew: TimeInterval = 60,
+                http: OAuthHTTP = OAuthHTTP(), logger: Logger = Logger(label: "eua.oauth")) {
+        self.init(configuration: configuration, clientID: client.clientID, algorithm: client.idTokenAlgorithm,
+                  clientSecret: client.clientSecret, clockSkew: clockSkew, http: http, logger: logger)
+    }
+
+    init(configuration: ServiceConfiguration, clientID: String, algorithm: IDTokenAlgorithm?,
+         clientSecret: String?, clockSkew: TimeInterval, http: OAuthHTTP, logger: Logger) {
         self.configuration = configuration
         self.clientID = clientID
+        self.algorithm = algorithm
+        self.clientSecret = clientSecret
         self.clockSkew = clockSkew
         self.keys = JWKSCache(jwksURI: configuration.jwksURI, http: http, logger: logger)
         self.logger = logger
@@ -40,22 +60,45 @@ public struct IDTokenValidator: Sendable {
     ///
     /// - Parameters:
     ///   - nonce: the request's nonce, which the token must carry; `nil` for a refreshed token.
+    ///   - delivery: how the token came; an unsigned one (registered `none`) only from the code exchange.
     ///   - now: the current time (tests pass their own).
-    public func validate(_ token: String, nonce: String?, now: Date = Date()) async throws -> IDTokenClaims {
-        let jwt = try Self.parse(token)
-        let key = try await keys.key(alg: jwt.header.alg, kid: jwt.header.kid)
-        try await Self.verifySignature(of: token, alg: jwt.header.alg, key: key, source: keys.source)
+    public func validate(_ token: String, nonce: String?, delivery: IDTokenDelivery = .other,
+                         now: Date = Date()) async throws -> IDTokenClaims {
+        let jwt = try await verified(token, delivery: delivery)
         let claims = try jwt.claims()
         try Self.check(claims, issuer: configuration.issuer, clientID: clientID, nonce: nonce, now: now, clockSkew: clockSkew)
-        logger.debug("ID token valid", metadata: ["alg": "\(jwt.header.alg)", "kid": "\(key.kid ?? "-")"])
+        logger.debug("ID token valid", metadata: ["alg": "\(jwt.header.alg)", "kid": "\(jwt.header.kid ?? "-")"])
         return claims
     }
 
-    /// Validates `token` against a key set given as bytes, with no network: what ``validate(_:nonce:now:)``
+    /// Splits a JWS the provider made for this client (an ID token, a signed UserInfo response) and checks
+    /// its algorithm and signature: with the key set, the client secret (HMAC) or, for `none`, nothing.
+    /// `what` names the token in messages.
+    func verified(_ token: String, delivery: IDTokenDelivery, what: String = "the ID token") async throws -> CompactJWT {
+        let jwt = try CompactJWT.parse(token, what: what)
+        let alg = jwt.header.alg
+        try Self.checkAlgorithm(alg, registered: algorithm, delivery: delivery, what: what)
+        if alg == "none" {
+            try SymmetricSignature.checkUnsigned(token, what: what)
+        } else if IDTokenAlgorithm.symmetricAlgorithms.contains(alg) {
+            guard let clientSecret, !clientSecret.isEmpty else {
+                throw Self.invalid("\(what) is signed with \(alg), which is checked with the client secret, and none "
+                    + "was given; give it (--client-secret or EUA_CLIENT_SECRET)")
+            }
+            try SymmetricSignature.verify(token, alg: alg, secret: clientSecret, what: what)
+        } else {
+            let key = try await keys.key(alg: alg, kid: jwt.header.kid, what: what)
+            try await Self.verifySignature(of: token, alg: alg, key: key, source: keys.source, what: what)
+        }
+        return jwt
+    }
+
+    /// Validates `token` against a key set given as bytes, with no network: what ``validate(_:nonce:delivery:now:)``
     /// does once the JWKS is fetched. For fuzzing and tests; never traps.
     package static func validate(_ token: String, keySet: Data, issuer: String, clientID: String, nonce: String?,
                                  now: Date, clockSkew: TimeInterval = 60) async throws -> IDTokenClaims {
-        let jwt = try parse(token)
+        let jwt = try CompactJWT.parse(token)
+        try checkAlgorithm(jwt.header.alg, registered: nil, delivery: .other)
         let source = "(given)"
         let key = try JWKSCache.decode(keySet, source: source).select(alg: jwt.header.alg, kid: jwt.header.kid)
             .mapError { JWKSCache.refusal($0, source: source, suffix: "") }.get()
@@ -65,18 +108,9 @@ public struct IDTokenValidator: Sendable {
         return claims
     }
 
-    /// Splits the token and checks that its algorithm is one this client accepts.
-    private static func parse(_ token: String) throws -> CompactJWT {
-        let jwt = try CompactJWT.parse(token)
-        guard acceptedAlgorithms.contains(jwt.header.alg) else {
-            throw invalid("the ID token is signed with '\(UntrustedText.printable(jwt.header.alg))', which this client "
-                + "does not accept; accepted: " + acceptedAlgorithms.sorted().joined(separator: ", "))
-        }
-        return jwt
-    }
-
     /// Checks the signature with `key`, made into a jwt-kit key for `alg` and nothing else.
-    private static func verifySignature(of token: String, alg: String, key: JSONWebKey, source: String) async throws {
+    private static func verifySignature(of token: String, alg: String, key: JSONWebKey, source: String,
+                                        what: String = "the ID token") async throws {
         let identifier = JWKIdentifier(string: key.kid ?? "#\(key.index)")
         let algorithm = JWK.Algorithm(rawValue: alg)
         let jwk: JWK = key.kty == "RSA"
@@ -92,7 +126,7 @@ public struct IDTokenValidator: Sendable {
         do {
             _ = try await collection.verify(token, as: SignatureOnly.self)
         } catch {
-            throw invalid("the ID token's \(alg) signature does not verify with \(key.label) of \(source): \(error)",
+            throw invalid("\(what)'s \(alg) signature does not verify with \(key.label) of \(source): \(error)",
                           underlying: error)
         }
     }

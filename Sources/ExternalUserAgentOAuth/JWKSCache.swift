@@ -24,7 +24,7 @@ actor JWKSCache {
     nonisolated var source: String { jwksURI?.absoluteString ?? "(no jwks_uri)" }
 
     /// The one key that may verify a signature made with `alg` by key `kid` (``JSONWebKeySet/select(alg:kid:)``).
-    func key(alg: String, kid: String?) async throws -> JSONWebKey {
+    func key(alg: String, kid: String?, what: String = "the ID token") async throws -> JSONWebKey {
         var fetchedNow = false
         if cached == nil {
             cached = try await fetch()
@@ -39,18 +39,19 @@ actor JWKSCache {
             result = cached!.select(alg: alg, kid: kid)
             suffix = " (fetched again to be sure)"
         }
-        return try result.mapError { Self.refusal($0, source: source, suffix: suffix) }.get()
+        return try result.mapError { Self.refusal($0, source: source, suffix: suffix, what: what) }.get()
     }
 
     /// The error for a key set with no key for the token.
-        static func refusal(_ failure: JSONWebKeySet.SelectionFailure, source: String, suffix: String) -> ExternalUserAgentError {
-        ExternalUserAgentError(.idTokenInvalid, "the ID token \(failure.reason); key set \(source)\(suffix)")
+    static func refusal(_ failure: JSONWebKeySet.SelectionFailure, source: String, suffix: String,
+                        what: String = "the ID token") -> ExternalUserAgentError {
+        ExternalUserAgentError(.idTokenInvalid, "\(what) \(failure.reason); key set \(source)\(suffix)")
     }
 
     private func fetch() async throws -> JSONWebKeySet {
         guard let jwksURI else {
             throw ExternalUserAgentError(.idTokenInvalid,
-                "the ID token cannot be checked: the provider's configuration has no jwks_uri")
+                "the provider's signatures cannot be checked: its configuration has no jwks_uri")
         }
         let response: OAuthHTTP.Response
         do {

@@ -19,6 +19,8 @@ public struct OAuthHTTP: Sendable {
         public var status: Int
         public var contentType: String?
         public var body: Data
+        /// The `Date` header as sent, when there is one (``ProviderCheck`` estimates clock skew from it).
+        public var date: String? = nil
     }
 
     /// How long one request may take: name lookup, connecting, TLS, redirects and the whole body. A refused
@@ -59,6 +61,13 @@ public struct OAuthHTTP: Sendable {
             "more than \(Self.maximumRedirects) redirects, the last to \(server); check the URL")
     }
 
+    /// GETs `url` with `authorization` as the `Authorization` header (a bearer token) and `accept` as
+    /// `Accept`. Follows no redirect, so the credential never goes to another server.
+    public func get(_ url: URL, authorization: String, accept: String) async throws -> Response {
+        let headers: HTTPHeaders = ["Accept": accept, "User-Agent": "eua", "Authorization": authorization]
+        return Response(try await client.execute(.GET, url, headers: headers))
+    }
+
     /// POSTs `fields` as `application/x-www-form-urlencoded`, with `authorization` as the
     /// `Authorization` header when given.
     public func postForm(_ url: URL, fields: [(String, String)], authorization: String? = nil) async throws -> Response {
@@ -67,6 +76,14 @@ public struct OAuthHTTP: Sendable {
         if let authorization { headers.add(name: "Authorization", value: authorization) }
         let body = ByteBuffer(string: FormCoding.encode(fields))
         return Response(try await client.execute(.POST, url, headers: headers, body: body))
+    }
+
+    /// POSTs `body` as `application/json`, with `authorization` as the `Authorization` header when given.
+    public func postJSON(_ url: URL, body: Data, authorization: String? = nil) async throws -> Response {
+        var headers = Self.headers
+        headers.add(name: "Content-Type", value: "application/json")
+        if let authorization { headers.add(name: "Authorization", value: authorization) }
+        return Response(try await client.execute(.POST, url, headers: headers, body: ByteBuffer(bytes: body)))
     }
 
     /// Where a redirect from `url` leads; never from https to http.
@@ -87,6 +104,6 @@ public struct OAuthHTTP: Sendable {
 extension OAuthHTTP.Response {
     init(_ response: HTTPRequestClient.Response) {
         self.init(status: response.status, contentType: response.headers.first(name: "Content-Type"),
-                  body: Data(response.body.readableBytesView))
+                  body: Data(response.body.readableBytesView), date: response.headers.first(name: "Date"))
     }
 }

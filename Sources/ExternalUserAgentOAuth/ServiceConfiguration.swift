@@ -31,6 +31,8 @@ public struct ServiceConfiguration: Sendable, Hashable, Codable {
     /// RFC 8628: where a device asks for a `device_code` and `user_code`; when present, the device
     /// authorization grant can sign in where no browser can run.
     public var deviceAuthorizationEndpoint: URL?
+    /// RFC 7591 / OpenID Connect Registration: where a client registers itself (``ClientRegistrar``).
+    public var registrationEndpoint: URL? = nil
 
     public init(issuer: String, authorizationEndpoint: URL, tokenEndpoint: URL, jwksURI: URL? = nil,
                 userinfoEndpoint: URL? = nil, authorizationResponseIssParameterSupported: Bool = false,
@@ -59,6 +61,7 @@ public struct ServiceConfiguration: Sendable, Hashable, Codable {
         case tokenEndpointAuthMethodsSupported = "token_endpoint_auth_methods_supported"
         case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
         case deviceAuthorizationEndpoint = "device_authorization_endpoint"
+        case registrationEndpoint = "registration_endpoint"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -75,5 +78,6 @@ public struct ServiceConfiguration: Sendable, Hashable, Codable {
         idTokenSigningAlgValuesSupported = try container.decodeIfPresent([String].self, forKey: .idTokenSigningAlgValuesSupported)
         // A value that is not a URL is treated as absent: the grant is an option, not a requirement.
         deviceAuthorizationEndpoint = try? container.decodeIfPresent(URL.self, forKey: .deviceAuthorizationEndpoint)
+        registrationEndpoint = try? container.decodeIfPresent(URL.self, forKey: .registrationEndpoint)
     }
 }

@@ -103,7 +103,7 @@ public struct SignIn: Sendable {
                                                    redirectURI: redirectURI, additionalParameters: extra,
                                                    state: expectedState)
             requestBox.set(request)
-            return request.url
+            return try client.signsRequestObjects ? RequestObject.url(for: request, client: client) : request.url
         }
         reporting?.reportPresented()
         guard let request = requestBox.get() else {
@@ -188,9 +188,9 @@ public struct SignIn: Sendable {
     private func finish(tokens: TokenResponse, authorization: AuthorizationResponse?, nonce: String?) async throws -> AuthState {
         var claims: IDTokenClaims?
         if let idToken = tokens.idToken {
-            let validated = try await IDTokenValidator(configuration: configuration, clientID: client.clientID, http: http,
+            let validated = try await IDTokenValidator(configuration: configuration, client: client, http: http,
                                                        logger: logger)
-                .validate(idToken, nonce: nonce)
+                .validate(idToken, nonce: nonce, delivery: authorization == nil ? .deviceGrant : .codeExchange)
             claims = validated
             let header = CompactJWT(idToken)?.header
             progress?(.idTokenValidated(validated, algorithm: header?.alg ?? "?", keyID: header?.kid))

@@ -73,7 +73,7 @@ public enum SignInChain {
         var forcedStep = forced
         var forcedBy = forced.map { "--flow \($0) forces it" }
         if forcedStep == nil, let named = configuration.namedAgent {
-            let kind = candidates.first { $0.descriptor.id == named }?.descriptor.kind
+            let kind = candidates.first { $0.descriptor.answers(to: named) }?.descriptor.kind
             forcedStep = kind == .manual ? .manual : .browser
             forcedBy = "the agent '\(named)' was named explicitly"
         }
@@ -102,13 +102,13 @@ public enum SignInChain {
                 let report = AgentSelection.evaluate(candidates: pool, configuration: configuration)
                 if let winner = report.chosen {
                     // A managed pin can overrule the named agent: the reason then says who won, and why.
-                    let overruled = configuration.namedAgent.map { $0 != winner.id } ?? false
+                    let overruled = configuration.namedAgent.map { !winner.candidate.descriptor.answers(to: $0) } ?? false
                     let why = forcedBy.map {
                         overruled ? "\($0), but '\(winner.id)' was chosen instead: \(winner.reasons.last ?? "it passed every rule")" : $0
                     } ?? (wantManual
                         ? "no earlier step in \(origin) was possible, and the manual agent '\(winner.id)' is available"
                         : "the browser agent '\(winner.id)' passed every selection rule")
-                    add(.chosen, why, agent: winner.candidate, options: configuration.options(for: winner.id))
+                    add(.chosen, why, agent: winner.candidate, options: configuration.options(for: winner.candidate.descriptor))
                 } else if pool.isEmpty {
                     add(.skipped, wantManual ? "no manual agent is installed (libEUAManual.so)"
                                              : "no browser agent is installed")

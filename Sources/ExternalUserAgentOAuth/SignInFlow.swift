@@ -84,11 +84,14 @@ public struct SignInFlow: Sendable {
 
     /// Runs the whole sign-in.
     ///
+    /// A client that cannot use its registered ID token algorithm (`HS256` without a secret) is refused
+    /// first (`invalidOptions`, ``IDTokenAlgorithm/check(for:)``).
     /// A named agent that cannot be used is refused before any network traffic (its selection report
     /// as `noAgentAvailable`); a plan with no possible step throws ``SignInPlan/error``. Then what
     /// ``Discovery``, ``SignIn/run(agent:receiver:)`` and ``SignIn/runDevice(clock:show:onEvent:)`` throw.
     /// Cancelling the task cancels the sign-in (receiver closed, agent dismissed).
     public func run() async throws -> AuthState {
+        try client.idTokenAlgorithm?.check(for: client)
         let named = configuration.namedAgent != nil
         // A named agent does not depend on the server.
         if named, SignInChain.plan(candidates: candidates, configuration: configuration, service: nil).chosen == nil {
@@ -98,6 +101,7 @@ public struct SignInFlow: Sendable {
         hooks.discovered(service)
         let plan = SignInChain.plan(candidates: candidates, configuration: configuration, service: service,
                                     forced: forcedStep)
+        plan.report.log(to: logger)
         guard let step = plan.chosen else { throw named ? plan.report.error : plan.error }
         let signIn = SignIn(configuration: service, client: client, scopes: scopes,
                             additionalParameters: additionalParameters, timeout: effectiveTimeout, file: file,

@@ -59,7 +59,8 @@ public struct TokenEndpoint: Sendable {
         var authorization: String?
         let secret = client.clientSecret ?? ""
         switch client.authenticationMethod {
-        case .none:
+        case .none, .clientSecretJWT, .privateKeyJWT:
+            // The JWT methods add their client_assertion (``ClientAssertion``); client_id helps servers find the client.
             fields.append(("client_id", client.clientID))
         case .clientSecretPost:
             fields.append(("client_id", client.clientID))
@@ -73,7 +74,8 @@ public struct TokenEndpoint: Sendable {
     }
 
     private func send(_ grantFields: [(String, String)], purpose: String) async throws -> TokenResponse {
-        let (fields, authorization) = Self.authenticate(client, grantFields)
+        var (fields, authorization) = Self.authenticate(client, grantFields)
+        fields += try ClientAssertion.fields(for: client, audience: configuration.tokenEndpoint)
         let endpoint = configuration.tokenEndpoint.absoluteString
         logger.debug("token request", metadata: [
             "endpoint": "\(endpoint)", "grant": "\(purpose)", "client_auth": "\(client.authenticationMethod.rawValue)",

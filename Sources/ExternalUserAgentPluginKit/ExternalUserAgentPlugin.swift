@@ -31,9 +31,12 @@ public protocol PluginComponent: AnyObject, Sendable {
 
 /// An error a plugin reports to the host; `code` is one of the names in `eua_plugin.h`.
 public struct PluginError: Error, Sendable {
+    /// One of the error names in `eua_plugin.h`.
     public var code: String
+    /// What went wrong and what to do.
     public var message: String
 
+    /// An error named `code`, with `message`.
     public init(_ code: String, _ message: String) {
         self.code = code
         self.message = message

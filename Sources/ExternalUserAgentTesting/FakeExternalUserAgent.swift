@@ -23,6 +23,10 @@ public final class FakeExternalUserAgent: ExternalUserAgent {
         case neverAnswers
         /// Presenting fails.
         case failsToPresent
+        /// Acts as the browser against the testing kit's local authorization server, in process: the person
+        /// signs in as `subject`, and the server's own redirect (a real code it will exchange, the state, `iss`)
+        /// is delivered. An app's test of its whole sign-in then runs in milliseconds, with no plugin.
+        case signIn(at: LocalAuthorizationServer, as: String)
     }
 
     /// What the fake saw.
@@ -39,8 +43,9 @@ public final class FakeExternalUserAgent: ExternalUserAgent {
     public let script: Script
     private let state = Mutex(Record())
 
-    public init(id: String = "fake", kind: AgentKind = .testDouble, script: Script = .redirect()) {
-        self.descriptor = AgentDescriptor(id: id, kind: kind, name: "Fake agent (\(id))")
+    /// `family` lets configuration name the fake by a browser family (`firefox`), as a real browser agent's.
+    public init(id: String = "fake", kind: AgentKind = .testDouble, family: String? = nil, script: Script = .redirect()) {
+        self.descriptor = AgentDescriptor(id: id, kind: kind, family: family, name: "Fake agent (\(id))")
         self.script = script
     }
 
@@ -59,6 +64,9 @@ public final class FakeExternalUserAgent: ExternalUserAgent {
         case .redirect(let parameters, let count):
             let url = Self.callback(request, parameters: parameters, isError: false)
             Task { for _ in 0..<count { deliver(url, to: session) } }
+        case .signIn(let server, let subject):
+            let url = try server.signIn(authorizationURL: request.url, as: subject)
+            Task { deliver(url, to: session) }
         case .oauthError(let error, let description):
             var parameters = ["error": error]
             parameters["error_description"] = description

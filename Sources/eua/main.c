@@ -1,6 +1,7 @@
 // eua: the command-line entry point, a few lines of C on purpose.
 //
-// The commands live in two Swift programs beside this one: eua-oauth (explain, login, refresh, demo:
+// The commands live in two Swift programs beside this one: eua-oauth (explain, login, refresh, demo, doctor,
+// userinfo, register:
 // the OAuth client, TLS, JWT) and eua-core (everything else: agents, capabilities, open, receive, and
 // the help that lists all commands). A Swift program pays several milliseconds of dynamic linking
 // before main (the runtime, FoundationEssentials); choosing in C costs well under one, so no command
@@ -11,7 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *const oauth_commands[] = {"explain", "login", "refresh", "demo", NULL};
+static const char *const oauth_commands[] = {"explain", "login", "refresh", "demo", "doctor", "userinfo", "register",
+                                             NULL};
 
 static int is_oauth_command(const char *name) {
     for (const char *const *command = oauth_commands; name && *command; command++) {
@@ -25,21 +27,25 @@ int main(int argc, char **argv) {
     if (name && strcmp(name, "help") == 0 && argc > 2) name = argv[2];
     const char *program = is_oauth_command(name) ? "eua-oauth" : "eua-core";
 
+    // <prefix>/lib/eua/ for <prefix>/bin/eua (an installed tree), else beside this program (a build folder; the
+    // path named below when neither is there).
     char self[PATH_MAX];
     ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
-    char path[PATH_MAX + 16];
+    char path[PATH_MAX + 32];
     if (length > 0) {
         self[length] = '\0';
         char *slash = strrchr(self, '/');
         if (slash) *slash = '\0';
-        snprintf(path, sizeof path, "%s/%s", self, program);
+        snprintf(path, sizeof path, "%s/../lib/eua/%s", self, program);
+        if (access(path, X_OK) != 0) snprintf(path, sizeof path, "%s/%s", self, program);
     } else {
         snprintf(path, sizeof path, "%s", program);
     }
     execv(path, argv);
     fprintf(stderr,
-            "eua: '%s' is run by %s, which could not be started (%s); install %s beside eua "
-            "(swift build puts eua, eua-core and eua-oauth together in .build/<configuration>/)\n",
+            "eua: '%s' is run by %s, which could not be started (%s); install %s beside eua or in "
+            "<prefix>/lib/eua/ (swift build puts eua, eua-core and eua-oauth together in .build/<configuration>/; "
+            "scripts/install puts eua in <prefix>/bin and the others in <prefix>/lib/eua)\n",
             name ? name : "eua", path, strerror(errno), program);
     return 127;
 }

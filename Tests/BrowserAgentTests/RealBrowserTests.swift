@@ -61,3 +61,37 @@ struct RealBrowserTests {
         #expect(BrowserLeftovers.scan().processes.isEmpty)
     }
 }
+
+/// Family names on Debian's real browsers: `firefox` names the firefox-esr agent, and `[agent-options.firefox]`
+/// reaches it — "force Firefox with these options" happens on a machine whose Firefox is firefox-esr.
+@Suite("Real browsers named by family", .serialized, .timeLimit(.minutes(3)))
+struct RealBrowserFamilyTests {
+    @Test("the family name selects the installed build, its options table applies, and a round trip works",
+          arguments: [("firefox", "firefox-esr"), ("chromium", "chromium")])
+    func familyRoundTrip(_ family: String, _ id: String) async throws {
+        let folder = try TemporaryFolder()
+        let userFile = folder.url.appendingPathComponent("config.toml")
+        try "[agent-options.\(family)]\nheadless = true\nephemeral = true\n".write(to: userFile, atomically: true, encoding: .utf8)
+        let sources = ConfigurationSources(environment: [:], systemFiles: [], userFile: userFile.path, managedFile: nil)
+        var code = CodeConfiguration(preference: [family])
+        code.namedAgent = family
+        let catalog = try BuiltPlugins.catalog()
+        let selected = try AgentSelection.select(catalog: catalog, code: code, sources: sources)
+        #expect(selected.candidate.descriptor.id == id)
+        #expect(selected.candidate.descriptor.family ?? selected.candidate.descriptor.id == family)
+        #expect(selected.options == ["headless": "true", "ephemeral": "true"])
+        guard case .plugin(let entry) = selected.candidate.source else {
+            Issue.record("\(id) comes from its plugin")
+            return
+        }
+        let receiver = try #require(catalog.receiver(id: "loopback")).makeReceiver()
+        let session = ExternalUserAgentSession(
+            agent: entry.makeAgent(options: selected.options, dismissGrace: .seconds(15)),
+            receiver: receiver, configuration: .init(expectedState: "st-family", timeout: .seconds(60)))
+        let url = try await session.run { redirect in
+            URL(string: redirect.absoluteString + "?code=from-\(family)&state=st-family")!
+        }
+        #expect(url.query == "code=from-\(family)&state=st-family")
+        #expect(BrowserLeftovers.scan().processes.isEmpty)
+    }
+}

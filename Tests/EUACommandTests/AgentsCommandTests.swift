@@ -7,7 +7,7 @@ import Testing
 struct AgentsCommandTests {
     struct Listing: Decodable {
         struct Agent: Decodable {
-            var id, kind, name, path, plugin: String
+            var id, kind, family, name, path, plugin: String
             var version: String?
             var available: Bool
             var reasons: [String]
@@ -37,6 +37,24 @@ struct AgentsCommandTests {
         for key in ["\"id\"", "\"kind\"", "\"name\"", "\"version\"", "\"path\""] {
             #expect(result.stdout.components(separatedBy: key).count - 1 >= listing.agents.count, "every agent has \(key)")
         }
+    }
+
+    @Test("--json gives each agent its family: firefox-esr is of the firefox family; headless is its own")
+    func families() throws {
+        let listing = try JSONDecoder().decode(Listing.self, from: Data(try agents(["--json"]).stdout.utf8))
+        #expect(listing.agents.first { $0.id == "headless" }?.family == "headless")
+        #expect(listing.agents.first { $0.id == "firefox-esr" }?.family == "firefox",
+                "Debian's firefox-esr is installed by scripts/bootstrap")
+        #expect(listing.agents.first { $0.id == "chromium" }?.family == "chromium")
+    }
+
+    @Test("eua open --agent with a name no agent has: exit 2, the name, and the agents that exist")
+    func unknownAgent() throws {
+        let result = try ProcessRunner.run(try TestPaths.product("eua"), ["open", "--agent", "nope", "https://example.com/"],
+                                           environment: ["EUA_PLUGIN_PATH": ""])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("no agent has the id or family 'nope'"), "\(result.stderr)")
+        #expect(result.stderr.contains("firefox-esr (family firefox)") && result.stderr.contains("headless"))
     }
 
     @Test("bad plugins on EUA_PLUGIN_PATH are reported in errors with their paths, and the exit is 0")

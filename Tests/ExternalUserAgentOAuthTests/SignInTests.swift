@@ -89,9 +89,9 @@ struct SignInTests {
               clientTimeout: .seconds(1)),
     ]
 
-    @Test("every misbehaviour the server offers is tested here (wrongIssuerInMetadata by the discovery test)")
+    @Test("every misbehaviour the server offers is tested here (wrongIssuerInMetadata: discovery; wrongUserInfoSubject: UserInfoCommandTests)")
     func everyMisbehaviourCovered() {
-        let covered = Set(Self.misbehaving.map(\.misbehavior)).union([.wrongIssuerInMetadata])
+        let covered = Set(Self.misbehaving.map(\.misbehavior)).union([.wrongIssuerInMetadata, .wrongUserInfoSubject])
         #expect(covered == Set(LocalAuthorizationServerOptions.Misbehavior.allCases))
     }
 

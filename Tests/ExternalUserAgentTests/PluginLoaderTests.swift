@@ -185,12 +185,19 @@ struct PluginLoaderTests {
         #expect(warnings.count >= 2, "both late events are logged: \(warnings)")
     }
 
-    @Test("the standard search path: executable folder, EUA_PLUGIN_PATH, installed folder")
+    @Test("the standard search path: executable folder, EUA_PLUGIN_PATH, XDG data folders, installed folder")
     func standardSearchPath() {
-        let path = PluginSearchPath.standard(environment: ["EUA_PLUGIN_PATH": "/a:/b::/c"])
+        let path = PluginSearchPath.standard(environment: ["EUA_PLUGIN_PATH": "/a:/b::/c", "XDG_DATA_HOME": "/home/u/data",
+                                                          "XDG_DATA_DIRS": "/opt/share:relative:/usr/share"])
         let exe = PluginSearchPath.executableDirectory()!
-        #expect(path.folders == [exe, "/a", "/b", "/c", PluginSearchPath.installedFolder(executableFolder: exe)])
+        #expect(path.folders == [exe, "/a", "/b", "/c", "/home/u/data/eua/plugins", "/opt/share/eua/plugins",
+                                 "/usr/share/eua/plugins", PluginSearchPath.installedFolder(executableFolder: exe)])
+        let defaults = PluginSearchPath.standard(environment: ["HOME": "/home/u"])
+        #expect(defaults.folders.dropFirst().prefix(3) == ["/home/u/.local/share/eua/plugins",
+                                                           "/usr/local/share/eua/plugins", "/usr/share/eua/plugins"])
         #expect(PluginSearchPath.installedFolder(executableFolder: "/usr/local/bin") == "/usr/local/lib/eua/plugins")
+        #expect(PluginSearchPath.installedFolder(executableFolder: "/usr/lib/eua") == "/usr/lib/eua/plugins",
+                "eua-core installed in <prefix>/lib/eua")
     }
 
     @Test("an embedded web-view agent loads with its kind (the selection policy, not the loader, refuses it)")

@@ -3,12 +3,15 @@
 public struct CapabilityReport: Sendable, Encodable {
     /// Platform facts, plus what the plugins found (default browser, installed browsers, loopback).
     public struct Platform: Sendable, Encodable {
+        /// Display, SSH, sandbox, WSL and container facts.
         public var facts: PlatformFacts
         /// The default handler for https links (GIO), when the system-browser plugin found one.
         public var defaultBrowser: JSONValue?
         /// Apps that open https links (GIO's list).
         public var installedBrowsers: [JSONValue]
+        /// Whether 127.0.0.1 could be bound (`nil`: not checked).
         public var ipv4Loopback: Bool?
+        /// Whether ::1 could be bound (`nil`: not checked).
         public var ipv6Loopback: Bool?
 
         enum CodingKeys: String, CodingKey {
@@ -28,17 +31,25 @@ public struct CapabilityReport: Sendable, Encodable {
 
     /// One agent or receiver.
     public struct Entry: Sendable, Encodable {
+        /// The agent's or receiver's id.
         public var id: String
+        /// The agent kind, or `receiver`.
         public var kind: String
+        /// Whether it can run here, as its plugin reports.
         public var available: Bool
         /// Never empty when `available` is false.
         public var reasons: [String]
+        /// The plugin file it came from.
         public var path: String?
+        /// What its plugin found on this machine (handler, executable, …).
         public var details: [String: JSONValue]
     }
 
+    /// The machine's facts.
     public var platform: Platform
+    /// Every agent the plugins offer.
     public var agents: [Entry]
+    /// Every redirect receiver the plugins offer.
     public var receivers: [Entry]
 
     /// Builds the report from what the plugins said and the platform facts.

@@ -54,14 +54,18 @@ public struct PlatformFacts: Sendable, Codable, Equatable {
 
 /// How facts are read from files; `.system` reads the real ones.
 public struct FileProbe: Sendable {
+    /// Whether a path exists.
     public var exists: @Sendable (String) -> Bool
+    /// A small file's text, or `nil`.
     public var read: @Sendable (String) -> String?
 
+    /// A probe with the given answers (tests give fixed ones).
     public init(exists: @escaping @Sendable (String) -> Bool, read: @escaping @Sendable (String) -> String?) {
         self.exists = exists
         self.read = read
     }
 
+    /// The real file system.
     public static let system = FileProbe(
         exists: { FileManager.default.fileExists(atPath: $0) },
         read: { path in FileManager.default.contents(atPath: path).map { String(decoding: $0, as: UTF8.self) } })

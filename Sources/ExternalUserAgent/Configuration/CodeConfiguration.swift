@@ -15,16 +15,24 @@ public struct CodeConfiguration: Sendable, Hashable {
     public var deny: [AgentMatcher]?
     /// Options per agent id (`["firefox": ["profile": "work"]]`).
     public var agentOptions: [String: [String: String]]
+    /// `[receiver] port`: the loopback port to listen on.
     public var receiverPort: Int?
+    /// `[receiver] port-range`: loopback ports to try.
     public var receiverPortRange: ClosedRange<Int>?
+    /// `[receiver] path`: the redirect URI's path.
     public var receiverPath: String?
+    /// `[timeouts] authorization`: how long a sign-in may take.
     public var authorizationTimeout: Duration?
+    /// `[timeouts] dismiss`: how long an agent may take to close.
     public var dismissTimeout: Duration?
+    /// `[pages] success`: the page shown after a good redirect (a path or URL).
     public var successPage: String?
+    /// `[pages] failure`: the page shown after a failed redirect (a path or URL).
     public var failurePage: String?
     /// The order of the sign-in steps (`browser`, `device`, `manual`); see ``Configuration/flowOrder``.
     public var flowOrder: [String]?
 
+    /// The code layer; every `nil` leaves the key to the other layers.
     public init(preference: [String]? = nil, allowTestAgents: Bool? = nil, allow: [AgentMatcher]? = nil,
                 deny: [AgentMatcher]? = nil, agentOptions: [String: [String: String]] = [:],
                 receiverPort: Int? = nil, receiverPortRange: ClosedRange<Int>? = nil, receiverPath: String? = nil,

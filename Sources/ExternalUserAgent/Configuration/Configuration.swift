@@ -128,6 +128,13 @@ public struct Configuration: Sendable {
         return options
     }
 
+    /// Options for `agent`: its family's table (`[agent-options.firefox]` for firefox-esr), then its own id's
+    /// table over it, option by option.
+    public func options(for agent: AgentDescriptor) -> [String: String] {
+        guard let family = agent.family else { return options(for: agent.id) }
+        return options(for: family).merging(options(for: agent.id)) { _, own in own }
+    }
+
     /// The redirect receiver's options (`port`, `port-range`, `path`) for the loopback receiver plugin.
     public var receiverOptions: [String: String] {
         var options: [String: String] = [:]

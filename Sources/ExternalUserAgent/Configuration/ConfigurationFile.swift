@@ -19,7 +19,8 @@ package struct ConfigurationFile {
             throw ExternalUserAgentError(
                 .configurationInvalid,
                 "\(path):\(error.line):\(error.column): not valid TOML\(written): \(error.message); "
-                    + "fix the \(layer) configuration file (see Examples/config.toml for the format)")
+                    + "fix the \(layer) configuration file (every key, commented: config.toml in eua's documentation "
+                    + "folder, /usr/share/doc/eua/ when installed)")
         }
         try walk(document.root, path: [], file: path, layer: layer)
     }

@@ -3,6 +3,7 @@ public struct ConfigurationKey: Sendable, Hashable, Comparable, CustomStringConv
     /// The TOML keys from the top of the file down.
     public let components: [String]
 
+    /// A key from its dotted parts (`["agent-options", "firefox", "profile"]`).
     public init(_ components: [String]) {
         self.components = components
     }

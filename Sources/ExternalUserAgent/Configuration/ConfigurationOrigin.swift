@@ -7,6 +7,7 @@ public struct ConfigurationOrigin: Sendable, Hashable, CustomStringConvertible {
     /// The line in `source`, for files (1-based), when known.
     public var line: Int?
 
+    /// An origin in `layer`, from `source` (a path, a variable name, `code`), at `line` for files.
     public init(layer: ConfigurationLayer, source: String, line: Int? = nil) {
         self.layer = layer
         self.source = source
@@ -31,10 +32,14 @@ public struct ConfigurationOrigin: Sendable, Hashable, CustomStringConvertible {
 
 /// One setting from one layer.
 public struct ConfigurationSetting: Sendable, Hashable {
+    /// The key set.
     public var key: ConfigurationKey
+    /// The value, checked against the schema.
     public var value: ConfigurationValue
+    /// Where it was written.
     public var origin: ConfigurationOrigin
 
+    /// A setting of `key` to `value`, written at `origin`.
     public init(key: ConfigurationKey, value: ConfigurationValue, origin: ConfigurationOrigin) {
         self.key = key
         self.value = value
@@ -62,6 +67,7 @@ public struct ConfigurationWarning: Sendable, Hashable, CustomStringConvertible 
     /// What, and what to do.
     public var message: String
 
+    /// A warning about what `origin` names (when known), saying what and what to do.
     public init(origin: ConfigurationOrigin?, message: String) {
         self.origin = origin
         self.message = message

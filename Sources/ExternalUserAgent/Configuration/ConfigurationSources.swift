@@ -18,6 +18,7 @@ public struct ConfigurationSources: Sendable, Hashable {
     /// The managed file, whose keys no layer can change.
     public var managedFile: String?
 
+    /// Sources from explicit files (tests and tools); ``standard(environment:managedFile:)`` finds the usual ones.
     public init(environment: [String: String], systemFiles: [String], userFile: String?, managedFile: String?) {
         self.environment = environment
         self.systemFiles = systemFiles
@@ -75,7 +76,10 @@ public struct ConfigurationFileStatus: Sendable, Hashable {
         }
     }
 
+    /// The file.
     public var path: String
+    /// Its layer.
     public var layer: ConfigurationLayer
+    /// Whether it was read, missing, refused or broken.
     public var status: Status
 }

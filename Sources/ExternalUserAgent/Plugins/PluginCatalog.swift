@@ -9,6 +9,7 @@ public struct PluginCatalog: Sendable {
     /// Files (or parts of them) that were refused, each with the reason.
     public var failures: [PluginLoadFailure] = []
 
+    /// An empty catalog.
     public init() {}
 
     /// The agent with `id`, if one loaded.

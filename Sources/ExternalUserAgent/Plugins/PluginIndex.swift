@@ -19,6 +19,7 @@ public struct PluginIndexFile: Sendable, Hashable {
     /// Where the index is kept.
     public var path: String
 
+    /// The index kept in the file at `path`.
     public init(path: String) {
         self.path = path
     }

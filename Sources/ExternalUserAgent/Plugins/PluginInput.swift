@@ -65,6 +65,12 @@ package enum PluginInput {
                         + "one of " + AgentKind.allCases.map(\.rawValue).joined(separator: ", ") + "; the agent is skipped"))
                 continue
             }
+            if let family = component.family, let problem = ComponentID.problem(with: family) {
+                checked.skipped.append(ExternalUserAgentError(
+                    .pluginDescriptionInvalid,
+                    "agent '\(component.id)' gave a bad family: \(problem); the agent is skipped"))
+                continue
+            }
             taken[component.id] = "an agent"
             checked.agents.append((component, kind))
         }

@@ -18,9 +18,11 @@ import Synchronization
 /// library, no entry symbol, another ABI major version, a table too small, a description that is
 /// not valid JSON or whose `describe()` does not return in time, an id that breaks the grammar
 /// (``ComponentID``) or is already taken (the first one wins), a file or folder that someone else
-/// could change (``PluginFileSafety``).
+/// could change (`PluginFileSafety`: owned by root or the user, not writable by group or others).
 public struct PluginLoader: Sendable {
+    /// Where plugins are looked for.
     public var searchPath: PluginSearchPath
+    /// Where loading is logged (each file, each refusal, load times at debug level).
     public var logger: Logger
     /// Where to remember which file offers which ids, for ``load(offering:)``; `nil`: remember nothing.
     public var index: PluginIndexFile?
@@ -28,6 +30,7 @@ public struct PluginLoader: Sendable {
     /// before the plugin (or the instance) is given up.
     public var callTimeout: Duration
 
+    /// A loader over `searchPath`, with the plugin index when one is given.
     public init(searchPath: PluginSearchPath = .standard(),
                 logger: Logger = Logger(label: "ExternalUserAgent.plugins"),
                 index: PluginIndexFile? = nil,
@@ -84,10 +87,13 @@ public struct PluginLoader: Sendable {
         return files
     }
 
-    /// The valid agent and receiver ids the plugin loaded from `file` offers; none when it was refused.
+    /// The valid agent and receiver ids the plugin loaded from `file` offers, and its agents' families (the
+    /// names `--agent` may use); none when it was refused.
     private static func ids(offeredBy file: String, in catalog: PluginCatalog) -> [String] {
         guard let plugin = catalog.plugins.first(where: { $0.path == file }) else { return [] }
-        return (plugin.description.agents.map(\.id) + plugin.description.receivers.map(\.id)).filter(ComponentID.isValid)
+        let names = plugin.description.agents.flatMap { [$0.id] + ($0.family.map { [$0] } ?? []) }
+            + plugin.description.receivers.map(\.id)
+        return Array(Set(names.filter(ComponentID.isValid)))
     }
 
     private func save(_ table: PluginIndex?) {
@@ -169,7 +175,8 @@ public struct PluginLoader: Sendable {
                 continue
             }
             let descriptor = AgentDescriptor(
-                id: component.id, kind: kind, name: component.name, version: component.version, path: plugin.path)
+                id: component.id, kind: kind, family: component.family, name: component.name,
+                version: component.version, path: plugin.path)
             catalog.agents.append(PluginAgentEntry(
                 descriptor: descriptor, available: component.available,
                 reasons: Self.reasons(component), details: component.details ?? [:], plugin: plugin))

@@ -14,6 +14,7 @@ public struct PluginReceiverEntry: Sendable {
     public let name: String
     /// Whether it can run on this machine, and why not.
     public let available: Bool
+    /// Why it cannot run here, when it cannot.
     public let reasons: [String]
     /// What the plugin found on this machine, for reports.
     public let details: [String: JSONValue]
@@ -29,6 +30,7 @@ public struct PluginReceiverEntry: Sendable {
 
 /// A ``RedirectReceiver`` that runs inside a plugin.
 public final class PluginReceiver: RedirectReceiver {
+    /// The receiver's id.
     public var id: String { entry.id }
     private let entry: PluginReceiverEntry
     private let options: [String: String]

@@ -7,12 +7,15 @@ import Foundation
 /// Where plugins are looked for, in order; the first plugin with an id wins.
 ///
 /// The standard order: the folder of the running executable, then each folder of
-/// `EUA_PLUGIN_PATH` (a colon-separated list), then the installed plugin folder,
-/// `<prefix>/lib/eua/plugins` where the executable is `<prefix>/bin/eua`.
+/// `EUA_PLUGIN_PATH` (a colon-separated list), then the user's plugins in `$XDG_DATA_HOME/eua/plugins`
+/// (default `~/.local/share/eua/plugins`), then `eua/plugins` in each folder of `$XDG_DATA_DIRS` (default
+/// `/usr/local/share:/usr/share`), then the installed plugin folder, `<prefix>/lib/eua/plugins` where the
+/// executable is `<prefix>/bin/eua` or `<prefix>/lib/eua/eua-core` (what `scripts/install` lays out).
 public struct PluginSearchPath: Sendable, Hashable {
     /// The folders, searched in this order.
     public var folders: [String]
 
+    /// A search path of exactly `folders`.
     public init(folders: [String]) {
         self.folders = folders
     }
@@ -25,16 +28,35 @@ public struct PluginSearchPath: Sendable, Hashable {
         if let list = environment["EUA_PLUGIN_PATH"] {
             folders += list.split(separator: ":", omittingEmptySubsequences: true).map(String.init)
         }
+        folders += dataFolders(environment: environment).map { $0 + "/eua/plugins" }
         if let executableFolder {
-            folders.append(installedFolder(executableFolder: executableFolder))
+            let installed = installedFolder(executableFolder: executableFolder)
+            if !folders.contains(installed) { folders.append(installed) }
         }
         return PluginSearchPath(folders: folders)
     }
 
-    /// `<prefix>/lib/eua/plugins` for an executable in `<prefix>/bin`.
+    /// `$XDG_DATA_HOME` (default `~/.local/share`), then each folder of `$XDG_DATA_DIRS` (default
+    /// `/usr/local/share:/usr/share`), as the XDG Base Directory specification says; relative paths are ignored.
+    static func dataFolders(environment: [String: String]) -> [String] {
+        var folders: [String] = []
+        if let home = environment["XDG_DATA_HOME"], home.hasPrefix("/") {
+            folders.append(home)
+        } else if let home = environment["HOME"], home.hasPrefix("/") {
+            folders.append(home + "/.local/share")
+        }
+        let dirs = environment["XDG_DATA_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/usr/local/share:/usr/share"
+        folders += dirs.split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
+        return folders
+    }
+
+    /// `<prefix>/lib/eua/plugins` for an executable in `<prefix>/bin` or in `<prefix>/lib/eua`.
     public static func installedFolder(executableFolder: String) -> String {
-        let prefix = URL(fileURLWithPath: executableFolder).deletingLastPathComponent()
-        return prefix.appendingPathComponent("lib/eua/plugins").path
+        let folder = URL(fileURLWithPath: executableFolder)
+        if folder.lastPathComponent == "eua", folder.deletingLastPathComponent().lastPathComponent == "lib" {
+            return folder.appendingPathComponent("plugins").path
+        }
+        return folder.deletingLastPathComponent().appendingPathComponent("lib/eua/plugins").path
     }
 
     /// The folder holding the running executable (from `/proc/self/exe`).

@@ -14,6 +14,7 @@ public struct AgentCandidate: Sendable {
     public var available: Bool
     /// Why not, when it cannot.
     public var reasons: [String]
+    /// Where the agent comes from: a plugin or the app's code.
     public var source: Source
 
     /// A plugin's agent, with the availability its plugin probed.

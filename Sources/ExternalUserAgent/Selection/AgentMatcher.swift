@@ -9,6 +9,7 @@ public struct AgentMatcher: Sendable, Hashable, CustomStringConvertible {
     /// The versions matched; `nil` matches the agent whatever its version (known or not).
     public var versions: VersionRange?
 
+    /// A matcher of `id` (or `*`) within `versions` when given.
     public init(id: String, versions: VersionRange? = nil) {
         self.id = id
         self.versions = versions
@@ -31,9 +32,15 @@ public struct AgentMatcher: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether the agent with `id` and `version` (as it reports it) matches.
     public func matches(id agentID: String, version: String?) -> Bool {
-        guard id == "*" || id == agentID else { return false }
+        matches(AgentDescriptor(id: agentID, kind: .externalBrowser, version: version))
+    }
+
+    /// Whether `agent` matches: `*`, its id or its family (``AgentDescriptor/answers(to:)``), and its version
+    /// in the range when there is one.
+    public func matches(_ agent: AgentDescriptor) -> Bool {
+        guard id == "*" || agent.answers(to: id) else { return false }
         guard let versions else { return true }
-        return versions.contains(version.flatMap(BrowserVersion.init))
+        return versions.contains(agent.version.flatMap(BrowserVersion.init))
     }
 
     public var description: String {

@@ -1,3 +1,5 @@
+import Logging
+
 /// Chooses the user agent for a sign-in: the one entry point `eua login`, `eua open` and apps use.
 ///
 /// The rules, in order, each leaving a reason on every candidate it removes:
@@ -17,20 +19,26 @@
 public enum AgentSelection {
     /// Selects from `catalog`'s agents and `registered` ones, with configuration read from `sources`
     /// and `code` as the code layer. Throws `configurationInvalid` for a broken configuration, and
-    /// `noAgentAvailable` (listing every candidate and why it lost) when none survives.
+    /// `noAgentAvailable` (listing every candidate and why it lost) when none survives. Every warning
+    /// (``SelectionReport/allWarnings``) goes to `logger` and stays in the report.
     public static func select(catalog: PluginCatalog, registered: [AgentCandidate] = [],
                               code: CodeConfiguration = CodeConfiguration(),
-                              sources: ConfigurationSources = .standard()) throws(ExternalUserAgentError) -> SelectedAgent {
+                              sources: ConfigurationSources = .standard(),
+                              logger: Logger = Logger(label: "ExternalUserAgent.selection")) throws(ExternalUserAgentError) -> SelectedAgent {
         let configuration = try Configuration.load(sources: sources, code: code)
-        return try select(candidates: candidates(catalog: catalog, registered: registered), configuration: configuration)
+        return try select(candidates: candidates(catalog: catalog, registered: registered), configuration: configuration,
+                          logger: logger)
     }
 
-    /// Selects from `candidates` under `configuration`; throws `noAgentAvailable` when none survives.
-    public static func select(candidates: [AgentCandidate],
-                              configuration: Configuration) throws(ExternalUserAgentError) -> SelectedAgent {
+    /// Selects from `candidates` under `configuration`; throws `noAgentAvailable` when none survives. Every
+    /// warning (``SelectionReport/allWarnings``) goes to `logger` and stays in the report.
+    public static func select(candidates: [AgentCandidate], configuration: Configuration,
+                              logger: Logger = Logger(label: "ExternalUserAgent.selection")) throws(ExternalUserAgentError) -> SelectedAgent {
         let report = evaluate(candidates: candidates, configuration: configuration)
+        report.log(to: logger)
         guard let chosen = report.chosen else { throw report.error }
-        return SelectedAgent(candidate: chosen.candidate, options: configuration.options(for: chosen.id), report: report)
+        return SelectedAgent(candidate: chosen.candidate, options: configuration.options(for: chosen.candidate.descriptor),
+                             report: report)
     }
 
     /// The candidates: agents registered in code first, then the plugins' agents (a plugin agent whose id
@@ -80,19 +88,19 @@ public enum AgentSelection {
                 }
             }
 
-            let named = configuration.namedAgent == descriptor.id
+            let named = configuration.namedAgent.map(descriptor.answers(to:)) ?? false
             let unknownVersion = descriptor.version.flatMap(BrowserVersion.init) == nil
                 ? " (its version is \(descriptor.version.map { "'\($0)', not a version number" } ?? "unknown"), and a "
                     + "version range never matches an unknown version)" : ""
-            if let hit = deny.first(where: { $0.matches(id: descriptor.id, version: descriptor.version) }),
+            if let hit = deny.first(where: { $0.matches(descriptor) }),
                !named || denySetting?.origin.layer == .managed {
                 removed.append((.allowDeny,
                     "denied by the deny entry '\(hit)' from \(denySetting.map { "\($0.origin)" } ?? "configuration"); "
                         + "remove it there to allow this agent"))
             }
-            if !allow.isEmpty, !allow.contains(where: { $0.matches(id: descriptor.id, version: descriptor.version) }),
+            if !allow.isEmpty, !allow.contains(where: { $0.matches(descriptor) }),
                !named || allowSetting?.origin.layer == .managed {
-                let ranged = allow.contains { ($0.id == descriptor.id || $0.id == "*") && $0.versions != nil }
+                let ranged = allow.contains { ($0.id == "*" || descriptor.answers(to: $0.id)) && $0.versions != nil }
                 removed.append((.allowDeny,
                     "not on the allow list [\(allow.map(\.description).joined(separator: ", "))] from "
                         + "\(allowSetting.map { "\($0.origin)" } ?? "configuration")"
@@ -119,7 +127,7 @@ public enum AgentSelection {
         let preferenceText = "the preference order [\(preference.joined(separator: ", "))] from "
             + (configuration[.preference].map { "\($0.origin)" } ?? "built-in defaults")
         func rank(_ verdict: CandidateVerdict) -> (Int, Int)? {
-            if let position = preference.firstIndex(of: verdict.id) { return (position, 0) }
+            if let position = preference.firstIndex(where: verdict.candidate.descriptor.answers(to:)) { return (position, 0) }
             if let star = preference.firstIndex(of: "*") { return (star, kindRank(verdict.candidate.descriptor.kind)) }
             return nil
         }
@@ -136,7 +144,7 @@ public enum AgentSelection {
         survivors.sort { ($0.rank.0, $0.rank.1, $0.index) < ($1.rank.0, $1.rank.1, $1.index) }
         if let winner = survivors.first {
             verdicts[winner.index].selected = true
-            let how = preference.contains(verdicts[winner.index].id)
+            let how = preference.contains(where: verdicts[winner.index].candidate.descriptor.answers(to:))
                 ? "named at position \(winner.rank.0 + 1) of" : "matched by '*' (best kind first) in"
             verdicts[winner.index].reasons.append("chosen: passed every rule and is the first survivor, \(how) \(preferenceText)")
             for loser in survivors.dropFirst() {
@@ -144,9 +152,8 @@ public enum AgentSelection {
                     "passed every rule, but '\(verdicts[winner.index].id)' comes before it in \(preferenceText)")
             }
         }
-        for id in preference where id != "*" && !candidates.contains(where: { $0.descriptor.id == id }) {
-            warnings.append("'\(id)' in \(preferenceText) matches no candidate; 'eua agents' lists the agents that loaded")
-        }
+        warnings += UnmatchedAgentNames.warnings(candidates: candidates.map(\.descriptor), configuration: configuration,
+                                                 preferenceText: preferenceText)
         return SelectionReport(verdicts: verdicts, configuration: configuration, warnings: warnings)
     }
 

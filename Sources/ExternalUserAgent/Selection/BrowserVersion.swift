@@ -7,6 +7,7 @@ public struct BrowserVersion: Sendable, Hashable, Comparable, CustomStringConver
     /// The numeric components, most significant first.
     public let components: [Int]
 
+    /// A version from its numbers (`[128, 0, 1]`).
     public init(_ components: [Int]) {
         self.components = components
     }

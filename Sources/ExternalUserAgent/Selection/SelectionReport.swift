@@ -1,11 +1,19 @@
+import Logging
+
 /// Everything selection decided: each candidate's verdict, the chosen one, and the configuration used.
 public struct SelectionReport: Sendable {
     /// Every candidate, in the order they were found, with its verdict.
     public var verdicts: [CandidateVerdict]
     /// The configuration the rules read.
     public var configuration: Configuration
-    /// Problems with the candidates themselves: two with one id, a preference entry that names no candidate.
+    /// Problems with the candidates themselves: two with one id; a `preference`, `allow` or `deny` entry or an
+    /// `[agent-options.<name>]` table that names no candidate.
     public var warnings: [String]
+
+    /// Every warning an app should show or log: the configuration's (unknown keys, refused files, with
+    /// file:line) and then the selection's (``warnings``). ``AgentSelection/select(catalog:registered:code:sources:logger:)``
+    /// also logs each of them.
+    public var allWarnings: [String] { configuration.warnings.map(\.description) + warnings }
 
     /// The winner's verdict, if any candidate survived.
     public var chosen: CandidateVerdict? { verdicts.first { $0.selected } }
@@ -13,6 +21,13 @@ public struct SelectionReport: Sendable {
     /// The `noAgentAvailable` error for a report with no winner: every candidate, why it lost, what to change.
     public var error: ExternalUserAgentError {
         var lines = ["no user agent can be selected;"]
+        if let named = configuration.namedAgent, !verdicts.contains(where: { $0.candidate.descriptor.answers(to: named) }) {
+            return ExternalUserAgentError(.noAgentAvailable,
+                "no agent has the id or family '\(named)'; the agents here are: "
+                    + (verdicts.isEmpty ? "none (no plugin offers an agent)"
+                                        : UnmatchedAgentNames.names(verdicts.map(\.candidate.descriptor)))
+                    + ". Name one of them ('eua agents' lists them, with where each came from)")
+        }
         if verdicts.isEmpty {
             lines[0] += " there are no candidates: no plugin offers an agent and the app registered none. "
                 + "Build or install the agent plugins, point EUA_PLUGIN_PATH at them, or register an agent in code "
@@ -43,5 +58,12 @@ public struct SelectedAgent: Sendable {
     /// The agent, ready for one session, with ``options``.
     public func makeAgent() -> any ExternalUserAgent {
         candidate.makeAgent(options: options)
+    }
+}
+
+extension SelectionReport {
+    /// Logs every warning (``allWarnings``) at `warning` level, so an app sees what the `eua` commands print.
+    public func log(to logger: Logger) {
+        for warning in allWarnings { logger.warning("\(warning)") }
     }
 }

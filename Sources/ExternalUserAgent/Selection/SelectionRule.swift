@@ -36,5 +36,6 @@ public struct CandidateVerdict: Sendable {
     /// Every reason, in rule order: why each rule removed it, or why it won or came later.
     public var reasons: [String]
 
+    /// The candidate's id.
     public var id: String { candidate.descriptor.id }
 }

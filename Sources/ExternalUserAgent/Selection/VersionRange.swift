@@ -12,9 +12,12 @@ import Foundation
 public struct VersionRange: Sendable, Hashable, CustomStringConvertible {
     /// One edge of a range.
     public struct Bound: Sendable, Hashable {
+        /// The bound's version.
         public var version: BrowserVersion
+        /// Whether the bound itself is in the range.
         public var inclusive: Bool
 
+        /// A bound at `version`, in the range when `inclusive`.
         public init(_ version: BrowserVersion, inclusive: Bool) {
             self.version = version
             self.inclusive = inclusive
@@ -28,6 +31,7 @@ public struct VersionRange: Sendable, Hashable, CustomStringConvertible {
     /// When set, a version matches only if it starts with these components (a bare `120`).
     public var prefix: BrowserVersion?
 
+    /// A range from its bounds, or every version starting with `prefix` (`firefox 128`).
     public init(lower: Bound? = nil, upper: Bound? = nil, prefix: BrowserVersion? = nil) {
         self.lower = lower
         self.upper = upper

@@ -1,3 +1,4 @@
+import ExternalUserAgent
 import ExternalUserAgentWire
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -13,7 +14,8 @@ import Synchronization
 /// endpoint (`/authorize`) that approves at once or shows an HTML login form
 /// (``LocalAuthorizationServerOptions/AuthorizationPage``) and redirects with `code`, `state` and `iss`,
 /// and a token endpoint (`/token`) that checks the client, the `redirect_uri` and the PKCE S256 verifier,
-/// and answers the code and refresh grants with ID tokens signed RS256 or ES256. Options can make it
+/// and answers the code and refresh grants with ID tokens signed RS256 or ES256 (or, for a client
+/// registered that way, unsigned or HS256 with its secret: ``LocalAuthorizationServerOptions/keylessIDTokens``). Options can make it
 /// misbehave on purpose (``LocalAuthorizationServerOptions/Misbehavior``), so a client's checks can be tested.
 ///
 /// ```swift
@@ -35,6 +37,8 @@ public final class LocalAuthorizationServer: Sendable {
         public var clientSecret: String?
         /// The OAuth error the request was refused with (`invalid_grant`…); `nil` when it was not.
         public var refusal: String?
+        /// The `aud` of the client assertion (`private_key_jwt`, `client_secret_jwt`), when one was sent.
+        public var clientAssertionAudience: String?
     }
 
     /// An HTTP request the server received, on any path, as it came.
@@ -64,6 +68,8 @@ public final class LocalAuthorizationServer: Sendable {
         var scope: String
         var subject: String
         var used = false
+        /// The claims the `claims` parameter asked for in the ID token (OpenID Connect Core §5.5).
+        var idTokenClaims: [String] = []
     }
 
     private struct State {
@@ -75,6 +81,11 @@ public final class LocalAuthorizationServer: Sendable {
         var authorizationRequests: [[String: String]] = []
         var requestLog: [RequestRecord] = []
         var jwksFetches = 0
+        /// The subject of each access token issued.
+        var accessTokens: [String: String] = [:]
+        var userInfoRequests: [UserInfoRequestRecord] = []
+        var registeredClients: [String: RegisteredClient] = [:]
+        var requestObjects: [RequestObjectRecord] = []
     }
 
     /// `http://127.0.0.1:PORT`, the issuer identifier.
@@ -138,6 +149,22 @@ public final class LocalAuthorizationServer: Sendable {
     public var requestLog: [RequestRecord] { state.withLock { $0.requestLog } }
     /// How many times the JWKS was fetched.
     public var jwksFetchCount: Int { state.withLock { $0.jwksFetches } }
+    /// Every request object so far (RFC 9101), checked.
+    public var requestObjects: [RequestObjectRecord] { state.withLock { $0.requestObjects } }
+    func recordRequestObject(_ record: RequestObjectRecord) { state.withLock { $0.requestObjects.append(record) } }
+    /// Every request to the UserInfo endpoint so far.
+    public var userInfoRequests: [UserInfoRequestRecord] { state.withLock { $0.userInfoRequests } }
+
+    /// The subject an access token was issued for; `nil` for one this server never issued.
+    func subject(ofAccessToken token: String) -> String? { state.withLock { $0.accessTokens[token] } }
+    /// Keeps a UserInfo request's record.
+    func record(_ request: UserInfoRequestRecord) { state.withLock { $0.userInfoRequests.append(request) } }
+    /// The key ID tokens are signed with now.
+    var currentSigningKey: SigningKey { state.withLock { $0.signingKey } }
+    /// Runs `change` on the registered clients, under the lock.
+    func withRegisteredClients<T>(_ change: (inout [String: RegisteredClient]) -> T) -> T {
+        state.withLock { change(&$0.registeredClients) }
+    }
 
     // MARK: - Endpoints
 
@@ -149,6 +176,8 @@ public final class LocalAuthorizationServer: Sendable {
         switch (request.method, request.path) {
         case ("GET", "/.well-known/openid-configuration"), ("GET", "/.well-known/oauth-authorization-server"):
             return metadata()
+        case ("GET", "/.well-known/webfinger"):
+            return webFinger(request.query)
         case ("GET", "/jwks"):
             return jwks()
         case ("GET", "/authorize"):
@@ -157,6 +186,10 @@ public final class LocalAuthorizationServer: Sendable {
             return submitLogin(request.form)
         case ("POST", "/token"):
             return await token(request)
+        case ("GET", "/userinfo"), ("POST", "/userinfo"):
+            return await userInfo(request)
+        case ("POST", "/register") where options.offersRegistration:
+            return register(request)
         case ("POST", "/device_authorization"):
             return deviceAuthorization.authorize(request, clientID: options.clientID, issuer: issuer)
         default:
@@ -169,11 +202,13 @@ public final class LocalAuthorizationServer: Sendable {
         let issuer = options.misbehaviors.contains(.wrongIssuerInMetadata) ? "http://issuer.invalid" : self.issuer
         return .json(MetadataDocument(
             issuer: issuer, authorization_endpoint: self.issuer + "/authorize", token_endpoint: self.issuer + "/token",
-            jwks_uri: self.issuer + "/jwks", response_types_supported: ["code"],
+            jwks_uri: self.issuer + "/jwks", userinfo_endpoint: self.issuer + "/userinfo",
+            registration_endpoint: options.offersRegistration ? self.issuer + "/register" : nil,
+            response_types_supported: ["code"],
             grant_types_supported: ["authorization_code", "refresh_token"], code_challenge_methods_supported: ["S256"],
             token_endpoint_auth_methods_supported: options.clientSecret == nil
                 ? ["none"] : ["client_secret_basic", "client_secret_post"],
-            id_token_signing_alg_values_supported: [options.signingAlgorithm.rawValue],
+            id_token_signing_alg_values_supported: [options.keylessIDTokens?.rawValue ?? options.signingAlgorithm.rawValue],
             scopes_supported: ["openid", "email", "profile", "offline_access"], subject_types_supported: ["public"],
             authorization_response_iss_parameter_supported: options.sendsIssuerInResponse,
             device_authorization_endpoint: deviceAuthorization.settings.enabled ? self.issuer + "/device_authorization" : nil))
@@ -189,12 +224,17 @@ public final class LocalAuthorizationServer: Sendable {
 
     /// The request parameters the login form carries back as hidden fields.
     private static let requestParameters = ["client_id", "redirect_uri", "response_type", "scope", "state", "nonce",
-                                            "code_challenge", "code_challenge_method", "prompt", "login_hint"]
+                                            "code_challenge", "code_challenge_method", "prompt", "login_hint", "claims"]
 
     /// `GET /authorize`: checks the request, then approves at once or shows the login form.
-    private func authorize(_ query: [String: String]) -> LocalHTTPServer.Response {
-        let options = self.options
-        state.withLock { $0.authorizationRequests.append(query) }
+    private func authorize(_ sent: [String: String]) -> LocalHTTPServer.Response {
+        state.withLock { $0.authorizationRequests.append(sent) }
+        let query: [String: String]
+        switch expandRequestObject(sent) {
+        case .success(let value): query = value
+        case .failure(let refusal): return .text(400, "invalid_request_object: \(refusal.reason)")
+        }
+        let options = self.options(for: query["client_id"])
         let back: Back
         switch check(query, options: options) {
         case .success(let value): back = value
@@ -209,9 +249,31 @@ public final class LocalAuthorizationServer: Sendable {
         }
     }
 
+    /// What a browser ends up with when the person signs in as `subject` on this server's authorization page:
+    /// the same checks and the same redirect (code, state, `iss`) as `GET /authorize` then the login form, but
+    /// in process, with no HTTP — for ``FakeExternalUserAgent/Script/signIn(at:as:)``. A request the server
+    /// refuses to redirect at all (unknown client, bad redirect URI) throws the page's text.
+    public func signIn(authorizationURL: URL, as subject: String) throws(ExternalUserAgentError) -> URL {
+        let options = self.options
+        let query = LocalHTTPServer.Request.parseForm(
+            URLComponents(url: authorizationURL, resolvingAgainstBaseURL: false)?.percentEncodedQuery ?? "")
+        state.withLock { $0.authorizationRequests.append(query) }
+        let response: LocalHTTPServer.Response
+        switch check(query, options: options) {
+        case .success(let back): response = approve(query, subject: subject, options: options, back: back)
+        case .failure(let refusal): response = refusal.response
+        }
+        guard response.status == 302, let location = response.headers.first(where: { $0.0 == "Location" })?.1,
+              let url = URL(string: location) else {
+            throw ExternalUserAgentError(.presentationFailed, "the local authorization server refused the request "
+                + "(\(response.status)): \(String(decoding: response.body, as: UTF8.self))")
+        }
+        return url
+    }
+
     /// `POST /authorize`: the login form's answer; the request comes back in its hidden fields.
     private func submitLogin(_ form: [String: String]) -> LocalHTTPServer.Response {
-        let options = self.options
+        let options = self.options(for: form["client_id"])
         let query = form.filter { Self.requestParameters.contains($0.key) }
         let back: Back
         switch check(query, options: options) {
@@ -244,6 +306,9 @@ public final class LocalAuthorizationServer: Sendable {
         guard let redirectURI = query["redirect_uri"], let target = URLComponents(string: redirectURI),
               target.scheme == "http" || target.scheme == "https" else {
             return .failure(CheckFailure(.text(400, "missing or invalid redirect_uri")))
+        }
+        if let registered = registeredClient(query["client_id"]), !registered.allows(redirectURI: redirectURI) {
+            return .failure(CheckFailure(.text(400, "redirect_uri is not one the client registered")))
         }
         let issuer = self.issuer
         let back: Back = { items in
@@ -283,7 +348,8 @@ public final class LocalAuthorizationServer: Sendable {
         let code = Self.randomString(32)
         let grant = Grant(clientID: options.clientID, redirectURI: query["redirect_uri"] ?? "",
                           codeChallenge: query["code_challenge"] ?? "", nonce: query["nonce"],
-                          scope: query["scope"] ?? "", subject: subject)
+                          scope: query["scope"] ?? "", subject: subject,
+                          idTokenClaims: Self.requestedIDTokenClaims(query["claims"]))
         self.state.withLock { $0.codes[code] = grant }
         return back([("code", code), ("state", state)])
     }
@@ -314,7 +380,6 @@ public final class LocalAuthorizationServer: Sendable {
     }
 
     private func token(_ request: LocalHTTPServer.Request) async -> LocalHTTPServer.Response {
-        let options = self.options
         let form = request.form
         var clientID = form["client_id"]
         var secret = form["client_secret"]
@@ -326,11 +391,15 @@ public final class LocalAuthorizationServer: Sendable {
             secret = LocalHTTPServer.Request.decode(String(decoded[decoded.index(after: colon)...]))
             method = "client_secret_basic"
         }
+        let options = self.options(for: clientID)
+        let assertion = form["client_assertion"] == nil ? nil : checkAssertion(form, options: options)
+        if let assertion { method = assertion.method }
         let grantType = form["grant_type"] ?? ""
         let index = state.withLock {
             $0.tokenRequests.append(TokenRequestRecord(grantType: grantType, clientAuthentication: method, clientID: clientID,
                                                        redirectURI: form["redirect_uri"], codeVerifier: form["code_verifier"],
-                                                       grantValue: form["code"] ?? form["refresh_token"], clientSecret: secret))
+                                                       grantValue: form["code"] ?? form["refresh_token"], clientSecret: secret,
+                                                       clientAssertionAudience: assertion?.audience))
             return $0.tokenRequests.count - 1
         }
         let refuse = { (status: Int, error: String, description: String) -> LocalHTTPServer.Response in
@@ -347,7 +416,9 @@ public final class LocalAuthorizationServer: Sendable {
             return .text(200, "<!doctype html><html><body><h1>Sign in</h1></body></html>", contentType: "text/html")
         }
         guard clientID == options.clientID else { return refuse(401, "invalid_client", "unknown client") }
-        if let expected = options.clientSecret {
+        if let assertion {
+            if let problem = assertion.refusal { return refuse(401, "invalid_client", problem) }
+        } else if let expected = options.clientSecret {
             guard secret == expected else { return refuse(401, "invalid_client", "wrong or missing client secret") }
         } else if secret != nil {
             return refuse(401, "invalid_client", "this is a public client; it has no secret")
@@ -405,12 +476,14 @@ public final class LocalAuthorizationServer: Sendable {
             do {
                 idToken = try await makeIDToken(subject: grant.subject,
                                                 nonce: grantType == "authorization_code" ? grant.nonce : nil,
-                                                options: options)
+                                                options: Self.adding(grant.idTokenClaims, subject: grant.subject, to: options))
             } catch {
                 return .text(500, "signing failed: \(error)")
             }
         }
-        let document = TokenDocument(access_token: "at-" + Self.randomString(32), token_type: "Bearer",
+        let accessToken = "at-" + Self.randomString(32)
+        state.withLock { $0.accessTokens[accessToken] = grant.subject }
+        let document = TokenDocument(access_token: accessToken, token_type: "Bearer",
                                      expires_in: options.accessTokenLifetime, refresh_token: refreshToken,
                                      id_token: idToken, scope: grant.scope)
         guard !options.tokenResponseOverrides.isEmpty else { return .json(document) }
@@ -434,9 +507,13 @@ public final class LocalAuthorizationServer: Sendable {
         let key = misbehaviors.contains(.unknownKeyID)
             ? try await SigningKey.make(options.signingAlgorithm, kid: "unpublished-\(Self.randomString(8))")
             : state.withLock { $0.signingKey }
-        var token = options.idTokenClaimOverrides.isEmpty
-            ? try await key.sign(claims)
-            : try await key.sign(RawClaims(values: RawJSON.overriding(claims, with: options.idTokenClaimOverrides)))
+        let payload = RawClaims(values: RawJSON.overriding(claims, with: options.idTokenClaimOverrides))
+        var token: String
+        if let keyless = options.keylessIDTokens {
+            token = try SymmetricJWT.make(payload, algorithm: keyless, secret: options.clientSecret)
+        } else {
+            token = options.idTokenClaimOverrides.isEmpty ? try await key.sign(claims) : try await key.sign(payload)
+        }
         if misbehaviors.contains(.tamperedSignature), let dot = token.lastIndex(of: ".") {
             // Change the signature's first character: still base64url, no longer valid.
             let first = token.index(after: dot)
@@ -472,6 +549,8 @@ private struct MetadataDocument: Encodable {
     var authorization_endpoint: String
     var token_endpoint: String
     var jwks_uri: String
+    var userinfo_endpoint: String
+    var registration_endpoint: String?
     var response_types_supported: [String]
     var grant_types_supported: [String]
     var code_challenge_methods_supported: [String]

@@ -1,9 +1,20 @@
+import ExternalUserAgentABI
+
 /// How a ``LocalAuthorizationServer`` behaves: its client, its signing key, and on purpose, its faults.
 public struct LocalAuthorizationServerOptions: Sendable {
     /// The algorithm ID tokens are signed with.
     public enum SigningAlgorithm: String, Sendable, CaseIterable {
         case rs256 = "RS256"
         case es256 = "ES256"
+    }
+
+    /// The ID tokens of a client registered with `id_token_signed_response_alg` `none` or `HS256`, which
+    /// no key of the key set signs (it still publishes one, of ``SigningAlgorithm``).
+    public enum KeylessAlgorithm: String, Sendable, CaseIterable {
+        /// Unsigned (`header.payload.`).
+        case none = "none"
+        /// HMAC-SHA-256 with ``LocalAuthorizationServerOptions/clientSecret``.
+        case hs256 = "HS256"
     }
 
     /// What `/authorize` does with a valid request.
@@ -46,6 +57,8 @@ public struct LocalAuthorizationServerOptions: Sendable {
         case tokenEndpointServerError
         /// The token endpoint waits ``LocalAuthorizationServerOptions/tokenEndpointDelay`` before answering.
         case slowTokenEndpoint
+        /// The UserInfo endpoint answers about another subject than the access token's.
+        case wrongUserInfoSubject
     }
 
     /// The one registered client.
@@ -73,6 +86,17 @@ public struct LocalAuthorizationServerOptions: Sendable {
     /// Claims put in every ID token as raw JSON text, replacing the server's own
     /// (`["exp": "\"soon\""]`); an empty text leaves the claim out. The token is still signed properly.
     public var idTokenClaimOverrides: [String: String]
+    /// The client's public keys (JWKs), for `private_key_jwt` and request objects (``TestClientKey/publicJWK``).
+    public var clientPublicKeys: [JSONValue] = []
+    /// Advertise and serve the registration endpoint (`/register`, RFC 7591).
+    public var offersRegistration = true
+    /// ID tokens unsigned or HS256, for a client registered that way; `nil`: signed with the key.
+    public var keylessIDTokens: KeylessAlgorithm? = nil
+    /// The UserInfo endpoint answers with a JWT signed with the ID token key (`application/jwt`).
+    public var signsUserInfo = false
+    /// Claims put in every UserInfo response as raw JSON text, replacing the server's own (`_claim_names`,
+    /// `_claim_sources` for aggregated and distributed claims); an empty text leaves the claim out.
+    public var userInfoClaimOverrides: [String: String] = [:]
 
     public init(clientID: String = "test-client", clientSecret: String? = nil, subject: String = "alice",
                 authorizationPage: AuthorizationPage = .autoApprove,

@@ -1,0 +1,16 @@
+import ExternalUserAgent
+import ExternalUserAgentOAuth
+
+/// The app's sign-in: the agent chosen by the configuration (system, user and managed files, the environment)
+/// among the plugins built beside the app, and the whole flow in one call.
+public enum AppSignIn {
+    /// Signs in to `issuer` as `clientID` and returns who signed in.
+    public static func run(issuer: String, clientID: String, code: CodeConfiguration = CodeConfiguration(),
+                           catalog: PluginCatalog = PluginLoader().load()) async throws -> String {
+        let flow = SignInFlow(issuer: issuer, client: ClientCredentials(clientID: clientID), scopes: ["openid", "email"],
+                              timeout: .seconds(60), candidates: AgentSelection.candidates(catalog: catalog),
+                              configuration: try Configuration.load(code: code), receiver: .plugin(in: catalog))
+        let state = try await flow.run()
+        return await state.idTokenClaims?.displayName ?? "someone"
+    }
+}

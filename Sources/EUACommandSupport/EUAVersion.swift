@@ -1,0 +1,4 @@
+/// The version of the `eua` programs and this package: `eua --version`, the installed tree, the Debian package.
+package enum EUAVersion {
+    package static let current = "0.2.0"
+}

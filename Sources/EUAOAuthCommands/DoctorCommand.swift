@@ -1,0 +1,174 @@
+import ArgumentParser
+import EUACommandSupport
+import ExternalUserAgent
+import ExternalUserAgentOAuth
+import Logging
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// `eua doctor`: why sign-in will or will not work here, for a user or an administrator, in one command.
+///
+/// Contract: `--json` prints one object `{"can_sign_in","problems":[…],"way","agent","configuration":{…as eua
+/// explain…},"capabilities":{…as eua capabilities…},"plugin_errors":[{"path","error"}],"issuer":[{"check","ok",
+/// "detail"}]}`. Exit status: 0 when sign-in can work, 1 when it cannot (each reason in `problems`), 2 for a
+/// broken configuration.
+struct DoctorCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: OAuthCommands.doctor.0,
+        abstract: OAuthCommands.doctor.1,
+        discussion: """
+            Checks, in order: the configuration files and their layers (which key came from where, what the managed \
+            file pins), the agents found and refused with their reasons, the default browser, the display, SSH, \
+            sandbox and container facts, whether 127.0.0.1 and ::1 can be bound for the redirect, and with --issuer, \
+            the provider's metadata, its key set and the difference between the clocks. \
+            Exit status: 0 sign-in can work here, 1 it cannot (the problems say why and what to do), 2 the \
+            configuration is broken.
+            """
+    )
+
+    @Flag(help: "Print one JSON object (see the discussion above).")
+    var json = false
+
+    @Option(help: "Also check this provider: its metadata, its key set, and the clocks.")
+    var issuer: String?
+
+    @Option(help: "Check for this agent, as 'eua login --agent' would use it.")
+    var agent: String?
+
+    @Option(help: "Seconds each network check may take (default 10).")
+    var timeout: Double = 10
+
+    func validate() throws {
+        guard timeout > 0, timeout <= 300 else { throw ValidationError("--timeout must be more than 0 and at most 300 seconds") }
+    }
+
+    func run() throws {
+        let environment = ProcessInfo.processInfo.environment
+        CommandLogging.bootstrap(environment: environment)
+        var code = CodeConfiguration()
+        if let agent {
+            code.preference = [agent]
+            code.namedAgent = agent
+        }
+        let configuration: Configuration
+        do {
+            configuration = try Configuration.load(sources: .standard(environment: environment), code: code)
+        } catch {
+            Output.errorLine("eua doctor: sign-in cannot work until the configuration is fixed: \(error.message)")
+            Output.exit(2)
+        }
+        let catalog = CommandCatalog.loader(environment: environment).load()
+        let candidates = AgentSelection.candidates(catalog: catalog)
+        let report = AgentSelection.evaluate(candidates: candidates, configuration: configuration)
+        let capabilities = CapabilityReport(catalog: catalog, facts: .gather(environment: environment))
+        var findings: [ProviderCheck.Finding] = []
+        var service: ServiceConfiguration?
+        if let issuer {
+            let http = OAuthHTTP(timeout: .milliseconds(Int64(timeout * 1000)))
+            let logger = Logger(label: "eua.doctor")
+            (findings, service) = try Blocking.run { await ProviderCheck.run(issuer: issuer, http: http, logger: logger) }
+        }
+        let plan = SignInChain.plan(candidates: candidates, configuration: configuration, service: service)
+        var explanation = Explanation(report)
+        explanation.add(plan, issuerProblem: nil)
+        let diagnosis = Diagnosis(plan: plan, capabilities: capabilities, findings: findings,
+                                  pluginErrors: catalog.failures.map { .init(path: $0.path, error: $0.error.message) },
+                                  explanation: explanation)
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            Output.json(String(decoding: try encoder.encode(diagnosis), as: UTF8.self))
+        } else {
+            Output.lines(diagnosis.text())
+        }
+        Output.exit(diagnosis.canSignIn ? 0 : 1)
+    }
+}
+
+/// What `eua doctor` found; its JSON keys are a contract other tools read.
+struct Diagnosis: Encodable {
+    struct PluginError: Encodable {
+        var path: String
+        var error: String
+    }
+
+    var canSignIn: Bool
+    var problems: [String]
+    /// The step `eua login` would take (`browser`, `device`, `manual`), or null.
+    var way: String?
+    var agent: String?
+    var configuration: Explanation
+    var capabilities: CapabilityReport
+    var pluginErrors: [PluginError]
+    var issuer: [ProviderCheck.Finding]
+
+    init(plan: SignInPlan, capabilities: CapabilityReport, findings: [ProviderCheck.Finding], pluginErrors: [PluginError],
+         explanation: Explanation) {
+        var problems: [String] = []
+        let chosen = plan.chosen
+        if chosen == nil {
+            problems.append(plan.error.message)
+        }
+        if let step = chosen?.step, step != .device,
+           capabilities.platform.ipv4Loopback == false, capabilities.platform.ipv6Loopback == false {
+            problems.append("neither 127.0.0.1 nor ::1 can be bound here, so the redirect cannot come back to this "
+                            + "machine; check the network namespace or sandbox (a loopback interface must be up)")
+        }
+        problems += findings.filter { !$0.ok }.map { "\($0.check): \($0.detail)" }
+        self.problems = problems
+        canSignIn = problems.isEmpty
+        way = chosen?.step.rawValue
+        agent = chosen?.agent?.descriptor.id
+        configuration = explanation
+        self.capabilities = capabilities
+        self.pluginErrors = pluginErrors
+        issuer = findings
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case canSignIn = "can_sign_in", problems, way, agent, configuration, capabilities
+        case pluginErrors = "plugin_errors", issuer
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(canSignIn, forKey: .canSignIn)
+        try container.encode(problems, forKey: .problems)
+        try container.encode(way, forKey: .way)
+        try container.encode(agent, forKey: .agent)
+        try container.encode(configuration, forKey: .configuration)
+        try container.encode(capabilities, forKey: .capabilities)
+        try container.encode(pluginErrors, forKey: .pluginErrors)
+        try container.encode(issuer, forKey: .issuer)
+    }
+
+    /// The plain-text report: the verdict first, then what it rests on.
+    func text() -> [String] {
+        var lines: [String]
+        if canSignIn {
+            lines = ["Sign-in can work here: eua login would use the \(way ?? "?") step"
+                     + (agent.map { " with the agent '\($0)'" } ?? "") + "."]
+        } else {
+            lines = ["Sign-in cannot work here yet:"]
+            lines += problems.map { "  - " + $0 }
+        }
+        if !issuer.isEmpty {
+            lines.append("")
+            lines.append("Provider:")
+            lines += issuer.map { "  \($0.ok ? "ok     " : "PROBLEM") \($0.check): \($0.detail)" }
+        }
+        if !pluginErrors.isEmpty {
+            lines.append("")
+            lines.append("Plugins that could not be loaded:")
+            lines += pluginErrors.map { "  \($0.path): \($0.error)" }
+        }
+        lines.append("")
+        lines += CapabilityTable.lines(capabilities)
+        lines.append("")
+        lines += configuration.table()
+        return lines
+    }
+}

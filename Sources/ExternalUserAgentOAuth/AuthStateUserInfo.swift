@@ -1,0 +1,24 @@
+import ExternalUserAgent
+import Logging
+
+extension AuthState {
+    /// The UserInfo of the signed-in person (``UserInfoEndpoint``), with an access token refreshed first
+    /// when it is about to expire (``freshTokens(minimumValidity:force:)``).
+    ///
+    /// Throws `notAuthorized` when the state has no ID token to compare the UserInfo `sub` with (sign in
+    /// with the `openid` scope), then what ``freshTokens(minimumValidity:force:)`` and
+    /// ``UserInfoEndpoint/fetch(accessToken:expectedSubject:placement:)`` throw.
+    public func userInfo(placement: UserInfoEndpoint.TokenPlacement = .authorizationHeader,
+                         signingAlgorithm: IDTokenAlgorithm? = nil, http: OAuthHTTP = OAuthHTTP(),
+                         logger: Logger = Logger(label: "eua.oauth")) async throws -> UserInfo {
+        guard let subject = idTokenClaims?.subject else {
+            throw ExternalUserAgentError(.notAuthorized,
+                "this sign-in has no ID token, so a UserInfo response cannot be matched to anyone (OpenID Connect Core "
+                    + "§5.3.2); sign in with the 'openid' scope")
+        }
+        let tokens = try await freshTokens()
+        return try await UserInfoEndpoint(configuration: configuration, client: client, signingAlgorithm: signingAlgorithm,
+                                          http: http, logger: logger)
+            .fetch(accessToken: tokens.accessToken, expectedSubject: subject, placement: placement)
+    }
+}

@@ -1,0 +1,210 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// django-oauth-toolkit (PyPI, pinned in scripts/bootstrap): a real OAuth 2.0 / OpenID Connect provider that
+/// nobody here wrote, run on 127.0.0.1 with a throwaway SQLite database and an RSA key made at start
+/// (`Tests/Fixtures/django-provider/provider.py` holds its settings, login page and request log).
+///
+/// Users and applications are added through the provider's own models; what it recorded (grants, tokens,
+/// revocations, device grants, every request) is read back with ``records()`` and ``requestLog()``, so a test
+/// asserts on the provider's side of a sign-in, not only on what `eua` printed. Stopped when released.
+public final class DjangoProvider: @unchecked Sendable {
+    /// `http://127.0.0.1:PORT`.
+    public let baseURL: String
+    /// The issuer (discovery at `issuer + "/.well-known/openid-configuration"`).
+    public var issuer: String { baseURL + "/o" }
+    /// The folder holding the database, the key and the request log.
+    public let folder: URL
+    private let process: Process
+
+    /// The grant an application is registered for (django-oauth-toolkit allows one per application).
+    public enum Grant: String, Sendable { case code, device }
+
+    /// Starts the provider and waits (up to `timeout` seconds) until it answers, off the cooperative pool.
+    /// `device` advertises its device endpoint in discovery; `localhostLoopback` lets `http://localhost/...`
+    /// redirect URIs vary their port as `127.0.0.1` ones do (django-oauth-toolkit's `ALLOW_LOCALHOST_LOOPBACK`).
+    public static func start(device: Bool = false, localhostLoopback: Bool = true,
+                             timeout: TimeInterval = 60) async throws -> DjangoProvider {
+        try await offThePool { try DjangoProvider(device: device, localhostLoopback: localhostLoopback, timeout: timeout) }
+    }
+
+    private init(device: Bool, localhostLoopback: Bool, timeout: TimeInterval) throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("django-provider-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var arguments = ["serve"]
+        if device { arguments.append("--device") }
+        if localhostLoopback { arguments.append("--localhost-loopback") }
+        // Migrate before serving, so the server's first request does not race a migration.
+        _ = try Self.run(["records"], folder: folder)
+        process = Process()
+        process.executableURL = try Self.python()
+        process.arguments = ["-W", "ignore", Self.script.path] + arguments + ["--dir", folder.path]
+        let out = folder.appendingPathComponent("serve.out"), log = folder.appendingPathComponent("serve.log")
+        FileManager.default.createFile(atPath: out.path, contents: nil)
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: log)
+        try process.run()
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let text = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening ") }) {
+                baseURL = String(line.dropFirst("listening ".count))
+                return
+            }
+            if !process.isRunning {
+                let errors = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+                throw TestSupportError("django-oauth-toolkit exited at start (is it installed? run scripts/bootstrap):\n\(errors)")
+            }
+            usleep(50_000)
+        }
+        process.terminate()
+        throw TestSupportError("django-oauth-toolkit did not start within \(timeout) s; its log: \(log.path)")
+    }
+
+    /// Adds a user who can sign in on the provider's login page.
+    public func addUser(_ username: String, password: String, name: String? = nil, email: String? = nil) throws {
+        var arguments = ["user", "--username", username, "--password", password]
+        if let name { arguments += ["--name", name] }
+        if let email { arguments += ["--email", email] }
+        _ = try Self.run(arguments, folder: folder)
+    }
+
+    /// Registers an application: public without `secret`, confidential with it.
+    public func addApplication(clientID: String, secret: String? = nil, grant: Grant = .code,
+                               redirectURIs: [String] = [], postLogoutRedirectURIs: [String] = [],
+                               skipAuthorization: Bool = false, algorithm: String = "RS256") throws {
+        var arguments = ["app", "--client-id", clientID, "--grant", grant.rawValue, "--algorithm", algorithm]
+        if let secret { arguments += ["--secret", secret] }
+        if skipAuthorization { arguments.append("--skip-authorization") }
+        for uri in redirectURIs { arguments += ["--redirect-uri", uri] }
+        for uri in postLogoutRedirectURIs { arguments += ["--post-logout-redirect-uri", uri] }
+        _ = try Self.run(arguments, folder: folder)
+    }
+
+    /// Approves (or denies) a device grant's user code for `username`, as the user would on the provider's
+    /// device pages.
+    public func approveDevice(userCode: String, username: String, deny: Bool = false) throws {
+        var arguments = ["approve-device", "--user-code", userCode, "--username", username]
+        if deny { arguments.append("--deny") }
+        _ = try Self.run(arguments, folder: folder)
+    }
+
+    /// What the provider's database holds now.
+    public func records() throws -> Records {
+        let output = try Self.run(["records"], folder: folder)
+        do {
+            return try JSONDecoder().decode(Records.self, from: Data(output.utf8))
+        } catch {
+            throw TestSupportError("provider.py records printed what the harness cannot read (\(error)):\n\(output)")
+        }
+    }
+
+    /// Every request the provider answered so far, in order.
+    public func requestLog() throws -> [LoggedRequest] {
+        let url = folder.appendingPathComponent("requests.jsonl")
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else { return [] }
+        return try text.split(separator: "\n").map { line in
+            try JSONDecoder().decode(LoggedRequest.self, from: Data(line.utf8))
+        }
+    }
+
+    /// Ends the provider and removes its folder.
+    public func stop() {
+        if process.isRunning {
+            process.terminate()
+            for _ in 0..<50 where process.isRunning { usleep(20_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    deinit { stop() }
+
+    /// The provider script.
+    public static var script: URL { TestPaths.fixture("django-provider/provider.py") }
+
+    private static func python() throws -> URL {
+        guard let python = ProcessRunner.which("python3") else {
+            throw TestSupportError("python3 is not on PATH; run scripts/bootstrap")
+        }
+        return python
+    }
+
+    private static func run(_ arguments: [String], folder: URL) throws -> String {
+        let result = try ProcessRunner.run(try python(), ["-W", "ignore", script.path] + arguments + ["--dir", folder.path],
+                                           timeout: 60)
+        guard result.status == 0 else {
+            throw TestSupportError("provider.py \(arguments.first ?? "") failed (\(result.status)); is django-oauth-toolkit installed? run scripts/bootstrap\n\(result.stderr)")
+        }
+        return result.stdout
+    }
+}
+
+extension DjangoProvider {
+    /// One request as the provider's log recorded it: names of fields, never their values (except the posted
+    /// `username`).
+    public struct LoggedRequest: Decodable, Sendable {
+        public var method: String
+        public var path: String
+        public var query: [String]
+        public var form: [String]
+        public var username: String?
+        public var status: Int
+        /// The scheme of the `Authorization` header (`Basic`, `Bearer`), or empty.
+        public var authorization: String
+        /// For a redirect, where it pointed (without the query).
+        public var location_path: String?
+        /// The `redirect_uri` parameter sent (query or form), if any.
+        public var redirect_uri: String?
+    }
+
+    /// The provider's database rows that a sign-in leaves behind.
+    public struct Records: Decodable, Sendable {
+        public struct Application: Decodable, Sendable {
+            public var client_id: String
+            public var client_type: String
+            public var redirect_uris: [String]
+        }
+        public struct Grant: Decodable, Sendable {
+            public var client_id: String
+            public var user: String
+            public var redirect_uri: String
+            public var code_challenge_method: String
+            public var nonce: String
+            public var scope: String
+        }
+        public struct AccessToken: Decodable, Sendable {
+            public var client_id: String?
+            public var user: String?
+            public var token: String
+            public var scope: String
+            public var has_id_token: Bool
+        }
+        public struct RefreshToken: Decodable, Sendable {
+            public var client_id: String
+            public var user: String
+            public var token: String
+            /// When it was revoked (ISO 8601), or nil while it is live.
+            public var revoked: String?
+        }
+        public struct IDToken: Decodable, Sendable {
+            public var client_id: String?
+            public var user: String?
+            public var jti: String
+        }
+        public struct DeviceGrant: Decodable, Sendable {
+            public var client_id: String
+            public var user_code: String
+            public var status: String
+        }
+        public var applications: [Application]
+        public var grants: [Grant]
+        public var access_tokens: [AccessToken]
+        public var refresh_tokens: [RefreshToken]
+        public var id_tokens: [IDToken]
+        public var device_grants: [DeviceGrant]
+    }
+}
