@@ -162,4 +162,12 @@ struct ProviderPagesTests {
         #expect(all.hasSuffix("…") && !all.contains("\u{1B}"))
         #expect(PageText.visibleText(in: "<html><head><title>Only a title</title></head><body></body></html>") == "Only a title")
     }
+
+    @Test("broken markup: stray end tags, unclosed elements and a lone '<' still give the words, never a crash")
+    func brokenMarkup() {
+        #expect(PageText.errorText(in: "</p></div><div class=\"alert\">Locked <b>out") == "Locked out")
+        #expect(PageText.visibleText(in: "<p>a < b</p></span></html><p>c") == "a b c")
+        #expect(PageText.errorText(in: "<p>no error here</p>") == nil)
+        #expect(PageText.visibleText(in: "") == "")
+    }
 }
