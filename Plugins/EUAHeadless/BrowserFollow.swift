@@ -77,8 +77,10 @@ struct BrowserFollow {
         let isHTML = response.header("Content-Type")?.lowercased().contains("html") ?? true
         guard response.status < 400 else {
             let text = isHTML ? PageText.visibleText(in: page) : PageText.shown(page)
+            let hint = response.status < 500 ? "check the client id and the registered redirect URI"
+                : "the provider failed; try again later or ask its administrators"
             throw Self.failure("the provider answered HTTP \(response.status) at \(Self.describe(url)): \"\(text)\"; "
-                + "the sign-in cannot go on (check the client id and the registered redirect URI)")
+                + "the sign-in cannot go on (\(hint))")
         }
         let forms = isHTML ? HTMLForm.forms(in: page) : []
         guard let form = choose(forms) else {
