@@ -21,6 +21,7 @@ and key it serves https. Pages, like django-oauth-toolkit behind Django's login:
 import html
 import json
 import os
+import signal
 import ssl
 import sys
 import urllib.parse
@@ -147,6 +148,9 @@ class Handler(BaseHTTPRequestHandler):
             self.send(404, "<p>Not found</p>")
 
 
+# A test process may start us with SIGTERM blocked; the test stops us with it.
+signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM])
+signal.signal(signal.SIGTERM, signal.SIG_DFL)
 server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
 if CERT:
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
