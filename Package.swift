@@ -55,6 +55,10 @@ let package = Package(
         .target(name: "ExternalUserAgentABI"),
         // The wire rules host and plugins share: redirect matching, form and query coding, HTML and terminal escaping.
         .target(name: "ExternalUserAgentWire"),
+        // libcurl, opened with dlopen on first use (only its header, from Debian's libcurl4-openssl-dev, at build
+        // time), and the blocking HTTP(S) client built on it: the headless agent's follow mode uses it.
+        .target(name: "CCurl"),
+        .target(name: "CurlClient", dependencies: ["CCurl"]),
         // The TOML v1.0.0 reader the configuration files are read with: standard library only.
         .target(name: "TOMLReader"),
         .target(
@@ -150,7 +154,7 @@ let package = Package(
         ),
         .target(
             name: "EUAHeadless",
-            dependencies: ["ExternalUserAgentPluginKit", "ExternalUserAgentWire", "PluginNet"],
+            dependencies: ["ExternalUserAgentPluginKit", "ExternalUserAgentWire", "PluginNet", "CurlClient"],
             path: "Plugins/EUAHeadless"
         ),
 
@@ -287,7 +291,7 @@ let package = Package(
         ),
         .testTarget(
             name: "HeadlessFollowTests",
-            dependencies: ["EUAHeadless", "PluginNet"]
+            dependencies: ["EUAHeadless", "PluginNet", "CurlClient", "ExternalUserAgentWire", "EUATestSupport"]
         ),
         .testTarget(
             name: "EndToEndTests",

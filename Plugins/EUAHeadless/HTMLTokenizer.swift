@@ -1,8 +1,11 @@
-/// A minimal HTML tokenizer: tags with their attributes, enough to find forms.
+/// A minimal HTML tokenizer: tags with their attributes and the text between them, enough to find forms
+/// and a page's visible text.
 struct HTMLTokenizer {
     enum Token: Equatable {
         /// A start tag (`closing` false) or end tag; names and attribute keys are lowercased.
         case tag(name: String, attributes: [String: String], closing: Bool)
+        /// Text between tags, character references decoded (never inside `<script>` or `<style>`).
+        case text(String)
     }
 
     private let scalars: [Unicode.Scalar]
@@ -14,7 +17,11 @@ struct HTMLTokenizer {
 
     mutating func next() -> Token? {
         while index < scalars.count {
-            guard scalars[index] == "<" else { index += 1; continue }
+            guard scalars[index] == "<" else {
+                let start = index
+                index = position(of: "<", from: index + 1) ?? scalars.count
+                return .text(Self.decodeEntities(String(String.UnicodeScalarView(scalars[start..<index]))))
+            }
             if starts(with: "<!--") {
                 index = position(of: "-->", from: index + 4).map { $0 + 3 } ?? scalars.count
                 continue

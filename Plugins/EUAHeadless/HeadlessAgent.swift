@@ -91,7 +91,7 @@ final class HeadlessAgent: PluginComponent {
                     events.failed("presentationFailed", "headless agent: follow mode needs a valid URL and redirect_uri")
                     return
                 }
-                var browser = BrowserFollow(script: script, redirectURI: redirectURI, stop: stop)
+                var browser = try BrowserFollow(script: script, redirectURI: redirectURI, stop: stop)
                 let callback = try browser.callbackURL(from: authorizationURL)
                 PluginHost.log(.debug, "headless agent reached the redirect URI (follow mode)")
                 for _ in 0..<script.count {

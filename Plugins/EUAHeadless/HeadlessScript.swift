@@ -1,13 +1,20 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ExternalUserAgentPluginKit
 
 /// What the headless agent does, chosen by agent options.
 ///
 /// - `mode`: `redirect` (default) delivers a redirect with a code; `error` delivers an OAuth error
 ///   redirect; `cancel` acts as if the person gave up; `never` never answers; `fail` cannot present;
-///   `follow` acts as a browser against the real server: GETs the authorization URL with a cookie jar,
-///   follows redirects, submits HTML forms (filled with `form.NAME`), and delivers the redirect it reaches.
+///   `follow` acts as a browser against the real server over http or https (``BrowserFollow`` has its
+///   rules): GETs the authorization URL with cookies kept for the flow, follows redirects, submits HTML
+///   forms (filled with `form.NAME`, credentials at most once), and delivers the redirect it reaches.
 /// - `form.NAME=VALUE`: a form field to fill in follow mode (`form.sub=alice`); it replaces the
-///   form's own value of that name, or is added; naming a submit button presses it.
+///   form's own value of that name and goes only to forms that have it; naming a submit button presses it.
+/// - `submit=NAME` or `submit=NAME=VALUE`: the submit button to press on a form that has it (else
+///   ``SubmitButtonRule`` chooses).
+/// - `ca-file=PATH`: a PEM file of the CAs follow mode trusts for `https`, instead of the system's store.
 /// - `max-steps`: how many requests follow mode may make before giving up (default 20).
 /// - `param.NAME=VALUE`: a query parameter of the redirect (`param.code=abc`, `param.iss=…`);
 ///   `state` is copied from the authorization URL unless `param.state` is given.
@@ -29,8 +36,11 @@ struct HeadlessScript: Sendable, Equatable {
     var delayMilliseconds = 0
     var formFields: [(name: String, value: String)] = []
     var maximumSteps = 20
+    var submitChoice: SubmitButtonRule.Choice?
+    var caFile: String?
 
-    static let knownKeys: Set<String> = ["mode", "error", "error_description", "deliver", "count", "delay-ms", "max-steps"]
+    static let knownKeys: Set<String> = ["mode", "error", "error_description", "deliver", "count", "delay-ms", "max-steps",
+                                         "submit", "ca-file"]
 
     init(options: [String: String]) throws {
         for (key, value) in options.sorted(by: { $0.key < $1.key }) {
@@ -65,6 +75,17 @@ struct HeadlessScript: Sendable, Equatable {
                 delayMilliseconds = try PluginError.wholeNumber(key, value, in: 0...600_000, unit: "milliseconds")
             case "max-steps":
                 maximumSteps = try PluginError.wholeNumber(key, value, in: 1...100)
+            case "submit":
+                guard let choice = SubmitButtonRule.Choice(value) else {
+                    throw PluginError.invalidOptions("option submit= needs a button name, like 'submit=allow' or 'submit=action=approve'")
+                }
+                submitChoice = choice
+            case "ca-file":
+                var status = stat()
+                guard !value.isEmpty, stat(value, &status) == 0, status.st_mode & S_IFMT == S_IFREG, access(value, R_OK) == 0 else {
+                    throw PluginError.invalidOptions("option ca-file=\(value): no readable file there; give the path of a PEM file of CA certificates")
+                }
+                caFile = value
             default:
                 throw PluginError.invalidOptions("option '\(key)' is unknown to the headless agent; known: "
                     + Self.knownKeys.sorted().joined(separator: ", ") + ", param.NAME, form.NAME")
@@ -77,6 +98,6 @@ struct HeadlessScript: Sendable, Equatable {
             && lhs.delivery == rhs.delivery && lhs.count == rhs.count && lhs.delayMilliseconds == rhs.delayMilliseconds
             && lhs.parameters.map(\.name) == rhs.parameters.map(\.name) && lhs.parameters.map(\.value) == rhs.parameters.map(\.value)
             && lhs.formFields.map(\.name) == rhs.formFields.map(\.name) && lhs.formFields.map(\.value) == rhs.formFields.map(\.value)
-            && lhs.maximumSteps == rhs.maximumSteps
+            && lhs.maximumSteps == rhs.maximumSteps && lhs.submitChoice == rhs.submitChoice && lhs.caFile == rhs.caFile
     }
 }
