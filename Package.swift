@@ -79,10 +79,7 @@ let package = Package(
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                "PluginNet",
             ]
         ),
         .target(
@@ -130,8 +127,6 @@ let package = Package(
                 "ExternalUserAgentWire",
                 "ExternalUserAgentOAuth",
                 "EUACommandSupport",
-                // `eua demo` runs the testing kit's local authorization server in process.
-                "ExternalUserAgentTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
