@@ -12,6 +12,6 @@ struct EUAOAuth: ParsableCommand {
             This is eua-oauth, which runs 'eua explain', 'eua login', 'eua refresh' and 'eua demo'; 'eua --help' \
             lists every command. Set EUA_LOG_LEVEL (trace, debug, info, notice, warning, error) to see more on stderr.
             """,
-        subcommands: [ExplainCommand.self, LoginCommand.self, RefreshCommand.self]
+        subcommands: [ExplainCommand.self, LoginCommand.self, RefreshCommand.self, DemoCommand.self]
     )
 }

@@ -4,6 +4,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import NIOCore
+import NIOHTTP1
+import NIOSSL
 
 /// The HTTP requests the OAuth client makes (metadata, JWKS, token endpoint), over ``HTTPRequestClient``.
 ///
@@ -23,6 +26,8 @@ public struct OAuthHTTP: Sendable {
     public var timeout: Duration
     /// The largest body accepted.
     public var maximumBodyBytes: Int
+    /// The TLS context for https; `nil` for the system's trust roots (tests bring their own).
+    var tlsContext: NIOSSLContext?
 
     static let maximumRedirects = 5
 
@@ -32,19 +37,19 @@ public struct OAuthHTTP: Sendable {
     }
 
     private var client: HTTPRequestClient {
-        HTTPRequestClient(timeout: timeout, maximumBodyBytes: maximumBodyBytes)
+        HTTPRequestClient(timeout: timeout, maximumBodyBytes: maximumBodyBytes, tlsContext: tlsContext)
     }
 
-    private static let headers: [(String, String)] = [("Accept", "application/json"), ("User-Agent", "eua")]
+    private static let headers: HTTPHeaders = ["Accept": "application/json", "User-Agent": "eua"]
 
     /// GETs `url`, asking for JSON.
     public func get(_ url: URL) async throws -> Response {
-        let start = ContinuousClock.now
+        let start = NIODeadline.now()
         var url = url
         for _ in 0...Self.maximumRedirects {
-            let response = try await client.execute("GET", url, headers: Self.headers, start: start)
+            let response = try await client.execute(.GET, url, headers: Self.headers, start: start)
             guard [301, 302, 303, 307, 308].contains(response.status),
-                  let location = response.header("Location") else {
+                  let location = response.headers.first(name: "Location") else {
                 return Response(response)
             }
             url = try Self.redirect(from: url, to: location)
@@ -58,10 +63,10 @@ public struct OAuthHTTP: Sendable {
     /// `Authorization` header when given.
     public func postForm(_ url: URL, fields: [(String, String)], authorization: String? = nil) async throws -> Response {
         var headers = Self.headers
-        headers.append(("Content-Type", "application/x-www-form-urlencoded"))
-        if let authorization { headers.append(("Authorization", authorization)) }
-        let body = Array(FormCoding.encode(fields).utf8)
-        return Response(try await client.execute("POST", url, headers: headers, body: body))
+        headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        if let authorization { headers.add(name: "Authorization", value: authorization) }
+        let body = ByteBuffer(string: FormCoding.encode(fields))
+        return Response(try await client.execute(.POST, url, headers: headers, body: body))
     }
 
     /// Where a redirect from `url` leads; never from https to http.
@@ -81,7 +86,7 @@ public struct OAuthHTTP: Sendable {
 
 extension OAuthHTTP.Response {
     init(_ response: HTTPRequestClient.Response) {
-        self.init(status: response.status, contentType: response.header("Content-Type"),
-                  body: Data(response.body))
+        self.init(status: response.status, contentType: response.headers.first(name: "Content-Type"),
+                  body: Data(response.body.readableBytesView))
     }
 }
