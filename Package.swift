@@ -115,8 +115,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // `eua`: picks the program for the command and becomes it (C: no Swift start-up to pay twice).
-        .executableTarget(name: "eua"),
+        // `eua`: picks the program for the command and becomes it (C: no Swift start-up to pay twice). A static
+        // executable: no dynamic loader, no libswiftCore (see main.c), about 1 ms of CPU less per command.
+        .executableTarget(name: "eua", linkerSettings: [.unsafeFlags(["-static-executable"], .when(platforms: [.linux]))]),
         // `eua-core`: agents, capabilities, open, receive — the core only, so it starts fast.
         .executableTarget(
             name: "EUACore",

@@ -6,6 +6,10 @@
 // the help that lists all commands). A Swift program pays several milliseconds of dynamic linking
 // before main (the runtime, FoundationEssentials); choosing in C costs well under one, so no command
 // pays that start-up twice. Keep the list below in step with OAuthCommands.swift.
+//
+// It is linked as a static executable (Package.swift) with no Swift runtime: a dynamic one paid the
+// dynamic loader and libswiftCore (below) before choosing, 2.0 ms of CPU per command against 0.6 ms
+// (Benchmarks/README.md, "Levers").
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -21,6 +25,17 @@ static int is_oauth_command(const char *name) {
     }
     return 0;
 }
+
+#ifdef __linux__
+// swiftc links every executable with swiftrt.o, whose constructor registers the image with the Swift
+// runtime. There is no Swift here: these two stand in, so neither libswiftCore.so is loaded at start
+// nor libswiftCore.a linked into the static executable.
+void swift_addNewDSOImage(const void *sections) { (void)sections; }
+int _swift_backtrace_isThunkFunction(const char *name) {
+    (void)name;
+    return 0;
+}
+#endif
 
 int main(int argc, char **argv) {
     const char *name = argc > 1 ? argv[1] : NULL;

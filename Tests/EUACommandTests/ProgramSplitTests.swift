@@ -66,4 +66,18 @@ struct ProgramSplitTests {
             #expect(result.stdout.contains("This is eua-oauth") || !result.stdout.contains("SUBCOMMANDS"), "\(name)")
         }
     }
+
+    @Test("eua is a static executable with no Swift runtime: no dynamic loader, no libswiftCore before choosing")
+    func launcherIsStatic() throws {
+        let bytes = [UInt8](try Data(contentsOf: try TestPaths.product("eua")))
+        #expect(bytes.count > 64 && bytes[0..<4] == [0x7F, 0x45, 0x4C, 0x46] && bytes[4] == 2, "an ELF64 file")
+        func field(_ offset: Int, _ size: Int) -> Int {
+            (0..<size).reduce(0) { $0 | Int(bytes[offset + $1]) << (8 * $1) }
+        }
+        let (start, size, count) = (field(0x20, 8), field(0x36, 2), field(0x38, 2))
+        let types = (0..<count).map { field(start + $0 * size, 4) }
+        #expect(!types.contains(3), "no PT_INTERP: the kernel starts eua without ld.so (program headers \(types))")
+        #expect(!types.contains(2), "no PT_DYNAMIC: nothing to link at start")
+        #expect(bytes.firstRange(of: Array("libswiftCore".utf8)) == nil, "eua names no Swift runtime library")
+    }
 }
