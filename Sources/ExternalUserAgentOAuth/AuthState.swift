@@ -15,7 +15,10 @@ import Logging
 /// saved meanwhile first (and uses its tokens when they are fresh enough), and never replaces a newer
 /// saved state with an older one — so a provider that rotates refresh tokens does not log anyone out.
 public actor AuthState {
+    /// The provider's endpoints, as at sign-in (saved with the state).
     public nonisolated let configuration: ServiceConfiguration
+    /// The client that signed in; after ``load(from:clientSecret:clientKey:http:logger:)``, with the secret and key
+    /// given there (they are never saved).
     public nonisolated let client: ClientCredentials
     /// The scope that was asked for.
     public nonisolated let scope: String?

@@ -26,8 +26,10 @@ import Synchronization
 public struct AuthStateFile: Sendable, Hashable {
     /// The format marker written in every file.
     public static let format = "eua-auth-state"
+    /// The format version written in every file; a file of another version is refused (`stateFileInvalid`).
     public static let version = 1
 
+    /// The state file's path.
     public let path: String
     /// How long to wait for another process that holds the lock (it may be refreshing) before giving up.
     public var lockTimeout: Duration
@@ -37,6 +39,7 @@ public struct AuthStateFile: Sendable, Hashable {
         self.init(path: path, lockTimeout: .seconds(60))
     }
 
+    /// The file at `path`, waiting up to `lockTimeout` for another process's lock.
     public init(path: String, lockTimeout: Duration) {
         self.path = path
         self.lockTimeout = lockTimeout
@@ -151,7 +154,7 @@ public struct AuthStateFile: Sendable, Hashable {
 
     // MARK: - Lock
 
-    /// An advisory lock on ``lockPath``, held until ``release()`` (or the process ends).
+    /// An advisory lock on ``lockPath``, held until `release()` (or the process ends).
     final class Lock: Sendable {
         private let descriptor: Mutex<Int32>
 

@@ -18,13 +18,20 @@ public struct AuthorizationRequest: Sendable, Hashable {
         "code_challenge", "code_challenge_method",
     ]
 
+    /// The server whose authorization endpoint the request goes to.
     public let configuration: ServiceConfiguration
+    /// The `client_id` parameter: the client the provider registered.
     public let clientID: String
+    /// The scopes asked for, sent space-separated as `scope` (left out when empty); `openid` adds a ``nonce``.
     public let scopes: [String]
+    /// The `redirect_uri` parameter: where the server sends the person back; the code exchange sends it again.
     public let redirectURI: URL
+    /// The `state` parameter: at least 256 random bits in URL-safe characters, unless given. The response must carry it
+    /// back unchanged (``AuthorizationResponse/init(callbackURL:request:)``).
     public let state: String
     /// Set when `scopes` contains `openid`.
     public let nonce: String?
+    /// The PKCE pair (S256): the challenge goes in the URL, the verifier only to the token endpoint.
     public let pkce: PKCE
     /// Extra parameters, in order.
     public let additionalParameters: [(name: String, value: String)]

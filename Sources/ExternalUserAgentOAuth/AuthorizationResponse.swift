@@ -9,12 +9,15 @@ import ExternalUserAgent
 public struct AuthorizationResponse: Sendable, Hashable {
     /// The authorization code (single use, short-lived; never logged).
     public var code: String
+    /// The `state` parameter, which must equal the request's.
     public var state: String
     /// The `iss` parameter (RFC 9207), when the server sent one.
     public var issuer: String?
     /// The scope the server granted, when it said.
     public var scope: String?
 
+    /// A response from values at hand, checked against nothing (tests, a replayed flow);
+    /// ``init(callbackURL:request:)`` parses and checks a real callback.
     public init(code: String, state: String, issuer: String? = nil, scope: String? = nil) {
         self.code = code
         self.state = state

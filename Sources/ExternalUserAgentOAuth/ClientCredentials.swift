@@ -16,9 +16,12 @@ public struct ClientCredentials: Sendable, Hashable, Codable {
         case privateKeyJWT = "private_key_jwt"
     }
 
+    /// The client identifier the provider issued (`client_id`).
     public var clientID: String
     /// The client secret, if the client has one. Never logged, never saved with the state.
     public var clientSecret: String?
+    /// How the client authenticates at the token endpoint; when not given, from whether there is a secret
+    /// (``init(clientID:clientSecret:authenticationMethod:)``).
     public var authenticationMethod: AuthenticationMethod
     /// The algorithm registered for the client's ID tokens (`id_token_signed_response_alg`); `nil`: the
     /// default, any asymmetric one (see ``IDTokenAlgorithm``). Saved with the state, so a refresh checks the same.

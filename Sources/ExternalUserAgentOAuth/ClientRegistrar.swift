@@ -19,6 +19,7 @@ public struct ClientRegistrar: Sendable {
     private let http: OAuthHTTP
     private let logger: Logger
 
+    /// A registrar that sends its requests with `http` and logs to `logger` (never a secret).
     public init(http: OAuthHTTP = OAuthHTTP(), logger: Logger = Logger(label: "eua.oauth")) {
         self.http = http
         self.logger = logger

@@ -11,17 +11,26 @@ import ExternalUserAgent
 public struct ClientRegistration: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The issuer the client is registered with.
     public var issuer: String
+    /// The client identifier the provider issued (`client_id`).
     public var clientID: String
+    /// The client secret (`client_secret`), for a confidential client; a secret, never printed or logged.
     public var clientSecret: String?
     /// When the secret expires; `nil`: never.
     public var clientSecretExpiresAt: Date?
     /// For reading or changing the registration later (RFC 7592).
     public var registrationAccessToken: String?
+    /// Where to read or change the registration with ``registrationAccessToken`` (RFC 7592), when the provider says.
     public var registrationClientURI: URL?
+    /// The redirect URIs the provider registered (`redirect_uris`).
     public var redirectURIs: [URL]
+    /// How the client authenticates at the token endpoint (`token_endpoint_auth_method`); `client_secret_basic`
+    /// when the provider did not say (RFC 7591 §2's default).
     public var tokenEndpointAuthMethod: ClientCredentials.AuthenticationMethod
+    /// The algorithm the provider signs the client's ID tokens with (`id_token_signed_response_alg`); `nil`: not
+    /// said, so any asymmetric one is accepted.
     public var idTokenAlgorithm: IDTokenAlgorithm?
 
+    /// A registration from values at hand (tests, a client registered by hand); nothing is checked.
     public init(issuer: String, clientID: String, clientSecret: String? = nil, clientSecretExpiresAt: Date? = nil,
                 registrationAccessToken: String? = nil, registrationClientURI: URL? = nil, redirectURIs: [URL],
                 tokenEndpointAuthMethod: ClientCredentials.AuthenticationMethod, idTokenAlgorithm: IDTokenAlgorithm? = nil) {

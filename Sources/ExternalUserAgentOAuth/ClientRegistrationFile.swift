@@ -9,8 +9,10 @@ import ExternalUserAgent
 /// (`auth-state.json` → `auth-state.json.client.json`), written atomically with mode 0600. It holds the
 /// client secret and registration access token, so reading refuses a file others may read.
 public struct ClientRegistrationFile: Sendable, Hashable {
+    /// The file's path.
     public let path: String
 
+    /// The registration file at `path`; ``beside(_:)`` gives the usual one for a state file.
     public init(path: String) {
         self.path = path
     }

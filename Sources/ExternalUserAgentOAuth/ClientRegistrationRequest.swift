@@ -11,7 +11,10 @@ import ExternalUserAgent
 /// the port may be left out, RFC 8252 §7.3) or a private-use scheme (`com.example.app:/cb`, RFC 8252 §7.1);
 /// the client authenticates with `none` unless told otherwise (a public client, RFC 8252 §8.4).
 public struct ClientRegistrationRequest: Sendable {
+    /// `redirect_uris`: where the provider may send the person back; the initializer requires at least one, each
+    /// loopback `http` or a private-use scheme.
     public var redirectURIs: [URL]
+    /// `token_endpoint_auth_method`: how the client will authenticate at the token endpoint; `none` by default.
     public var tokenEndpointAuthMethod: ClientCredentials.AuthenticationMethod
     /// A name to show people on the consent page.
     public var clientName: String?

@@ -26,6 +26,7 @@ public struct DeviceAuthorizationResponse: Sendable, Hashable, Codable {
     /// The longest `interval` accepted: an hour, in seconds.
     public static let maximumInterval = 3_600
 
+    /// A response from values at hand (tests); unlike decoding, nothing is range-checked.
     public init(deviceCode: String, userCode: String, verificationURI: String, verificationURIComplete: String? = nil,
                 expiresIn: Int, interval: Int? = nil) {
         self.deviceCode = deviceCode
@@ -109,8 +110,11 @@ public struct DeviceAuthorization: Sendable {
         case slowDown(interval: Duration)
     }
 
+    /// The provider: its `device_authorization_endpoint` and `token_endpoint`.
     public var configuration: ServiceConfiguration
+    /// The client that asks for the codes and polls, authenticated with its method as it is (as at the token endpoint).
     public var client: ClientCredentials
+    /// The scopes to ask for, sent space-separated as `scope` (left out when empty).
     public var scopes: [String]
     /// The longest the whole wait may take, even when the codes live longer.
     public var timeout: Duration?
@@ -119,6 +123,8 @@ public struct DeviceAuthorization: Sendable {
     private let sleep: @Sendable (Duration) async throws -> Void
     private let stopwatch: @Sendable () -> @Sendable () -> Duration
 
+    /// A grant for `client` at `configuration`: scope `openid` and no ``timeout`` (the codes' lifetime) unless given.
+    /// `clock` times the pauses between polls; tests pass one that does not really wait.
     public init<C: Clock>(configuration: ServiceConfiguration, client: ClientCredentials, scopes: [String] = ["openid"],
                           timeout: Duration? = nil, http: OAuthHTTP = OAuthHTTP(),
                           logger: Logger = Logger(label: "eua.oauth"),

@@ -21,7 +21,7 @@ public struct Discovery: Sendable {
         self.logger = logger
     }
 
-    /// Fetches and checks the configuration of `issuer`. Throws ``ExternalUserAgentError``
+    /// Fetches and checks the configuration of `issuer`. Throws `ExternalUserAgentError`
     /// (`discoveryFailed`, `issuerMismatch`).
     public func configuration(issuer: String) async throws -> ServiceConfiguration {
         guard let components = URLComponents(string: issuer), let scheme = components.scheme?.lowercased(),

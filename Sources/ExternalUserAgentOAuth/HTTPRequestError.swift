@@ -37,6 +37,8 @@ public struct HTTPRequestError: Error, Sendable, CustomStringConvertible {
     /// What happened and what to do, naming the server.
     public var message: String
 
+    /// An error of `kind` with `server` (`scheme://host:port`, empty for an invalid URL) and `message`, which says
+    /// what happened and what to do, and never holds a path, query, header or body.
     public init(_ kind: Kind, server: String, _ message: String) {
         self.kind = kind
         self.server = server

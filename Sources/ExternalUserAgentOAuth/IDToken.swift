@@ -7,19 +7,30 @@ import ExternalUserAgent
 
 /// The claims of an OpenID Connect ID token (OIDC Core §2), as this client reads them.
 ///
-/// Only a token that passed ``IDTokenValidator`` should be trusted; ``IDToken/unverifiedClaims(of:)``
+/// Only a token that passed ``IDTokenValidator`` should be trusted; ``IDTokenClaims/unverified(_:)``
 /// is for display and diagnostics.
 public struct IDTokenClaims: Sendable, Hashable, Codable {
+    /// `iss`: the issuer identifier of the provider that issued the token.
     public var issuer: String
+    /// `sub`: the provider's identifier of the person, never empty; unique only together with ``issuer``.
     public var subject: String
+    /// `aud`: the client ids the token is for (a single string in the JSON is one element).
     public var audience: [String]
+    /// `exp`: when the token expires (whole seconds since 1970 in the JSON).
     public var expiration: Date
+    /// `iat`: when the token was issued (whole seconds since 1970 in the JSON).
     public var issuedAt: Date
+    /// `nonce`: the authorization request's nonce, sent back; `nil` when the token has none.
     public var nonce: String?
+    /// `azp`: the client the token was issued to, when the provider says (required when ``audience`` has several).
     public var authorizedParty: String?
+    /// `auth_time`: when the person last actually authenticated, when the provider says.
     public var authTime: Date?
+    /// `name`: the person's full name, for display; `nil` when absent or not a string.
     public var name: String?
+    /// `email`: the person's e-mail address, for display; `nil` when absent or not a string.
     public var email: String?
+    /// `preferred_username`: the name the person goes by, for display; `nil` when absent or not a string.
     public var preferredUsername: String?
 
     enum CodingKeys: String, CodingKey {
@@ -28,6 +39,8 @@ public struct IDTokenClaims: Sendable, Hashable, Codable {
         case preferredUsername = "preferred_username"
     }
 
+    /// Claims from values at hand (tests, a saved state); nothing is checked here, and a time outside 1970…9999
+    /// fails only when encoded.
     public init(issuer: String, subject: String, audience: [String], expiration: Date, issuedAt: Date,
                 nonce: String? = nil, authorizedParty: String? = nil, authTime: Date? = nil, name: String? = nil,
                 email: String? = nil, preferredUsername: String? = nil) {
@@ -44,7 +57,7 @@ public struct IDTokenClaims: Sendable, Hashable, Codable {
         self.preferredUsername = preferredUsername
     }
 
-    /// Reads the claims with the rules of ``JSONFields``: `iss`, `sub`, `aud`, `exp` and `iat` are required,
+    /// Reads the claims with the rules of `JSONFields`: `iss`, `sub`, `aud`, `exp` and `iat` are required,
     /// a claim of the wrong type or a time outside 1970…9999 throws ``InvalidFieldError`` naming it.
     /// `name`, `email` and `preferred_username` are for display only: of another type, they are left out.
     public init(from decoder: any Decoder) throws {
@@ -117,7 +130,7 @@ struct CompactJWT {
     var header: JOSEHeader
     var payload: Data
 
-    /// `nil` when `token` is not a JWS compact serialization; ``parse(_:)`` says why.
+    /// `nil` when `token` is not a JWS compact serialization; `parse(_:)` says why.
     init?(_ token: String) {
         guard let jwt = try? Self.parse(token) else { return nil }
         self = jwt

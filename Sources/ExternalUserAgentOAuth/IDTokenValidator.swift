@@ -19,7 +19,9 @@ public struct IDTokenValidator: Sendable {
     public static let acceptedAlgorithms: Set<String> = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512",
                                                          "ES256", "ES384", "ES512"]
 
+    /// The provider: the `iss` a token must have, and its key set (`jwks_uri`).
     public let configuration: ServiceConfiguration
+    /// The client a token must be for: `aud` must name it, and `azp`, when present, must be it.
     public let clientID: String
     /// The algorithm the client registered for its ID tokens; `nil`: any of ``acceptedAlgorithms``.
     public let algorithm: IDTokenAlgorithm?
@@ -30,6 +32,8 @@ public struct IDTokenValidator: Sendable {
     private let keys: JWKSCache
     private let logger: Logger
 
+    /// A validator for `clientID` with no registered algorithm (any of ``acceptedAlgorithms``; no secret, so
+    /// no HMAC) and ``clockSkew`` seconds of allowance (60 by default).
     public init(configuration: ServiceConfiguration, clientID: String, clockSkew: TimeInterval = 60,
                 http: OAuthHTTP = OAuthHTTP(), logger: Logger = Logger(label: "eua.oauth")) {
         self.init(configuration: configuration, clientID: clientID, algorithm: nil, clientSecret: nil,
@@ -55,7 +59,7 @@ public struct IDTokenValidator: Sendable {
         self.logger = logger
     }
 
-    /// Checks `token` and returns its claims. Throws ``ExternalUserAgent/ExternalUserAgentError``
+    /// Checks `token` and returns its claims. Throws `ExternalUserAgentError`
     /// with code `idTokenInvalid` (or `issuerMismatch` for a wrong `iss`).
     ///
     /// - Parameters:
@@ -170,7 +174,7 @@ public struct IDTokenValidator: Sendable {
     }
 }
 
-/// What jwt-kit decodes after checking the signature: nothing. The claims are read by ``CompactJWT/claims()``,
+/// What jwt-kit decodes after checking the signature: nothing. The claims are read by `CompactJWT.claims()`,
 /// so that a claim of the wrong type is reported as such, never as a signature failure.
 private struct SignatureOnly: JWTPayload {
     init() {}

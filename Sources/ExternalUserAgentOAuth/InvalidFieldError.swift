@@ -2,7 +2,7 @@
 /// authorization codes) that is missing, of the wrong type or out of range.
 ///
 /// Thrown while decoding; the code that asked for the document wraps it in an
-/// ``ExternalUserAgent/ExternalUserAgentError`` that says which document it was.
+/// `ExternalUserAgentError` that says which document it was.
 /// The text never holds a token: only the field's name, its JSON type and, for numbers, its value.
 public struct InvalidFieldError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The JSON key (`expires_in`, `exp`).
@@ -10,6 +10,7 @@ public struct InvalidFieldError: Error, Sendable, Hashable, CustomStringConverti
     /// What is wrong with it, as the rest of a sentence that starts with the field's name.
     public var problem: String
 
+    /// An error about `field` (the JSON key); `problem` completes the sentence (`is missing`, `is empty`).
     public init(field: String, problem: String) {
         self.field = field
         self.problem = problem

@@ -70,7 +70,7 @@ struct JSONFields<Key: CodingKey> {
     }
 
     /// A NumericDate (RFC 7519 §2: seconds since 1970-01-01T00:00:00Z, fractions allowed), when present:
-    /// a JSON number from 0 to ``latestNumericDate``.
+    /// a JSON number from 0 to `latestNumericDate`.
     func numericDate(_ key: Key) throws -> Date? {
         guard isPresent(key) else { return nil }
         guard let number = try? container.decode(Double.self, forKey: key) else {

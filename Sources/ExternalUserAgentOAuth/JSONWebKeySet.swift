@@ -75,7 +75,7 @@ struct JSONWebKey: Sendable, Decodable {
         case kty, kid, use, keyOps = "key_ops", alg, crv, n, e, x, y
     }
 
-    /// Never fails: a field of the wrong type is read as absent, and ``refusal(for:)`` then refuses
+    /// Never fails: a field of the wrong type is read as absent, and `refusal(for:)` then refuses
     /// the key (an absent `kty` fits no algorithm; a `use` or `key_ops` of the wrong type is not `sig`).
     init(from decoder: any Decoder) throws {
         index = decoder.codingPath.last?.intValue ?? 0

@@ -23,7 +23,7 @@ actor JWKSCache {
 
     nonisolated var source: String { jwksURI?.absoluteString ?? "(no jwks_uri)" }
 
-    /// The one key that may verify a signature made with `alg` by key `kid` (``JSONWebKeySet/select(alg:kid:)``).
+    /// The one key that may verify a signature made with `alg` by key `kid` (`JSONWebKeySet.select(alg:kid:)`).
     func key(alg: String, kid: String?, what: String = "the ID token") async throws -> JSONWebKey {
         var fetchedNow = false
         if cached == nil {

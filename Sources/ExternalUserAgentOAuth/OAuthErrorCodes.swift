@@ -1,6 +1,6 @@
 import ExternalUserAgent
 
-/// The error codes of the OAuth client: added to the core's extensible ``ExternalUserAgentError/Code``.
+/// The error codes of the OAuth client: added to the core's extensible `ExternalUserAgentError.Code`.
 extension ExternalUserAgentError.Code {
     /// The authorization server's metadata could not be fetched, or is not valid for the issuer.
     public static let discoveryFailed = Self("discoveryFailed")

@@ -1,6 +1,6 @@
 /// An OAuth 2.0 error, as an authorization or token endpoint sends it (RFC 6749 §4.1.2.1, §5.2).
 ///
-/// Carried as the `underlying` cause of an ``ExternalUserAgent/ExternalUserAgentError``.
+/// Carried as the `underlying` cause of an `ExternalUserAgentError`.
 public struct OAuthErrorResponse: Error, Sendable, Hashable, Codable, CustomStringConvertible {
     /// The error code (`access_denied`, `invalid_grant`…).
     public var error: String
@@ -9,6 +9,7 @@ public struct OAuthErrorResponse: Error, Sendable, Hashable, Codable, CustomStri
     /// A page about the error.
     public var errorURI: String?
 
+    /// An error with the `error` code and, when given, the server's description and page.
     public init(error: String, errorDescription: String? = nil, errorURI: String? = nil) {
         self.error = error
         self.errorDescription = errorDescription

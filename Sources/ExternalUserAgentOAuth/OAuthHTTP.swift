@@ -8,7 +8,7 @@ import NIOCore
 import NIOHTTP1
 import NIOSSL
 
-/// The HTTP requests the OAuth client makes (metadata, JWKS, token endpoint), over ``HTTPRequestClient``.
+/// The HTTP requests the OAuth client makes (metadata, JWKS, token endpoint), over `HTTPRequestClient`.
 ///
 /// One connection per request; bodies are limited in size and every request has a deadline. https uses
 /// the system's trust roots and checks the host name. A GET follows up to five redirects (never from
@@ -16,8 +16,11 @@ import NIOSSL
 public struct OAuthHTTP: Sendable {
     /// A response, read whole.
     public struct Response: Sendable {
+        /// The HTTP status code (`200`, `404`…).
         public var status: Int
+        /// The `Content-Type` header as sent (`application/json; charset=utf-8`); `nil` when there is none.
         public var contentType: String?
+        /// The whole body, at most ``OAuthHTTP/maximumBodyBytes`` bytes.
         public var body: Data
         /// The `Date` header as sent, when there is one (``ProviderCheck`` estimates clock skew from it).
         public var date: String? = nil
@@ -36,6 +39,8 @@ public struct OAuthHTTP: Sendable {
 
     static let maximumRedirects = 5
 
+    /// A client with `timeout` per request (15 s by default), bodies up to `maximumBodyBytes` (1 MiB by default),
+    /// no ``deadline``, and the system's trust roots for https.
     public init(timeout: Duration = .seconds(15), maximumBodyBytes: Int = 1 << 20) {
         self.timeout = timeout
         self.maximumBodyBytes = maximumBodyBytes

@@ -15,6 +15,7 @@ public enum ProviderCheck {
     public struct Finding: Sendable, Encodable {
         /// `discovery`, `keys` or `clock`.
         public var check: String
+        /// Whether the check passed.
         public var ok: Bool
         /// What was found, or what is wrong and what to check.
         public var detail: String

@@ -34,6 +34,8 @@ public struct ServiceConfiguration: Sendable, Hashable, Codable {
     /// RFC 7591 / OpenID Connect Registration: where a client registers itself (``ClientRegistrar``).
     public var registrationEndpoint: URL? = nil
 
+    /// A configuration built by hand, for a server that publishes no metadata: only the issuer and the
+    /// authorization and token endpoints are required. ``registrationEndpoint`` starts `nil`: set it after.
     public init(issuer: String, authorizationEndpoint: URL, tokenEndpoint: URL, jwksURI: URL? = nil,
                 userinfoEndpoint: URL? = nil, authorizationResponseIssParameterSupported: Bool = false,
                 codeChallengeMethodsSupported: [String]? = nil, tokenEndpointAuthMethodsSupported: [String]? = nil,

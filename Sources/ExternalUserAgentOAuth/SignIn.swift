@@ -42,8 +42,12 @@ public struct SignIn: Sendable {
         case callbackRefused(reason: String)
     }
 
+    /// The server's endpoints, from ``Discovery`` or built by hand.
     public var configuration: ServiceConfiguration
+    /// The client to sign in as; a defaulted authentication method is first chosen from ``configuration``
+    /// (``ClientCredentials/negotiated(with:)``).
     public var client: ClientCredentials
+    /// The scopes to ask for; with `openid` the code flow sends a nonce and must get an ID token back.
     public var scopes: [String]
     /// Extra authorization parameters (`prompt`, `login_hint`…); they cannot replace the security ones.
     public var additionalParameters: [(name: String, value: String)]
@@ -61,6 +65,8 @@ public struct SignIn: Sendable {
     private let http: OAuthHTTP
     private let logger: Logger
 
+    /// A sign-in of `client` at `configuration`: scope `openid`, 300 s for the person to finish, no extra
+    /// parameters, no file and no progress reports unless given. ``redirectURI`` starts `nil`: set it after.
     public init(configuration: ServiceConfiguration, client: ClientCredentials, scopes: [String] = ["openid"],
                 additionalParameters: [(name: String, value: String)] = [], timeout: Duration? = .seconds(300),
                 file: AuthStateFile? = nil, http: OAuthHTTP = OAuthHTTP(), logger: Logger = Logger(label: "eua.oauth"),
@@ -78,7 +84,7 @@ public struct SignIn: Sendable {
 
     /// Runs the flow with `agent` showing the authorization URL and `receiver` catching the redirect.
     ///
-    /// Throws ``ExternalUserAgent/ExternalUserAgentError``: the session's codes (`userCanceled`,
+    /// Throws `ExternalUserAgentError`: the session's codes (`userCanceled`,
     /// `timedOut`…; a callback with a wrong `state` is turned away and the flow waits on, so it ends as
     /// `timedOut` when the right one never comes), `issuerMismatch`, `oauthError`, `tokenRequestFailed`,
     /// `idTokenInvalid`, `stateFileInvalid`.

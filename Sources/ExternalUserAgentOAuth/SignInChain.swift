@@ -16,6 +16,7 @@ public enum SignInStep: String, Sendable, CaseIterable, CustomStringConvertible 
 public struct SignInPlan: Sendable {
     /// One step of the chain and what became of it.
     public struct Step: Sendable {
+        /// What became of a step when the chain was planned.
         public enum Status: String, Sendable {
             /// This step is the one used.
             case chosen
@@ -27,7 +28,9 @@ public struct SignInPlan: Sendable {
             case notReached
         }
 
+        /// Which way in this is.
         public var step: SignInStep
+        /// Whether the step was chosen, skipped, undecided or not reached.
         public var status: Status
         /// The agent this step would use (browser and manual steps), when one survived selection.
         public var agent: AgentCandidate?
@@ -57,9 +60,9 @@ public struct SignInPlan: Sendable {
 /// The automatic choice between a browser agent, the device authorization grant and the manual agent.
 ///
 /// In the configured `flow-order` (default browser → device → manual), the first possible step wins:
-/// `browser` when selection (``AgentSelection``, every rule) leaves a non-manual agent; `device` when the
+/// `browser` when selection (`AgentSelection`, every rule) leaves a non-manual agent; `device` when the
 /// server's metadata has a `device_authorization_endpoint`; `manual` when selection leaves a manual agent.
-/// An agent named in code (`--agent`, ``CodeConfiguration/namedAgent``) forces the step of its kind,
+/// An agent named in code (`--agent`, `CodeConfiguration.namedAgent`) forces the step of its kind,
 /// and `forced` forces one step (`--flow device`).
 public enum SignInChain {
     /// Plans a sign-in. `service` is the server's configuration, `nil` when it is not known yet

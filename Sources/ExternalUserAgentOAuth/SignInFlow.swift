@@ -18,8 +18,11 @@ import Logging
 /// let state = try await flow.run()
 /// ```
 public struct SignInFlow: Sendable {
+    /// The issuer identifier (`https://id.example.com`) whose metadata ``run()`` reads first.
     public var issuer: String
+    /// The client to sign in as; a defaulted authentication method is chosen from the server's metadata.
     public var client: ClientCredentials
+    /// The scopes to ask for; with `openid` (the default) any ID token is checked, and the code flow must bring one.
     public var scopes: [String]
     /// Extra authorization parameters (`prompt`, `login_hint`…); they cannot replace the security ones.
     public var additionalParameters: [(name: String, value: String)]
@@ -29,10 +32,10 @@ public struct SignInFlow: Sendable {
     public var timeout: Duration?
     /// Where to save the resulting state, if anywhere.
     public var file: AuthStateFile?
-    /// The agents the chain may choose from (``AgentSelection/candidates(catalog:registered:)``).
+    /// The agents the chain may choose from (`AgentSelection.candidates(catalog:registered:)`).
     public var candidates: [AgentCandidate]
     /// The rules of the choice: preference, allow/deny, test agents, `flow-order`, a named agent
-    /// (``Configuration/namedAgent``), the agents' and the receiver's options.
+    /// (`Configuration.namedAgent`), the agents' and the receiver's options.
     public var configuration: Configuration
     /// One step forced (`eua login --flow device`), or `nil` for the chain.
     public var forcedStep: SignInStep?
@@ -54,6 +57,10 @@ public struct SignInFlow: Sendable {
     private let http: OAuthHTTP
     private let logger: Logger
 
+    /// A sign-in of `client` at `issuer`, choosing from `candidates` by the rules of `configuration`, with the redirect
+    /// coming back to `receiver`: scope `openid` unless given; the timeout, redirect URI and receiver options
+    /// not given here come from the configuration (``effectiveTimeout``, ``effectiveRedirectURI``,
+    /// ``effectiveReceiverOptions``).
     public init(issuer: String, client: ClientCredentials, scopes: [String] = ["openid"],
                 additionalParameters: [(name: String, value: String)] = [], timeout: Duration? = nil,
                 file: AuthStateFile? = nil, candidates: [AgentCandidate], configuration: Configuration,
@@ -188,6 +195,8 @@ extension SignInFlow {
         /// Each answer of the device grant's polling that means "wait on" (pending, slow down).
         public var devicePoll: @Sendable (DeviceAuthorization.PollEvent) -> Void
 
+        /// Hooks as given; one left out does nothing, except ``deviceCodes``, which then writes the device
+        /// grant's codes to standard error (``SignIn/showOnStandardError(_:)``).
         public init(discovered: @escaping @Sendable (ServiceConfiguration) -> Void = { _ in },
                     stepChosen: @escaping @Sendable (SignInPlan.Step) -> Void = { _ in },
                     progress: (@Sendable (SignIn.Progress) -> Void)? = nil,

@@ -10,15 +10,19 @@ import Logging
 /// Talks to the token endpoint: exchanges a code (RFC 6749 §4.1.3) and refreshes (§6).
 ///
 /// A public client sends `client_id` in the body; a client with a secret uses `client_secret_basic`
-/// or `client_secret_post`. Failures are ``ExternalUserAgent/ExternalUserAgentError``:
+/// or `client_secret_post`. Failures are `ExternalUserAgentError`:
 /// `tokenRequestFailed` for transport errors, HTTP failures and bodies that are not a token
 /// response; `oauthError` (cause: ``OAuthErrorResponse``) when the server answers with an OAuth error.
 public struct TokenEndpoint: Sendable {
+    /// The provider whose `token_endpoint` is used.
     public let configuration: ServiceConfiguration
+    /// The client, authenticated with its ``ClientCredentials/authenticationMethod`` as it is.
     public let client: ClientCredentials
     private let http: OAuthHTTP
     private let logger: Logger
 
+    /// A token endpoint for `client` at `configuration`. The client's method is used as given: negotiate a
+    /// defaulted one first (``ClientCredentials/negotiated(with:)``).
     public init(configuration: ServiceConfiguration, client: ClientCredentials, http: OAuthHTTP = OAuthHTTP(),
                 logger: Logger = Logger(label: "eua.oauth")) {
         self.configuration = configuration

@@ -14,16 +14,22 @@ public struct TokenResponse: Sendable, Hashable, Codable {
     /// The longest `expires_in` accepted: ten years, in seconds.
     public static let maximumLifetime = 315_360_000
 
+    /// `access_token`: the token for the resource server; never logged or printed.
     public var accessToken: String
+    /// `token_type`, as the server spells it (`Bearer`, `bearer`…); not checked.
     public var tokenType: String
     /// Lifetime of the access token in seconds from `receivedAt`, when the server said.
     public var expiresIn: Int?
+    /// `refresh_token`, when the server issued one; never logged or printed.
     public var refreshToken: String?
+    /// `id_token`: the ID token as sent (a compact JWT), not checked here: ``IDTokenValidator`` checks it.
     public var idToken: String?
+    /// `scope`: the scopes granted, space-separated, when the server said (absent: as asked, RFC 6749 §5.1).
     public var scope: String?
     /// When this client received the response (this client's clock, never the server's JSON).
     public var receivedAt: Date
 
+    /// A response from values at hand (tests, a saved state); type `Bearer` and received now unless given.
     public init(accessToken: String, tokenType: String = "Bearer", expiresIn: Int? = nil, refreshToken: String? = nil,
                 idToken: String? = nil, scope: String? = nil, receivedAt: Date = Date()) {
         self.accessToken = accessToken

@@ -2,13 +2,13 @@ import ExternalUserAgentWire
 import ExternalUserAgent
 
 /// Text from the network (a key id, an issuer, a field's value), made safe to put in a message:
-/// escaped by the project's one rule (``TerminalText``), so that no control character reaches a
+/// escaped by the project's one rule (`TerminalText`), so that no control character reaches a
 /// terminal, and cut short.
 enum UntrustedText {
     /// The longest stretch of outside text a message quotes.
     static let limit = 40
 
-    /// `"soon"`, `"a\x1b[31m"`: in quotes, escaped, at most ``limit`` characters.
+    /// `"soon"`, `"a\x1b[31m"`: in quotes, escaped, at most `limit` characters.
     static func quoted(_ text: String) -> String {
         "\"" + printable(text) + "\""
     }

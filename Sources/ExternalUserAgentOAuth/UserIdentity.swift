@@ -10,9 +10,13 @@ import ExternalUserAgent
 ///
 /// For display only: unlike an ID token, nothing here is signed.
 public struct UserIdentity: Sendable, Hashable, Codable {
+    /// `sub`: the provider's identifier of the person, never empty.
     public var subject: String
+    /// `name`: the person's full name; `nil` when absent or not a string.
     public var name: String?
+    /// `preferred_username`: the name the person goes by; `nil` when absent or not a string.
     public var preferredUsername: String?
+    /// `email`: the person's e-mail address; `nil` when absent or not a string.
     public var email: String?
 
     enum CodingKeys: String, CodingKey {
@@ -20,6 +24,7 @@ public struct UserIdentity: Sendable, Hashable, Codable {
         case preferredUsername = "preferred_username"
     }
 
+    /// An identity from values at hand (tests); nothing is checked.
     public init(subject: String, name: String? = nil, preferredUsername: String? = nil, email: String? = nil) {
         self.subject = subject
         self.name = name

@@ -21,7 +21,9 @@ public struct UserInfoEndpoint: Sendable {
         case formBody
     }
 
+    /// The provider: its `userinfo_endpoint`, and the issuer and key set a signed response is checked against.
     public let configuration: ServiceConfiguration
+    /// The client: its id must be the `aud` of a signed response; its secret is the key of an HMAC-signed one.
     public let client: ClientCredentials
     private let validator: IDTokenValidator
     private let http: OAuthHTTP

@@ -22,6 +22,7 @@ public struct WebFinger: Sendable {
     private let http: OAuthHTTP
     private let logger: Logger
 
+    /// A WebFinger client that asks with `http` and logs to `logger`.
     public init(http: OAuthHTTP = OAuthHTTP(), logger: Logger = Logger(label: "eua.oauth")) {
         self.http = http
         self.logger = logger

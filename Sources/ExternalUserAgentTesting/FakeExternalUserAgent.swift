@@ -39,7 +39,9 @@ public final class FakeExternalUserAgent: ExternalUserAgent {
         public var deliveryErrors: [ExternalUserAgentError?] = []
     }
 
+    /// What the fake is: id `fake` and kind `testDouble` unless given, named `Fake agent (<id>)`.
     public let descriptor: AgentDescriptor
+    /// What the fake does each time it is asked to present.
     public let script: Script
     private let state = Mutex(Record())
 
@@ -52,6 +54,9 @@ public final class FakeExternalUserAgent: ExternalUserAgent {
     /// A copy of what the fake saw so far.
     public var record: Record { state.withLock { $0 } }
 
+    /// Records `request`, then plays ``script``: the redirect or the cancel is delivered to `session` from a new
+    /// task, so this returns first. Throws `presentationFailed` for ``Script/failsToPresent``, and what
+    /// ``LocalAuthorizationServer/signIn(authorizationURL:as:)`` throws for ``Script/signIn(at:as:)``.
     public func present(_ request: AgentRequest, session: ExternalUserAgentSession) async throws {
         state.withLock { $0.presented.append(request) }
         switch script {
@@ -75,6 +80,7 @@ public final class FakeExternalUserAgent: ExternalUserAgent {
         }
     }
 
+    /// Counts the dismissal in ``Record/dismissCount``; nothing else happens.
     public func dismiss() async {
         state.withLock { $0.dismissCount += 1 }
     }

@@ -9,6 +9,7 @@ import Synchronization
 /// An in-process redirect receiver: gives a fixed redirect URI and lets a test deliver
 /// callback URLs as if the browser came back. Records starts and stops.
 public final class FakeRedirectReceiver: RedirectReceiver {
+    /// The receiver's id (`fake-receiver` unless given).
     public let id: String
     /// The redirect URI `start` returns.
     public let redirectURI: URL
@@ -17,7 +18,9 @@ public final class FakeRedirectReceiver: RedirectReceiver {
 
     /// What the fake saw.
     public struct Record: Sendable {
+        /// Every request `start` was given, in order.
         public var requests: [ReceiverRequest] = []
+        /// How often `stop` was called.
         public var stopCount = 0
         fileprivate var session: ExternalUserAgentSession?
     }
@@ -36,6 +39,8 @@ public final class FakeRedirectReceiver: RedirectReceiver {
     /// A copy of what the fake saw so far.
     public var record: Record { state.withLock { $0 } }
 
+    /// Records `request` and `session` (for ``deliver(_:)``) and returns ``redirectURI``; throws the `startFailure`
+    /// given to the initializer, when there is one.
     public func start(_ request: ReceiverRequest, session: ExternalUserAgentSession) async throws -> URL {
         state.withLock {
             $0.requests.append(request)
@@ -45,6 +50,7 @@ public final class FakeRedirectReceiver: RedirectReceiver {
         return redirectURI
     }
 
+    /// Counts the stop in ``Record/stopCount``.
     public func stop() async {
         state.withLock { $0.stopCount += 1 }
     }

@@ -34,7 +34,7 @@ package enum FormCoding {
         String(decoding: bytes(text, strict: false)!, as: UTF8.self)
     }
 
-    /// Decodes like ``decode(_:)`` but strictly: `nil` for a bad escape or invalid UTF-8. For what a
+    /// Decodes like `decode(_:)` but strictly: `nil` for a bad escape or invalid UTF-8. For what a
     /// stranger sent (a request to the loopback receiver).
     package static func strictDecode(_ text: some StringProtocol) -> String? {
         bytes(text, strict: true).flatMap { String(validating: $0, as: UTF8.self) }

@@ -4,7 +4,7 @@
 /// The one reading of such a URI: the command line, the configuration file and the loopback receiver use
 /// it, so the redirect the receiver accepts and the `redirect_uri` sent to the provider are the same text.
 /// With a port, that text is the registered one byte for byte; without one, the port the receiver got is
-/// put in after the host (``uri(port:)``), which RFC 8252 §7.3 lets a provider accept for loopback IPs.
+/// put in after the host (`uri(port:)`), which RFC 8252 §7.3 lets a provider accept for loopback IPs.
 package struct LoopbackRedirectURI: Sendable, Hashable, CustomStringConvertible {
     /// Which loopback host the URI names.
     package enum Host: Sendable, Hashable {

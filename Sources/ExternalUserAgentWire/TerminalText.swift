@@ -4,7 +4,7 @@
 /// Escaped: every C0 control character (line breaks and tabs too, unless `keepingLineBreaks`), DEL, every
 /// C1 control character, and the Unicode bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E,
 /// U+2066–U+2069), which can make a line read differently from what it says. Used for every human-readable
-/// line both programs print (through ``Output``) and for log lines (``CommandLogging``); `--json` output
+/// line both programs print (through `Output`) and for log lines (`CommandLogging`); `--json` output
 /// goes through it in the `.json` style, where the same characters become `\uXXXX` escapes.
 package enum TerminalText {
     /// How an escaped character is written.

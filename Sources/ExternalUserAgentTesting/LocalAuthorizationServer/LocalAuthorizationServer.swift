@@ -26,14 +26,22 @@ import Synchronization
 public final class LocalAuthorizationServer: Sendable {
     /// What the token endpoint was asked, for tests to inspect.
     public struct TokenRequestRecord: Sendable {
+        /// The form's `grant_type` as sent (`authorization_code`, `refresh_token`, the device code grant's URN); empty
+        /// when missing.
         public var grantType: String
-        /// `client_secret_basic`, `client_secret_post` or `none`.
+        /// `client_secret_basic`, `client_secret_post`, `client_secret_jwt`, `private_key_jwt` or `none`.
         public var clientAuthentication: String
+        /// The client id presented: the `Authorization: Basic` header's when there is one, else the form's
+        /// `client_id`; `nil` when neither has one.
         public var clientID: String?
+        /// The form's `redirect_uri`, when sent.
         public var redirectURI: String?
+        /// The form's `code_verifier` (PKCE), when sent.
         public var codeVerifier: String?
         /// The authorization code or refresh token presented.
         public var grantValue: String?
+        /// The client secret presented, taken like ``clientID`` (the `Authorization: Basic` header's, else the
+        /// form's `client_secret`); `nil` when none was.
         public var clientSecret: String?
         /// The OAuth error the request was refused with (`invalid_grant`…); `nil` when it was not.
         public var refusal: String?
@@ -43,6 +51,7 @@ public final class LocalAuthorizationServer: Sendable {
 
     /// An HTTP request the server received, on any path, as it came.
     public struct RequestRecord: Sendable {
+        /// The HTTP method as sent (`GET`, `POST`).
         public var method: String
         /// Path and query as sent (percent-encoded), like `/cb?code=c0de&state=st`.
         public var target: String
@@ -90,6 +99,7 @@ public final class LocalAuthorizationServer: Sendable {
 
     /// `http://127.0.0.1:PORT`, the issuer identifier.
     public let issuer: String
+    /// The TCP port the server listens on, on 127.0.0.1.
     public let port: Int
     private let http: LocalHTTPServer
     private let state: Mutex<State>

@@ -69,11 +69,14 @@ public struct LocalAuthorizationServerOptions: Sendable {
     public var subject: String
     /// Approve at once, or show a login form.
     public var authorizationPage: AuthorizationPage
+    /// The algorithm of the server's signing key, which signs ID tokens (and signed UserInfo) and which the JWKS
+    /// publishes; read when the key is made, at start and at ``LocalAuthorizationServer/rotateSigningKey()``.
     public var signingAlgorithm: SigningAlgorithm
     /// Advertise and send `iss` in authorization responses (RFC 9207).
     public var sendsIssuerInResponse: Bool
     /// Access token lifetime, in seconds.
     public var accessTokenLifetime: Int
+    /// The faults to play; empty for a well-behaved server.
     public var misbehaviors: Set<Misbehavior>
     /// How long the token endpoint waits with ``Misbehavior/slowTokenEndpoint``.
     public var tokenEndpointDelay: Duration
@@ -106,6 +109,9 @@ public struct LocalAuthorizationServerOptions: Sendable {
     /// secret methods). The token endpoint still accepts every method.
     public var advertisedAuthMethods: [String]?
 
+    /// A well-behaved server for the public client `test-client` that approves `alice` at once, signs RS256,
+    /// sends `iss`, issues access tokens for 3600 s and serves UserInfo. Properties not in the list
+    /// (``clientPublicKeys``, ``offersRegistration``, ``keylessIDTokens``, ``signsUserInfo``…) keep their defaults.
     public init(clientID: String = "test-client", clientSecret: String? = nil, subject: String = "alice",
                 authorizationPage: AuthorizationPage = .autoApprove,
                 signingAlgorithm: SigningAlgorithm = .rs256, sendsIssuerInResponse: Bool = true,

@@ -46,6 +46,7 @@ public final class LocalDeviceAuthorization: Sendable {
         /// Send `verification_uri_complete` as well.
         public var sendsCompleteURI: Bool = true
 
+        /// The defaults: off, `interval` 5 s, codes that live 600 s, every poll approved, and the complete URI sent.
         public init() {}
     }
 
@@ -64,6 +65,8 @@ public final class LocalDeviceAuthorization: Sendable {
 
     private let state = Mutex(State())
 
+    /// A grant with the default ``Settings``, off; a ``LocalAuthorizationServer`` makes its own
+    /// (``LocalAuthorizationServer/deviceAuthorization``).
     public init() {}
 
     /// The settings in force.

@@ -7,11 +7,18 @@ import ExternalUserAgentABI
 
 /// A client registered at a local server's registration endpoint (RFC 7591, OpenID Connect Registration).
 public struct RegisteredClient: Sendable {
+    /// The client id the server issued (`dyn-…`).
     public var clientID: String
+    /// The secret the server issued; `nil` for a client that authenticates with `none` or `private_key_jwt`.
     public var clientSecret: String?
+    /// The request's `redirect_uris` (those that are strings), as sent.
     public var redirectURIs: [String]
+    /// The request's `application_type`; `web` when it had none.
     public var applicationType: String
+    /// The request's `token_endpoint_auth_method`; `client_secret_basic` when it had none (RFC 7591 §2).
     public var tokenEndpointAuthMethod: String
+    /// The request's `id_token_signed_response_alg`, when it had one; the server then signs (or leaves unsigned)
+    /// this client's ID tokens that way.
     public var idTokenSignedResponseAlg: String?
     /// The registration access token the server issued (RFC 7592).
     public var registrationAccessToken: String
@@ -58,7 +65,8 @@ extension LocalAuthorizationServer {
     }
 
     /// `POST /register`: registers a client from its JSON metadata and answers 201 with its id (and secret,
-    /// unless it authenticates with `none`), or 400 with `invalid_redirect_uri` / `invalid_client_metadata`.
+    /// unless it authenticates with `none` or `private_key_jwt`), or 400 with `invalid_redirect_uri` /
+    /// `invalid_client_metadata`.
     func register(_ request: LocalHTTPServer.Request) -> LocalHTTPServer.Response {
         guard request.header("Content-Type")?.lowercased().hasPrefix("application/json") == true,
               case .object(let metadata)? = try? JSONDecoder().decode(JSONValue.self, from: Data(request.body)) else {

@@ -7,8 +7,9 @@ import ExternalUserAgentABI
 
 /// A request object a local server received (RFC 9101), checked.
 public struct RequestObjectRecord: Sendable {
-    /// The JWS `alg` and `typ` of its header.
+    /// The JWS `alg` of its header, when it has one as a string.
     public var alg: String?
+    /// The JWS `typ` of its header (`oauth-authz-req+jwt`, RFC 9101), when it has one as a string.
     public var type: String?
     /// Its claims, when the signature verified.
     public var claims: [String: JSONValue]?

@@ -78,6 +78,8 @@ struct ServerIDTokenClaims: JWTPayload {
 
 /// A local server could not start or do its work.
 public struct LocalAuthorizationServerError: Error, Sendable, CustomStringConvertible {
+    /// What failed and what to do (`HS256 ID tokens need a client secret; set clientSecret`).
     public var description: String
+    /// An error whose text is `description`.
     public init(_ description: String) { self.description = description }
 }
