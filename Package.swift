@@ -300,7 +300,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SchemeReceiverTests",
-            dependencies: ["EUAScheme", "ExternalUserAgent", "ExternalUserAgentWire", "EUATestSupport"]
+            dependencies: ["EUAScheme", "ExternalUserAgentPluginKit", "ExternalUserAgentWire"]
         ),
         .testTarget(
             name: "EndToEndTests",
