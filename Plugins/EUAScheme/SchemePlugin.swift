@@ -24,7 +24,8 @@ enum SchemePlugin: ExternalUserAgentPlugin {
         if folder == nil {
             reasons.append("XDG_RUNTIME_DIR is not set to an absolute path: there is no place for the hand-off socket")
         }
-        var details: [String: JSONValue] = ["socketFolder": folder.map(JSONValue.string) ?? .null]
+        var details: [String: JSONValue] = ["socketFolder": folder.map(JSONValue.string) ?? .null,
+                                            "schemes": RegisteredSchemes.report()]
         details.merge(sandbox.details) { $1 }
         return PluginWire.PluginDescription(
             id: "scheme", name: "Private-use URI scheme redirect receiver", version: version,

@@ -161,6 +161,25 @@ struct SchemeCommandTests {
         #expect((first?["default"] as? [String: String])?["id"] == "eua-scheme-com.example.app.desktop")
     }
 
+    @Test("eua capabilities reports the registered scheme and its owner")
+    func capabilities() throws {
+        let desktop = try registered()
+        let json = try desktop.eua(["capabilities", "--json"])
+        #expect(json.status == 0, "\(json.stderr)")
+        let report = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        let receiver = (report?["receivers"] as? [[String: Any]])?.first { $0["id"] as? String == "scheme" }
+        #expect(receiver?["available"] as? Bool == true)
+        let details = receiver?["details"] as? [String: Any]
+        let schemes = details?["schemes"] as? [[String: Any]]
+        #expect(schemes?.count == 1)
+        #expect(schemes?.first?["scheme"] as? String == "com.example.app")
+        #expect(schemes?.first?["default"] as? String == "eua-scheme-com.example.app.desktop")
+        #expect(schemes?.first?["registered"] as? Bool == true)
+        #expect(details?["sandbox"] as? String == "none")
+        let table = try desktop.eua(["capabilities"])
+        #expect(table.stdout.contains("com.example.app (registered)"), "\(table.stdout)")
+    }
+
     @Test("register is idempotent; unregister removes the entry and the default; bad schemes are refused")
     func unregister() throws {
         let desktop = try registered()
