@@ -33,14 +33,14 @@ struct HandOffSocket {
         let bound = withAddress(path) { bind(fd, $0, $1) }
         guard bound == 0 else {
             let error = SocketError("bind to \(path)")
-            close(fd)
+            _ = Glibc.close(fd)
             throw Failure(message: error.code == EADDRINUSE
                 ? "another flow started waiting on scheme '\(scheme)' at the same moment (\(path)); one flow per scheme at a time"
                 : "\(error)")
         }
         guard chmod(path, 0o600) == 0, Glibc.listen(fd, 16) == 0 else {
             let error = SocketError("chmod 0600 / listen on \(path)")
-            close(fd)
+            _ = Glibc.close(fd)
             unlink(path)
             throw Failure(message: "\(error)")
         }

@@ -24,7 +24,7 @@ struct GIOMimeDefaults {
 
     private let getDefault: GetDefault
     private let newDesktopApp: NewDesktopApp
-    private let setDefault: SetDefault
+    private let setAsDefault: SetDefault
     private let resetType: ResetType
     private let getID: GetString
     private let getName: GetString
@@ -45,7 +45,7 @@ struct GIOMimeDefaults {
         }
         getDefault = try symbol("g_app_info_get_default_for_type", as: GetDefault.self)
         newDesktopApp = try symbol("g_desktop_app_info_new", as: NewDesktopApp.self)
-        setDefault = try symbol("g_app_info_set_as_default_for_type", as: SetDefault.self)
+        setAsDefault = try symbol("g_app_info_set_as_default_for_type", as: SetDefault.self)
         resetType = try symbol("g_app_info_reset_type_associations", as: ResetType.self)
         getID = try symbol("g_app_info_get_id", as: GetString.self)
         getName = try symbol("g_app_info_get_display_name", as: GetString.self)
@@ -69,7 +69,7 @@ struct GIOMimeDefaults {
         }
         defer { unref(info) }
         var error: UnsafeMutableRawPointer?
-        guard setDefault(info, mimeType, &error) != 0 else {
+        guard setAsDefault(info, mimeType, &error) != 0 else {
             // GError: { GQuark domain; gint code; gchar *message; }
             let message = error.flatMap { $0.load(fromByteOffset: 8, as: UnsafePointer<CChar>?.self) }
                 .map { String(cString: $0) } ?? "unknown error"

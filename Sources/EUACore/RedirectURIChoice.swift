@@ -14,7 +14,7 @@ struct RedirectURIChoice {
         }
         let rest = String(uri.dropFirst(scheme.utf8.count + 1))
         if scheme == "http" {
-            try self.init(loopback: uri, rest: rest)
+            (receiver, options) = try Self.loopback(uri, rest: rest)
             return
         }
         if let problem = PrivateUseScheme.problem(with: scheme) {
@@ -28,7 +28,7 @@ struct RedirectURIChoice {
         options = ["scheme": scheme, "path": rest]
     }
 
-    private init(loopback uri: String, rest: String) throws(ValidationError) {
+    private static func loopback(_ uri: String, rest: String) throws(ValidationError) -> (String, [String: String]) {
         let usage = ValidationError("--redirect-uri \(uri): a loopback redirect URI is http://127.0.0.1:PORT/PATH "
             + "or http://[::1]:PORT/PATH (RFC 8252 §7.3), without query or fragment")
         guard rest.hasPrefix("//"), !rest.contains("?"), !rest.contains("#") else { throw usage }
@@ -47,8 +47,8 @@ struct RedirectURIChoice {
             throw usage
         }
         guard let port = Int(portText), (1...65535).contains(port), path.hasPrefix("/") else { throw usage }
-        receiver = "loopback"
-        options = ["port": String(port), "path": String(path)]
+        var options = ["port": String(port), "path": String(path)]
         if host == "[::1]" { options["ipv6"] = "true" }
+        return ("loopback", options)
     }
 }

@@ -44,7 +44,7 @@ struct SchemeRegisterCommand: ParsableCommand {
         do {
             Output.line(try register(environment: environment))
         } catch {
-            SchemeCommand.fail("register", error.description)
+            SchemeCommand.fail("register", "\(error)")
         }
     }
 
@@ -53,7 +53,9 @@ struct SchemeRegisterCommand: ParsableCommand {
         let desktopID = PrivateUseScheme.desktopID(scheme: scheme)
         let mimeType = PrivateUseScheme.mimeType(scheme: scheme)
         let path = folder + "/" + desktopID
-        let entry = SchemeDesktopEntry(scheme: scheme, command: try exec ?? SchemeDesktopEntry.handOffCommand())
+        let command: String
+        if let exec { command = exec } else { command = try SchemeDesktopEntry.handOffCommand() }
+        let entry = SchemeDesktopEntry(scheme: scheme, command: command)
         let previous = SchemeFiles.read(path)
         try SchemeFiles.makeFolders(folder)
         if previous != entry.text {

@@ -36,7 +36,7 @@ struct SchemeStatusCommand: ParsableCommand {
                 Output.lines(facts.map(\.line))
             }
         } catch {
-            SchemeCommand.fail("status", error.description)
+            SchemeCommand.fail("status", "\(error)")
         }
     }
 }

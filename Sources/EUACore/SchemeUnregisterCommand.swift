@@ -42,7 +42,7 @@ struct SchemeUnregisterCommand: ParsableCommand {
                 ? "unregistered \(scheme): removed \(path)\(wasDefault ? " and its default for \(mimeType)" : "")"
                 : "\(scheme) was not registered by eua (no \(path)); nothing to do")
         } catch {
-            SchemeCommand.fail("unregister", error.description)
+            SchemeCommand.fail("unregister", "\(error)")
         }
     }
 }

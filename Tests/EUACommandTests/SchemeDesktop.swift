@@ -1,5 +1,8 @@
 import EUATestSupport
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An isolated desktop for `eua scheme` tests: its own XDG_DATA_HOME, XDG_CONFIG_HOME and XDG_RUNTIME_DIR
 /// (0700), no session bus; runs the built `eua`, `gio` and `xdg-open` in it.

@@ -73,9 +73,12 @@ struct HandOffCheckTests {
         #expect(options.redirectURI == "com.example.app:/cb")
         do {
             _ = try SchemeOptions(options: ["scheme": "myapp"])
-        } catch {
+            Issue.record("scheme=myapp was accepted")
+        } catch let error as PluginError {
             #expect(error.message.contains("option scheme=myapp"))
             #expect(error.message.contains("com.example.app"))
+        } catch {
+            Issue.record("unexpected error \(error)")
         }
     }
 }
