@@ -300,7 +300,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SchemeReceiverTests",
-            dependencies: ["EUAScheme", "ExternalUserAgentPluginKit", "ExternalUserAgentWire"]
+            dependencies: ["ExternalUserAgentWire"]
         ),
         .testTarget(
             name: "EndToEndTests",

@@ -28,7 +28,7 @@ enum HandOffServer {
         }
         PluginHost.log(.debug, "scheme receiver waiting for \(options.redirectURI) hand-offs at \(socket.path)")
         events.listening(redirectURI: options.redirectURI)
-        let check = HandOffCheck(scheme: options.scheme, path: options.path, expectedState: expectedState, ownUID: getuid())
+        let check = SchemeHandOffCheck(scheme: options.scheme, path: options.path, expectedState: expectedState, ownUID: getuid())
         while !stop.isRaised {
             var entries = [pollfd(fd: stop.descriptor, events: Int16(POLLIN), revents: 0),
                            pollfd(fd: socket.fd, events: Int16(POLLIN), revents: 0)]
@@ -50,7 +50,7 @@ enum HandOffServer {
     }
 
     /// Serves one hand-off; `true` when it was the redirect (already handed to the host).
-    private static func serve(_ fd: Int32, check: HandOffCheck, timeout: Duration, events: PluginEvents) -> Bool {
+    private static func serve(_ fd: Int32, check: SchemeHandOffCheck, timeout: Duration, events: PluginEvents) -> Bool {
         let deadline = Deadline(after: timeout)
         guard let peer = PeerCredentials(of: fd) else {
             PluginHost.log(.warning, "scheme receiver: a hand-off without peer credentials was dropped")

@@ -14,7 +14,9 @@ struct RedirectURIChoice {
         }
         let rest = String(uri.dropFirst(scheme.utf8.count + 1))
         if scheme == "http" {
-            (receiver, options) = try Self.loopback(uri, rest: rest)
+            let loopback = try Self.loopback(uri, rest: rest)
+            receiver = loopback.receiver
+            options = loopback.options
             return
         }
         if let problem = PrivateUseScheme.problem(with: scheme) {
@@ -28,7 +30,7 @@ struct RedirectURIChoice {
         options = ["scheme": scheme, "path": rest]
     }
 
-    private static func loopback(_ uri: String, rest: String) throws(ValidationError) -> (String, [String: String]) {
+    private static func loopback(_ uri: String, rest: String) throws(ValidationError) -> (receiver: String, options: [String: String]) {
         let usage = ValidationError("--redirect-uri \(uri): a loopback redirect URI is http://127.0.0.1:PORT/PATH "
             + "or http://[::1]:PORT/PATH (RFC 8252 §7.3), without query or fragment")
         guard rest.hasPrefix("//"), !rest.contains("?"), !rest.contains("#") else { throw usage }
@@ -49,6 +51,6 @@ struct RedirectURIChoice {
         guard let port = Int(portText), (1...65535).contains(port), path.hasPrefix("/") else { throw usage }
         var options = ["port": String(port), "path": String(path)]
         if host == "[::1]" { options["ipv6"] = "true" }
-        return ("loopback", options)
+        return (receiver: "loopback", options: options)
     }
 }

@@ -1,14 +1,12 @@
-@testable import EUAScheme
-import ExternalUserAgentPluginKit
 import ExternalUserAgentWire
 import Testing
 
 /// The scheme receiver's rules for one hand-off, without sockets.
 @Suite("scheme hand-off check")
-struct HandOffCheckTests {
-    let check = HandOffCheck(scheme: "com.example.app", path: "/cb", expectedState: "S", ownUID: 1000)
+struct SchemeHandOffCheckTests {
+    let check = SchemeHandOffCheck(scheme: "com.example.app", path: "/cb", expectedState: "S", ownUID: 1000)
 
-    func verdict(_ url: String) -> HandOffCheck.Verdict { check.check(Array(url.utf8)) }
+    func verdict(_ url: String) -> SchemeHandOffCheck.Verdict { check.check(Array(url.utf8)) }
 
     @Test("a peer of another uid is refused; the same uid passes")
     func peer() {
@@ -59,26 +57,5 @@ struct HandOffCheckTests {
         #expect(PrivateUseScheme.problem(with: "com.app/evil")?.contains("lower-case") == true)
         #expect(PrivateUseScheme.problem(with: "")?.contains("empty") == true)
         #expect(PrivateUseScheme.problem(with: "a." + String(repeating: "b", count: 70))?.contains("longer than 64") == true)
-    }
-
-    @Test("options: the scheme is required and checked, the path and the deadline are checked")
-    func options() throws {
-        #expect(throws: PluginError.self) { try SchemeOptions(options: [:]) }
-        #expect(throws: PluginError.self) { try SchemeOptions(options: ["scheme": "myapp"]) }
-        #expect(throws: PluginError.self) { try SchemeOptions(options: ["scheme": "com.example.app", "path": "cb"]) }
-        #expect(throws: PluginError.self) { try SchemeOptions(options: ["scheme": "com.example.app", "path": "//host/cb"]) }
-        #expect(throws: PluginError.self) { try SchemeOptions(options: ["scheme": "com.example.app", "handoff-timeout-ms": "0"]) }
-        #expect(throws: PluginError.self) { try SchemeOptions(options: ["scheme": "com.example.app", "port": "1"]) }
-        let options = try SchemeOptions(options: ["scheme": "com.example.app", "path": "/cb"])
-        #expect(options.redirectURI == "com.example.app:/cb")
-        do {
-            _ = try SchemeOptions(options: ["scheme": "myapp"])
-            Issue.record("scheme=myapp was accepted")
-        } catch let error as PluginError {
-            #expect(error.message.contains("option scheme=myapp"))
-            #expect(error.message.contains("com.example.app"))
-        } catch {
-            Issue.record("unexpected error \(error)")
-        }
     }
 }

@@ -1,7 +1,5 @@
-import ExternalUserAgentWire
-
-/// Decides what one hand-off is: the redirect, or something to refuse. Pure: no sockets, easy to test.
-package struct HandOffCheck: Sendable {
+/// Decides what one hand-off to the `scheme` receiver is: the redirect, or something to refuse. Pure: no sockets.
+package struct SchemeHandOffCheck: Sendable {
     let scheme: String
     let path: String
     let expectedState: String?
