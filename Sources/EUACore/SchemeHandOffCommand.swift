@@ -18,7 +18,7 @@ struct SchemeHandOffCommand: ParsableCommand {
         abstract: "Hand a redirect URL to the sign-in waiting for its scheme (the desktop runs this).",
         discussion: """
             Exit status: 0 the waiting sign-in took the URL; 1 no sign-in is waiting for the scheme, or it \
-            refused the URL (wrong state, path or scheme, too long), or it did not answer in time; 2 bad usage.
+            refused the URL (wrong state, path or scheme, too long), or it did not answer in time; 64 bad usage.
             """
     )
 

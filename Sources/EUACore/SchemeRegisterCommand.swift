@@ -19,7 +19,7 @@ struct SchemeRegisterCommand: ParsableCommand {
             Writes eua-scheme-<scheme>.desktop in $XDG_DATA_HOME/applications, makes it the default for \
             x-scheme-handler/<scheme> through GIO, and updates the desktop database when \
             update-desktop-database is installed. A scheme another application is the default for is left \
-            alone unless --force is given. Exit status: 0 registered, 1 refused or failed, 2 bad usage.
+            alone unless --force is given. Exit status: 0 registered, 1 refused or failed, 64 bad usage.
             """
     )
 
@@ -76,7 +76,7 @@ struct SchemeRegisterCommand: ParsableCommand {
         }
         let unchanged = previous == entry.text && owner?.id == desktopID
         try gio.setDefault(desktopID: desktopID, for: mimeType)
-        let taken = owner.map { $0.id != desktopID ? " (taken over from \($0.name), \($0.id))" : "" } ?? ""
+        let taken = owner.map { $0.id != desktopID ? "; taken over from \($0.name) (\($0.id))" : "" } ?? ""
         return unchanged
             ? "\(scheme) is already registered: \(path) runs '\(entry.command) %u'"
             : "registered \(scheme): \(path) runs '\(entry.command) %u' and is the default for \(mimeType)\(taken)"

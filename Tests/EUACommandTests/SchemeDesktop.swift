@@ -34,11 +34,12 @@ final class SchemeDesktop: @unchecked Sendable {
     }
 
     /// Runs a system tool (`gio`, `xdg-open`) in this desktop.
-    func tool(_ name: String, _ arguments: [String]) throws -> ProcessResult {
+    func tool(_ name: String, _ arguments: [String], extra: [String: String] = [:]) throws -> ProcessResult {
         guard let tool = ProcessRunner.which(name) else {
             throw TestSupportError("\(name) is not installed (scripts/bootstrap installs libglib2.0-bin and xdg-utils)")
         }
-        return try ProcessRunner.run(tool, arguments, environment: environment, replacingEnvironment: true, timeout: 30)
+        return try ProcessRunner.run(tool, arguments, environment: environment.merging(extra) { $1 },
+                                     replacingEnvironment: true, timeout: 30)
     }
 
     /// Starts `eua receive` with `arguments` and waits for its first stdout line (the redirect URI).
