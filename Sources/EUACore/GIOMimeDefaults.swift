@@ -83,9 +83,3 @@ struct GIOMimeDefaults {
         resetType(mimeType)
     }
 }
-
-/// A failure of an `eua scheme` command: what happened and what to do.
-struct SchemeCommandError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
