@@ -21,69 +21,80 @@ enum HandOffServer {
             events.failed("receiverFailed", "scheme receiver: \(error.message)")
             return
         }
-        defer { socket.close() }
         guard !stop.isRaised else {
+            socket.close()
             events.finished()
             return
         }
         PluginHost.log(.debug, "scheme receiver waiting for \(options.redirectURI) hand-offs at \(socket.path)")
         events.listening(redirectURI: options.redirectURI)
-        let check = SchemeHandOffCheck(scheme: options.scheme, path: options.path, expectedState: expectedState, ownUID: getuid())
-        while !stop.isRaised {
+        let check = SchemeHandOffCheck(scheme: options.scheme, path: options.path, expectedState: expectedState,
+                                       ownUID: getuid())
+        var failure: SocketError?
+        var redirect: String?
+        while !stop.isRaised, redirect == nil {
             var entries = [pollfd(fd: stop.descriptor, events: Int16(POLLIN), revents: 0),
                            pollfd(fd: socket.fd, events: Int16(POLLIN), revents: 0)]
             if poll(&entries, 2, -1) < 0 {
                 guard errno == EINTR else {
-                    events.failed("receiverFailed", "scheme receiver: \(SocketError("poll"))")
-                    return
+                    failure = SocketError("poll")
+                    break
                 }
                 continue
             }
             guard entries[0].revents == 0, entries[1].revents != 0 else { continue }
             let connection = plugin_net_accept(socket.fd)
             guard connection >= 0 else { continue }
-            let taken = serve(connection, check: check, timeout: .milliseconds(options.handOffTimeoutMilliseconds), events: events)
+            redirect = serve(connection, check: check, timeout: .milliseconds(options.handOffTimeoutMilliseconds),
+                             events: events)
             _ = close(connection)
-            if taken { break }
+        }
+        // The socket goes first: once the host has the callback it may end the process at any moment.
+        socket.close()
+        if let failure {
+            events.failed("receiverFailed", "scheme receiver: \(failure)")
+            return
+        }
+        if let redirect {
+            events.callback(redirect)
+            PluginHost.log(.debug, "scheme receiver: redirect accepted; socket removed")
         }
         events.finished()
     }
 
-    /// Serves one hand-off; `true` when it was the redirect (already handed to the host).
-    private static func serve(_ fd: Int32, check: SchemeHandOffCheck, timeout: Duration, events: PluginEvents) -> Bool {
+    /// Serves one hand-off; the redirect URL when it was the redirect (the handler has been told `ok`).
+    private static func serve(_ fd: Int32, check: SchemeHandOffCheck, timeout: Duration, events: PluginEvents) -> String? {
         let deadline = Deadline(after: timeout)
         guard let peer = PeerCredentials(of: fd) else {
             PluginHost.log(.warning, "scheme receiver: a hand-off without peer credentials was dropped")
-            return false
+            return nil
         }
         if case .refuse(let status, let reason)? = check.checkPeer(uid: peer.uid) {
             PluginHost.log(.warning, "scheme receiver: refused a hand-off from process \(peer.pid): \(reason)")
             events.refused(status: status, reason: reason)
             reply(fd, PrivateUseScheme.refusedPrefix + reason, deadline: deadline)
-            return false
+            return nil
         }
         guard let line = readLine(fd, deadline: deadline) else {
             reply(fd, PrivateUseScheme.refusedPrefix + "the URL is longer than \(PrivateUseScheme.maximumURLBytes) bytes "
                 + "or did not come within \(timeout)", deadline: deadline)
             events.refused(status: 408, reason: "a hand-off was too long or too slow")
-            return false
+            return nil
         }
         guard !line.isEmpty else {
             // A connection that sends nothing: another flow checking whether this scheme is taken.
             PluginHost.log(.debug, "scheme receiver: an empty connection (another flow probing the socket) was closed")
-            return false
+            return nil
         }
         switch check.check(line) {
         case .refuse(let status, let reason):
             PluginHost.log(.info, "scheme receiver: refused a hand-off: \(reason); still waiting")
             events.refused(status: status, reason: reason)
             reply(fd, PrivateUseScheme.refusedPrefix + reason, deadline: deadline)
-            return false
+            return nil
         case .callback(let url):
-            events.callback(url)
             reply(fd, PrivateUseScheme.acceptedReply, deadline: deadline)
-            PluginHost.log(.debug, "scheme receiver: redirect accepted; socket closed")
-            return true
+            return url
         }
     }
 

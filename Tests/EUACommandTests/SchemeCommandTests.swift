@@ -164,6 +164,31 @@ struct SchemeCommandTests {
         #expect((first?["default"] as? [String: String])?["id"] == "eua-scheme-com.example.app.desktop")
     }
 
+    @Test("eua receive --redirect-uri with a loopback URI listens on its port and path; with --port it is refused")
+    func loopbackRedirectURI() throws {
+        let desktop = try SchemeDesktop()
+        var port = 0
+        var (receive, first) = (Optional<InteractiveProcess>.none, "")
+        for _ in 0..<5 where receive == nil {
+            port = Int.random(in: 20_000...60_000)
+            let started = try desktop.startReceive(["--redirect-uri", "http://127.0.0.1:\(port)/done", "--state", "S",
+                                                    "--timeout", "30"])
+            if started.1.hasPrefix("http") { (receive, first) = (started.0, started.1) }
+        }
+        #expect(first == "http://127.0.0.1:\(port)/done")
+        let (status, _) = try rawGet(try #require(URL(string: "http://127.0.0.1:\(port)/done?code=C&state=S")))
+        #expect(status == 200)
+        let result = try #require(receive).waitForExit(timeout: 30)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(SchemeDesktop.callback(result.stdout) == ["code": "C", "state": "S"])
+        let both = try desktop.eua(["receive", "--redirect-uri", "http://127.0.0.1:8400/cb", "--port", "8401"])
+        #expect(both.status == 64)
+        #expect(both.stderr.contains("--redirect-uri names the receiver, path and port"), "\(both.stderr)")
+        let remote = try desktop.eua(["receive", "--redirect-uri", "http://example.com:8400/cb"])
+        #expect(remote.status == 64)
+        #expect(remote.stderr.contains("RFC 8252 §7.3"), "\(remote.stderr)")
+    }
+
     @Test("eua capabilities reports the registered scheme and its owner")
     func capabilities() throws {
         let desktop = try registered()
