@@ -19,7 +19,7 @@ package enum CapabilityTable {
             ["loopback", "IPv4 \(yesNo(report.platform.ipv4Loopback)), IPv6 \(yesNo(report.platform.ipv6Loopback))"],
             ["default browser", browser],
             ["https handlers", String(report.platform.installedBrowsers.count)],
-            ["private-use schemes", schemes(report)],
+            ["scheme handlers", schemes(report)],
         ])
         lines.append("")
         let entries = report.agents + report.receivers
