@@ -65,7 +65,7 @@ struct GIOMimeDefaults {
     func setDefault(desktopID: String, for mimeType: String) throws(SchemeCommandError) {
         guard let info = newDesktopApp(desktopID) else {
             throw SchemeCommandError("GIO does not find the desktop entry \(desktopID) in the applications folders "
-                + "of XDG_DATA_HOME and XDG_DATA_DIRS")
+                + "of XDG_DATA_HOME and XDG_DATA_DIRS (it ignores an entry whose Exec program does not exist)")
         }
         defer { unref(info) }
         var error: UnsafeMutableRawPointer?

@@ -7,8 +7,11 @@ import Glibc
 /// `$XDG_DATA_HOME/applications/eua-scheme-<scheme>.desktop` with `MimeType=x-scheme-handler/<scheme>;`.
 struct SchemeDesktopEntry {
     let scheme: String
-    /// The command line before `%u`.
+    /// The command line; ` %u` is added unless it already holds `%u` or `%U`.
     let command: String
+
+    /// The `Exec` value: the command with the URL's field code.
+    var exec: String { command.contains("%u") || command.contains("%U") ? command : command + " %u" }
 
     /// The folder desktop entries of this user go to: `$XDG_DATA_HOME/applications`, else `~/.local/share/applications`.
     static func applicationsFolder(environment: [String: String]) throws(SchemeCommandError) -> String {
@@ -24,7 +27,7 @@ struct SchemeDesktopEntry {
         Type=Application
         Name=Sign-in redirect for \(scheme) (eua)
         Comment=Hands \(scheme): redirects to the sign-in waiting for them
-        Exec=\(command) %u
+        Exec=\(exec)
         MimeType=\(PrivateUseScheme.mimeType(scheme: scheme));
         NoDisplay=true
         Terminal=false

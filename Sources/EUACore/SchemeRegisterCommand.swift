@@ -54,7 +54,12 @@ struct SchemeRegisterCommand: ParsableCommand {
         let mimeType = PrivateUseScheme.mimeType(scheme: scheme)
         let path = folder + "/" + desktopID
         let command: String
-        if let exec { command = exec } else { command = try SchemeDesktopEntry.handOffCommand() }
+        if let exec {
+            try Self.checkProgram(of: exec, path: environment["PATH"])
+            command = exec
+        } else {
+            command = try SchemeDesktopEntry.handOffCommand()
+        }
         let entry = SchemeDesktopEntry(scheme: scheme, command: command)
         let previous = SchemeFiles.read(path)
         try SchemeFiles.makeFolders(folder)
@@ -78,8 +83,19 @@ struct SchemeRegisterCommand: ParsableCommand {
         try gio.setDefault(desktopID: desktopID, for: mimeType)
         let taken = owner.map { $0.id != desktopID ? "; taken over from \($0.name) (\($0.id))" : "" } ?? ""
         return unchanged
-            ? "\(scheme) is already registered: \(path) runs '\(entry.command) %u'"
-            : "registered \(scheme): \(path) runs '\(entry.command) %u' and is the default for \(mimeType)\(taken)"
+            ? "\(scheme) is already registered: \(path) runs '\(entry.exec)'"
+            : "registered \(scheme): \(path) runs '\(entry.exec)' and is the default for \(mimeType)\(taken)"
+    }
+
+    /// Refuses `--exec` whose program cannot be run: the desktop (GIO) ignores such an entry.
+    private static func checkProgram(of exec: String, path: String?) throws(SchemeCommandError) {
+        let program = exec.hasPrefix("\"") ? exec.dropFirst().prefix { $0 != "\"" } : exec.prefix { $0 != " " }
+        let found = program.contains("/") ? access(String(program), X_OK) == 0
+            : SchemeFiles.which(String(program), path: path) != nil
+        guard found else {
+            throw SchemeCommandError("the program '\(program)' of --exec does not exist or cannot be run (nor found in PATH); "
+                + "the desktop ignores an entry whose program is missing: give a full path to an executable")
+        }
     }
 
     private func updateDesktopDatabase(folder: String, environment: [String: String]) {
