@@ -30,6 +30,7 @@ let package = Package(
         .library(name: "EUAFirefox", type: .dynamic, targets: ["EUAFirefox"]),
         .library(name: "EUAManual", type: .dynamic, targets: ["EUAManual"]),
         .library(name: "EUAChromium", type: .dynamic, targets: ["EUAChromium"]),
+        .library(name: "EUAScheme", type: .dynamic, targets: ["EUAScheme"]),
         // Benchmarks (see Benchmarks/): built in release by their scripts.
         .executable(name: "eua-receiver-latency", targets: ["ReceiverLatencyBenchmark"]),
         // Example: an agent written in plain C against the header only.
@@ -123,6 +124,7 @@ let package = Package(
             name: "EUACore",
             dependencies: [
                 "ExternalUserAgent",
+                "ExternalUserAgentWire",
                 "EUACommandSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -163,6 +165,13 @@ let package = Package(
             name: "EUALoopback",
             dependencies: ["ExternalUserAgentPluginKit", "ExternalUserAgentWire", "PluginNet"],
             path: "Plugins/EUALoopback"
+        ),
+
+        // The private-use URI scheme receiver: hand-offs over a Unix socket in $XDG_RUNTIME_DIR.
+        .target(
+            name: "EUAScheme",
+            dependencies: ["ExternalUserAgentPluginKit", "ExternalUserAgentWire", "PluginNet", "CPluginNet"],
+            path: "Plugins/EUAScheme"
         ),
 
         .target(
@@ -293,6 +302,10 @@ let package = Package(
         .testTarget(
             name: "HeadlessFollowTests",
             dependencies: ["EUAHeadless", "PluginNet", "CurlClient", "ExternalUserAgentWire", "EUATestSupport"]
+        ),
+        .testTarget(
+            name: "SchemeReceiverTests",
+            dependencies: ["ExternalUserAgentWire"]
         ),
         .testTarget(
             name: "EndToEndTests",

@@ -19,6 +19,7 @@ package enum CapabilityTable {
             ["loopback", "IPv4 \(yesNo(report.platform.ipv4Loopback)), IPv6 \(yesNo(report.platform.ipv6Loopback))"],
             ["default browser", browser],
             ["https handlers", String(report.platform.installedBrowsers.count)],
+            ["scheme handlers", schemes(report)],
         ])
         lines.append("")
         let entries = report.agents + report.receivers
@@ -26,5 +27,18 @@ package enum CapabilityTable {
             header: ["AGENT", "KIND", "AVAILABLE", "WHY NOT"],
             rows: entries.map { [$0.id, $0.kind, $0.available ? "yes" : "no", $0.available ? "" : $0.reasons.joined(separator: "; ")] })
         return lines
+    }
+
+    /// The schemes `eua scheme register` made entries for, from the `scheme` receiver's details, and their owners.
+    private static func schemes(_ report: CapabilityReport) -> String {
+        guard case .array(let list)? = report.receivers.first(where: { $0.id == "scheme" })?.details["schemes"],
+              !list.isEmpty else {
+            return "none registered (eua scheme register <scheme>)"
+        }
+        return list.compactMap { value -> String? in
+            guard case .object(let entry) = value, let scheme = entry["scheme"]?.stringValue else { return nil }
+            if case .bool(true)? = entry["registered"] { return "\(scheme) (registered)" }
+            return "\(scheme) (opened by \(entry["default"]?.stringValue ?? "no application"))"
+        }.joined(separator: ", ")
     }
 }

@@ -19,7 +19,7 @@ struct EUA: ParsableCommand {
             """,
         version: EUAVersion.current,
         subcommands: [
-            AgentsCommand.self, CapabilitiesCommand.self, ExplainForward.self, OpenCommand.self, ReceiveCommand.self,
+            AgentsCommand.self, CapabilitiesCommand.self, ExplainForward.self, OpenCommand.self, ReceiveCommand.self, SchemeCommand.self,
             LoginForward.self, RefreshForward.self, DemoForward.self, DoctorForward.self, UserInfoForward.self,
             RegisterForward.self,
         ]

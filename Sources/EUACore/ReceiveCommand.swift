@@ -18,16 +18,21 @@ import Glibc
 struct ReceiveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "receive",
-        abstract: "Listen on the loopback interface for one OAuth redirect and print its parameters.",
+        abstract: "Wait for one OAuth redirect (loopback, or a private-use URI scheme) and print its parameters.",
         discussion: """
-            Prints the redirect URI first; then waits. Exit status: 0 callback received, 1 OAuth error \
-            in the callback, 2 bad usage or the receiver could not start, 124 timeout (also when the \
-            receiver gives no redirect URI within --timeout), 130 cancelled.
+            Prints the redirect URI first; then waits. With --redirect-uri com.example.app:/cb it waits on \
+            the scheme receiver (register the scheme first: eua scheme register com.example.app). Exit status: \
+            0 callback received, 1 OAuth error in the callback, 2 bad usage or the receiver could not start, \
+            124 timeout (also when the receiver gives no redirect URI within --timeout), 130 cancelled.
             """
     )
 
     @Option(help: "The redirect receiver to run (see 'eua agents').")
     var receiver: String = "loopback"
+
+    @Option(name: .customLong("redirect-uri"),
+            help: "The redirect URI to wait on: a private-use scheme one (com.example.app:/cb) runs the scheme receiver; a loopback one (http://127.0.0.1:8400/cb) sets the port and path.")
+    var redirectURI: String?
 
     @Option(help: "The state the redirect must carry; other requests get 400 and the wait goes on.")
     var state: String?
@@ -52,6 +57,13 @@ struct ReceiveCommand: ParsableCommand {
 
     func validate() throws {
         if port != nil && portRange != nil { throw ValidationError("give --port or --port-range, not both") }
+        if let redirectURI {
+            if path != nil || port != nil || portRange != nil || ipv6 || receiver != "loopback" {
+                throw ValidationError("--redirect-uri names the receiver, path and port; give it without --receiver, "
+                    + "--path, --port, --port-range or --ipv6")
+            }
+            _ = try RedirectURIChoice(redirectURI)
+        }
         if !(timeout > 0 && timeout <= OpenCommand.maximumTimeout) {
             throw ValidationError("--timeout must be more than 0 and at most \(Int(OpenCommand.maximumTimeout)) seconds")
         }
@@ -60,18 +72,23 @@ struct ReceiveCommand: ParsableCommand {
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
         CommandLogging.bootstrap(environment: environment)
+        let choice = try redirectURI.map(RedirectURIChoice.init)
+        let receiverID = choice?.receiver ?? receiver
         // Only the plugin that offers the receiver is opened (see PluginIndexFile).
-        let catalog = CommandCatalog.loader(environment: environment).load(offering: [receiver])
-        guard let entry = catalog.receiver(id: receiver) else {
-            let which = receiver == "loopback" ? "the loopback receiver plugin (libEUALoopback.so) was"
-                : "no receiver '\(receiver)' was"
+        let catalog = CommandCatalog.loader(environment: environment).load(offering: [receiverID])
+        guard let entry = catalog.receiver(id: receiverID) else {
+            let which = switch receiverID {
+            case "loopback": "the loopback receiver plugin (libEUALoopback.so) was"
+            case "scheme": "the scheme receiver plugin (libEUAScheme.so) was"
+            default: "no receiver '\(receiverID)' was"
+            }
             fail(code: "receiverFailed", "\(which) found on the plugin search path; run 'eua agents' to see what loaded",
                  exit: 2)
         }
-        var options: [String: String] = [:]
-        options["path"] = path
-        options["port"] = port.map(String.init)
-        options["port-range"] = portRange
+        var options: [String: String] = choice?.options ?? [:]
+        if let path { options["path"] = path }
+        if let port { options["port"] = String(port) }
+        if let portRange { options["port-range"] = portRange }
         if ipv6 { options["ipv6"] = "true" }
         let receiver = entry.makeReceiver(options: options)
         let session = ExternalUserAgentSession(

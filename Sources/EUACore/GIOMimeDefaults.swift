@@ -1,0 +1,85 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The few GIO calls `eua scheme` needs (who is the default for a MIME type, make a desktop entry the
+/// default, forget the type's associations), loaded with `dlopen` when a `scheme` command runs, so the
+/// other commands never pay for loading GIO.
+struct GIOMimeDefaults {
+    /// An application as GIO knows it.
+    struct Application: Equatable {
+        /// Its desktop id (`firefox.desktop`).
+        var id: String
+        /// Its name for people.
+        var name: String
+    }
+
+    private typealias GetDefault = @convention(c) (UnsafePointer<CChar>, Int32) -> OpaquePointer?
+    private typealias NewDesktopApp = @convention(c) (UnsafePointer<CChar>) -> OpaquePointer?
+    private typealias SetDefault = @convention(c) (OpaquePointer, UnsafePointer<CChar>, UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> Int32
+    private typealias ResetType = @convention(c) (UnsafePointer<CChar>) -> Void
+    private typealias GetString = @convention(c) (OpaquePointer) -> UnsafePointer<CChar>?
+    private typealias Unref = @convention(c) (OpaquePointer) -> Void
+    private typealias FreeError = @convention(c) (UnsafeMutableRawPointer) -> Void
+
+    private let getDefault: GetDefault
+    private let newDesktopApp: NewDesktopApp
+    private let setAsDefault: SetDefault
+    private let resetType: ResetType
+    private let getID: GetString
+    private let getName: GetString
+    private let unref: Unref
+    private let freeError: FreeError
+
+    /// Loads GIO; throws a message naming the library and the Debian package when it is missing.
+    init() throws(SchemeCommandError) {
+        guard let library = dlopen("libgio-2.0.so.0", RTLD_NOW | RTLD_LOCAL) else {
+            throw SchemeCommandError("GIO (libgio-2.0.so.0) could not be loaded: \(dlerror().map { String(cString: $0) } ?? "?"); "
+                + "install Debian's libglib2.0-0 (any GNOME or GTK desktop has it)")
+        }
+        func symbol<T>(_ name: String, as type: T.Type) throws(SchemeCommandError) -> T {
+            guard let address = dlsym(library, name) else {
+                throw SchemeCommandError("GIO (libgio-2.0.so.0) lacks \(name); it is too old (GLib 2.28 or later is needed)")
+            }
+            return unsafeBitCast(address, to: type)
+        }
+        getDefault = try symbol("g_app_info_get_default_for_type", as: GetDefault.self)
+        newDesktopApp = try symbol("g_desktop_app_info_new", as: NewDesktopApp.self)
+        setAsDefault = try symbol("g_app_info_set_as_default_for_type", as: SetDefault.self)
+        resetType = try symbol("g_app_info_reset_type_associations", as: ResetType.self)
+        getID = try symbol("g_app_info_get_id", as: GetString.self)
+        getName = try symbol("g_app_info_get_display_name", as: GetString.self)
+        unref = try symbol("g_object_unref", as: Unref.self)
+        freeError = try symbol("g_error_free", as: FreeError.self)
+    }
+
+    /// The application GIO opens `mimeType` with, if any.
+    func defaultApplication(for mimeType: String) -> Application? {
+        guard let info = getDefault(mimeType, 0) else { return nil }
+        defer { unref(info) }
+        return Application(id: getID(info).map { String(cString: $0) } ?? "(no desktop id)",
+                           name: getName(info).map { String(cString: $0) } ?? "(no name)")
+    }
+
+    /// Makes the desktop entry `desktopID` the default for `mimeType` (written to `$XDG_CONFIG_HOME/mimeapps.list`).
+    func setDefault(desktopID: String, for mimeType: String) throws(SchemeCommandError) {
+        guard let info = newDesktopApp(desktopID) else {
+            throw SchemeCommandError("GIO does not find the desktop entry \(desktopID) in the applications folders "
+                + "of XDG_DATA_HOME and XDG_DATA_DIRS (it ignores an entry whose Exec program does not exist)")
+        }
+        defer { unref(info) }
+        var error: UnsafeMutableRawPointer?
+        guard setAsDefault(info, mimeType, &error) != 0 else {
+            // GError: { GQuark domain; gint code; gchar *message; }
+            let message = error.flatMap { $0.load(fromByteOffset: 8, as: UnsafePointer<CChar>?.self) }
+                .map { String(cString: $0) } ?? "unknown error"
+            if let error { freeError(error) }
+            throw SchemeCommandError("GIO could not make \(desktopID) the default for \(mimeType): \(message)")
+        }
+    }
+
+    /// Forgets the user's associations for `mimeType` (its default and added or removed applications).
+    func resetAssociations(for mimeType: String) {
+        resetType(mimeType)
+    }
+}

@@ -1,0 +1,5 @@
+/// A failure of an `eua scheme` command: what happened and what to do.
+struct SchemeCommandError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,59 @@
+import ArgumentParser
+import EUACommandSupport
+import ExternalUserAgentWire
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `eua scheme hand-off URL`: what the desktop runs for a registered scheme; passes the URL to the sign-in
+/// waiting on the scheme's socket in `$XDG_RUNTIME_DIR/eua/`. Never prints the URL (it carries a code).
+struct SchemeHandOffCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hand-off",
+        abstract: "Hand a redirect URL to the sign-in waiting for its scheme (the desktop runs this).",
+        discussion: """
+            Exit status: 0 the waiting sign-in took the URL; 1 no sign-in is waiting for the scheme, or it \
+            refused the URL (wrong state, path or scheme, too long), or it did not answer in time; 64 bad usage.
+            """
+    )
+
+    @Argument(help: "The redirect URL (com.example.app:/cb?code=…&state=…).")
+    var url: String
+
+    func validate() throws {
+        guard let scheme = PrivateUseScheme.scheme(of: url) else {
+            throw ValidationError("the argument is not a URL with a scheme (com.example.app:/cb?…)")
+        }
+        if let problem = PrivateUseScheme.problem(with: scheme) { throw ValidationError(problem) }
+    }
+
+    func run() throws {
+        let scheme = PrivateUseScheme.scheme(of: url) ?? ""
+        guard url.utf8.count <= PrivateUseScheme.maximumURLBytes else {
+            SchemeCommand.fail("hand-off", "the \(scheme): URL is longer than \(PrivateUseScheme.maximumURLBytes) bytes; "
+                + "it was refused and dropped")
+        }
+        let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"]
+        guard let folder = PrivateUseScheme.socketFolder(runtimeDirectory: runtime) else {
+            SchemeCommand.fail("hand-off", "XDG_RUNTIME_DIR is not set, so the waiting sign-in cannot be found; "
+                + "the \(scheme): redirect was dropped")
+        }
+        let path = PrivateUseScheme.socketPath(folder: folder, scheme: scheme)
+        switch HandOffClient.send(url, to: path) {
+        case .taken:
+            return
+        case .nobodyWaiting:
+            SchemeCommand.fail("hand-off", "no sign-in is waiting for a \(scheme): redirect (nothing listens at \(path)); "
+                + "the redirect was dropped: start the sign-in again from the app")
+        case .refused(let reason):
+            SchemeCommand.fail("hand-off", "the sign-in waiting for \(scheme): refused the redirect: \(reason)")
+        case .failed(let message):
+            SchemeCommand.fail("hand-off", "\(message); the \(scheme): redirect was dropped")
+        }
+    }
+}
