@@ -63,6 +63,7 @@ public struct IDTokenValidator: Sendable {
     /// with code `idTokenInvalid` (or `issuerMismatch` for a wrong `iss`).
     ///
     /// - Parameters:
+    ///   - token: the ID token as received (a compact JWS, or an unsigned JWT for a client registered with `none`).
     ///   - nonce: the request's nonce, which the token must carry; `nil` for a refreshed token.
     ///   - delivery: how the token came; an unsigned one (registered `none`) only from the code exchange.
     ///   - now: the current time (tests pass their own).

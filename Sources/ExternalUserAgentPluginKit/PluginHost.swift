@@ -5,7 +5,18 @@ import Synchronization
 public enum PluginHost {
     /// Log levels, as the C ABI numbers them.
     public enum Level: Int32, Sendable {
-        case trace = 0, debug, info, notice, warning, error
+        /// Step by step detail.
+        case trace = 0
+        /// What a developer looking into a problem needs.
+        case debug
+        /// A normal event worth noting.
+        case info
+        /// A normal but significant event.
+        case notice
+        /// Something went wrong and was worked around.
+        case warning
+        /// Something failed.
+        case error
     }
 
     private static let table = Mutex<HostTable?>(nil)

@@ -26,6 +26,7 @@ public final class FakeRedirectReceiver: RedirectReceiver {
     }
 
     /// - Parameters:
+    ///   - id: the receiver's id, as a plugin receiver's would be.
     ///   - redirectURI: what `start` returns.
     ///   - startFailure: when set, `start` throws it.
     public init(id: String = "fake-receiver",

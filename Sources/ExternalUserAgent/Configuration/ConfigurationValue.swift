@@ -1,9 +1,14 @@
 /// A setting's value, as TOML can write it.
 public enum ConfigurationValue: Sendable, Hashable, CustomStringConvertible {
+    /// A TOML string, or the text of an environment variable.
     case string(String)
+    /// `true` or `false`.
     case bool(Bool)
+    /// A whole number.
     case integer(Int)
+    /// A number with a fraction (seconds, for the timeouts).
     case number(Double)
+    /// An array (`preference`, `allow`, `deny`, `flow-order`).
     case list([ConfigurationValue])
 
     /// The value written as TOML (`"work"`, `true`, `["a", "b"]`).

@@ -4,7 +4,9 @@ import ExternalUserAgentABI
 public struct LocalAuthorizationServerOptions: Sendable {
     /// The algorithm ID tokens are signed with.
     public enum SigningAlgorithm: String, Sendable, CaseIterable {
+        /// RSA with SHA-256, a 2048-bit key made at start.
         case rs256 = "RS256"
+        /// ECDSA P-256 with SHA-256.
         case es256 = "ES256"
     }
 
