@@ -45,13 +45,9 @@ public struct UserIdentity: Sendable, Hashable, Codable {
     /// Who `userInfo` names: its `sub`, and `name`, `preferred_username` and `email` when they are strings.
     public init(_ userInfo: UserInfo) {
         subject = userInfo.subject
-        func text(_ name: String) -> String? {
-            if case .string(let value)? = userInfo.claims[name] { return value }
-            return nil
-        }
-        name = text("name")
-        preferredUsername = text("preferred_username")
-        email = text("email")
+        name = userInfo.claims["name"]?.stringValue
+        preferredUsername = userInfo.claims["preferred_username"]?.stringValue
+        email = userInfo.claims["email"]?.stringValue
     }
 
     /// Asks `configuration`'s UserInfo endpoint with `accessToken` (``UserInfoEndpoint``, with no ID token to
