@@ -51,9 +51,7 @@ struct OpenCommand: ParsableCommand {
         let options = try AgentOptions.parse(agentOptions)
         var code = CodeConfiguration()
         if let agent {
-            code.preference = [agent]
-            code.namedAgent = agent
-            if !options.isEmpty { code.agentOptions = [agent: options] }
+            code.name(agent, options: options)
         }
         let sources = ConfigurationSources.standard(environment: environment)
         // A named agent needs only its own plugin, when the configuration cannot put another one first.

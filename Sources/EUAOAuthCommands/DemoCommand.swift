@@ -189,8 +189,8 @@ struct DemoCommand: ParsableCommand {
 
     /// The demo's own rules, from no file or variable: the agent named, test agents allowed.
     private func demoConfiguration() throws -> Configuration {
-        var code = CodeConfiguration(preference: [agent], allowTestAgents: true)
-        code.namedAgent = agent
+        var code = CodeConfiguration(allowTestAgents: true)
+        code.name(agent)
         let nothing = ConfigurationSources(environment: [:], systemFiles: [], userFile: nil, managedFile: nil)
         return try Configuration.load(sources: nothing, code: code)
     }

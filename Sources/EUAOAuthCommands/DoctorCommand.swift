@@ -49,10 +49,7 @@ struct DoctorCommand: ParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         CommandLogging.bootstrap(environment: environment)
         var code = CodeConfiguration()
-        if let agent {
-            code.preference = [agent]
-            code.namedAgent = agent
-        }
+        if let agent { code.name(agent) }
         let configuration: Configuration
         do {
             configuration = try Configuration.load(sources: .standard(environment: environment), code: code)

@@ -58,14 +58,12 @@ struct ExplainCommand: ParsableCommand {
         CommandLogging.bootstrap(environment: environment)
         var code = CodeConfiguration()
         if let agent {
-            code.preference = [agent]
-            code.namedAgent = agent
             var options: [String: String] = [:]
             for option in agentOptions {
                 let parts = option.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
                 options[String(parts[0])] = String(parts[1])
             }
-            if !options.isEmpty { code.agentOptions = [agent: options] }
+            code.name(agent, options: options)
         }
         let configuration: Configuration
         do {

@@ -169,9 +169,7 @@ struct LoginCommand: ParsableCommand {
         var code = CodeConfiguration()
         if allowTestAgents { code.allowTestAgents = true }
         if let agent {
-            code.preference = [agent]
-            code.namedAgent = agent
-            if !options.isEmpty { code.agentOptions = [agent: options] }
+            code.name(agent, options: options)
         }
         let configuration: Configuration
         do {

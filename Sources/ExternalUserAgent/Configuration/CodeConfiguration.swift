@@ -53,6 +53,14 @@ public struct CodeConfiguration: Sendable, Hashable {
         self.flowOrder = flowOrder
     }
 
+    /// Names `agent` explicitly, as `eua --agent ID` does: it becomes the whole ``preference`` and the
+    /// ``namedAgent``, with `options`, when there are any, as its options in this layer.
+    public mutating func name(_ agent: String, options: [String: String] = [:]) {
+        preference = [agent]
+        namedAgent = agent
+        if !options.isEmpty { agentOptions = [agent: options] }
+    }
+
     /// The settings this value makes, checked like a file's. Throws `configurationInvalid` naming the key.
     func settings() throws(ExternalUserAgentError) -> [ConfigurationSetting] {
         var values: [(ConfigurationKey, ConfigurationValue)] = []
