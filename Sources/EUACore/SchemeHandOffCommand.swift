@@ -12,6 +12,9 @@ import Glibc
 
 /// `eua scheme hand-off URL`: what the desktop runs for a registered scheme; passes the URL to the sign-in
 /// waiting on the scheme's socket in `$XDG_RUNTIME_DIR/eua/`. Never prints the URL (it carries a code).
+///
+/// A redirect that is dropped (no sign-in waiting, refused, no answer) is said on stderr and, since the desktop
+/// runs this without a terminal, in a desktop notification when a session bus and a notification server answer.
 struct SchemeHandOffCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hand-off",
@@ -35,12 +38,12 @@ struct SchemeHandOffCommand: ParsableCommand {
     func run() throws {
         let scheme = PrivateUseScheme.scheme(of: url) ?? ""
         guard url.utf8.count <= PrivateUseScheme.maximumURLBytes else {
-            SchemeCommand.fail("hand-off", "the \(scheme): URL is longer than \(PrivateUseScheme.maximumURLBytes) bytes; "
+            dropped("the \(scheme): URL is longer than \(PrivateUseScheme.maximumURLBytes) bytes; "
                 + "it was refused and dropped")
         }
         let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"]
         guard let folder = PrivateUseScheme.socketFolder(runtimeDirectory: runtime) else {
-            SchemeCommand.fail("hand-off", "XDG_RUNTIME_DIR is not set, so the waiting sign-in cannot be found; "
+            dropped("XDG_RUNTIME_DIR is not set, so the waiting sign-in cannot be found; "
                 + "the \(scheme): redirect was dropped")
         }
         let path = PrivateUseScheme.socketPath(folder: folder, scheme: scheme)
@@ -48,12 +51,19 @@ struct SchemeHandOffCommand: ParsableCommand {
         case .taken:
             return
         case .nobodyWaiting:
-            SchemeCommand.fail("hand-off", "no sign-in is waiting for a \(scheme): redirect (nothing listens at \(path)); "
+            dropped("no sign-in is waiting for a \(scheme): redirect (nothing listens at \(path)); "
                 + "the redirect was dropped: start the sign-in again from the app")
         case .refused(let reason):
-            SchemeCommand.fail("hand-off", "the sign-in waiting for \(scheme): refused the redirect: \(reason)")
+            dropped("the sign-in waiting for \(scheme): refused the redirect: \(reason)")
         case .failed(let message):
-            SchemeCommand.fail("hand-off", "\(message); the \(scheme): redirect was dropped")
+            dropped("\(message); the \(scheme): redirect was dropped")
         }
+    }
+
+    /// Says on stderr and in a desktop notification that the redirect was dropped, then exits 1.
+    private func dropped(_ message: String) -> Never {
+        _ = DesktopNotification.send(summary: "Sign-in redirect not delivered", body: message,
+                                     environment: ProcessInfo.processInfo.environment)
+        SchemeCommand.fail("hand-off", message)
     }
 }
