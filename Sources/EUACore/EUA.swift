@@ -27,6 +27,16 @@ struct EUA: ParsableCommand {
 
     static func main() {
         OAuthCommands.forwardIfNeeded(CommandLine.arguments)
-        main(nil)
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            if exitCode(for: error) == .validationFailure, CommandLine.arguments.dropFirst().first == "receive" {
+                // `eua receive`'s contract (README): bad usage exits 2, like a port that is taken.
+                Output.errorLine(fullMessage(for: error))
+                Output.exit(2)
+            }
+            exit(withError: error)
+        }
     }
 }

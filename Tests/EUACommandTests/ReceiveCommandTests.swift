@@ -101,4 +101,17 @@ struct ReceiveCommandTests {
         #expect(result.status == 130)
         #expect(RawConnection.isRefused(port: port))
     }
+
+    @Test("bad usage exits 2 with ArgumentParser's message, as the README's contract says (not EX_USAGE 64)")
+    func badUsageExitsTwo() throws {
+        let eua = try TestPaths.product("eua")
+        for arguments in [["receive", "--port", "eighty"], ["receive", "--no-such-flag"], ["receive", "--port", "8400", "--port-range", "8400-8410"]] {
+            let result = try ProcessRunner.run(eua, arguments, environment: ["EUA_PLUGIN_PATH": ""], timeout: 30)
+            #expect(result.status == 2, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("Error:") || result.stderr.contains("error:"), "\(arguments): \(result.stderr)")
+            #expect(result.stdout.isEmpty, "nothing on stdout: \(result.stdout)")
+        }
+        let other = try ProcessRunner.run(eua, ["agents", "--no-such-flag"], environment: ["EUA_PLUGIN_PATH": ""], timeout: 30)
+        #expect(other.status == 64, "other commands keep ArgumentParser's EX_USAGE")
+    }
 }
