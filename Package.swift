@@ -325,6 +325,7 @@ if Context.environment["EUA_FUZZ"] == "1" {
         ("FuzzOAuthResponses", ["ExternalUserAgentOAuth"]),
         ("FuzzIDToken", ["ExternalUserAgentOAuth", .product(name: "Crypto", package: "swift-crypto")]),
         ("FuzzHTTPResponse", ["PluginNet", "ExternalUserAgentWire"]),
+        ("FuzzHTMLPage", ["EUAHeadless", "ExternalUserAgentWire"]),
     ]
     for target in fuzzTargets {
         package.targets.append(.executableTarget(name: target.name, dependencies: target.dependencies,

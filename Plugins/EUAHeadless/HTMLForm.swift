@@ -4,9 +4,9 @@
 /// `checked`; never file, reset or image), `<button>`, `<select>` (the `selected` option, else the
 /// first) and `<textarea>`. Comments, `<script>` and `<style>` are skipped; attribute values may be
 /// quoted either way or bare, and character references (`&amp;`, `&#39;`, `&#x2F;`) are decoded.
-struct HTMLForm: Equatable, Sendable {
+package struct HTMLForm: Equatable, Sendable {
     /// A field the form submits, in document order.
-    struct Field: Equatable, Sendable {
+    package struct Field: Equatable, Sendable {
         var name: String
         var value: String
         /// The input's type, lowercased (`text`, `password`, `hidden`...), or `select` / `textarea`.
@@ -17,7 +17,7 @@ struct HTMLForm: Equatable, Sendable {
     }
 
     /// A submit button (`<input type=submit>`, `<button>`); one without a name submits nothing of its own.
-    struct SubmitButton: Equatable, Sendable {
+    package struct SubmitButton: Equatable, Sendable {
         var name: String
         var value: String
         /// A `<button>`'s text, which a person reads instead of its value.
@@ -31,12 +31,12 @@ struct HTMLForm: Equatable, Sendable {
 
     var action: String?
     /// `GET` or `POST`.
-    var method: String
-    var fields: [Field]
-    var submitButtons: [SubmitButton]
+    package var method: String
+    package var fields: [Field]
+    package var submitButtons: [SubmitButton]
 
     /// Every form in `html`, in document order.
-    static func forms(in html: String) -> [HTMLForm] {
+    package static func forms(in html: String) -> [HTMLForm] {
         var forms: [HTMLForm] = []
         var current: HTMLForm?
         var openSelect: (name: String, first: String?, selected: String?)?

@@ -3,20 +3,20 @@ import ExternalUserAgentWire
 /// The words a provider's page shows a person, for the errors follow mode reports: text only (no markup,
 /// no scripts, nothing hidden), whitespace collapsed, cut to ``limit`` characters, and escaped for a terminal
 /// with ``TerminalText`` (a page's bytes must never move the user's cursor).
-enum PageText {
+package enum PageText {
     /// The most characters of a page's text an error carries.
-    static let limit = 400
+    package static let limit = 400
 
     /// What the page's error elements say — elements whose `class` or `id` holds `error`, `alert`, `danger`,
     /// `invalid`, `warning` or `feedback`, or with `role="alert"` (Django's `errorlist`, Keycloak's
     /// `kc-feedback-text`) — or `nil` when there is none or it is empty.
-    static func errorText(in html: String) -> String? {
+    package static func errorText(in html: String) -> String? {
         let text = collect(html, onlyErrors: true)
         return text.isEmpty ? nil : shown(text)
     }
 
     /// Everything the page's body shows (its title when the body shows nothing), ready for an error.
-    static func visibleText(in html: String) -> String {
+    package static func visibleText(in html: String) -> String {
         let text = collect(html, onlyErrors: false)
         return shown(text.isEmpty ? title(in: html) : text)
     }

@@ -7,7 +7,7 @@
 ///    says no (below);
 /// 4. else the first button that grants: a word of its name, value or label is one of ``grantWords`` and none
 ///    is one of ``denyWords``. No such button: an error listing the buttons found.
-enum SubmitButtonRule {
+package enum SubmitButtonRule {
     /// Words of a button that grants (allow, authorize, accept, approve, consent, yes, continue, sign in...).
     static let grantWords: Set<String> = ["allow", "authorize", "authorise", "accept", "approve", "consent", "grant",
                                           "yes", "continue", "confirm", "ok", "agree", "proceed", "next", "submit",
@@ -18,12 +18,12 @@ enum SubmitButtonRule {
                                          "disagree", "logout", "signout", "forgot", "register", "signup"]
 
     /// A `submit=` option: a button name, and its value when given.
-    struct Choice: Equatable, Sendable {
+    package struct Choice: Equatable, Sendable {
         var name: String
         var value: String?
 
         /// Parses `NAME` or `NAME=VALUE`; `nil` for an empty name.
-        init?(_ text: String) {
+        package init?(_ text: String) {
             let parts = text.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             guard let first = parts.first, !first.isEmpty else { return nil }
             name = String(first)
@@ -32,13 +32,13 @@ enum SubmitButtonRule {
     }
 
     /// Why no button could be chosen: the buttons found, for the user to name one.
-    struct NoMatch: Error {
+    package struct NoMatch: Error {
         var buttons: [HTMLForm.SubmitButton]
         var onlyDenies: Bool
     }
 
     /// The button to press on `form` (`nil`: the form has none).
-    static func button(in form: HTMLForm, choice: Choice?, given: [(name: String, value: String)]) throws(NoMatch)
+    package static func button(in form: HTMLForm, choice: Choice?, given: [(name: String, value: String)]) throws(NoMatch)
         -> HTMLForm.SubmitButton? {
         let buttons = form.submitButtons
         if let choice, let named = buttons.first(where: { $0.name == choice.name && (choice.value == nil || $0.value == choice.value) }) {

@@ -39,7 +39,7 @@ package enum TerminalText {
     }
 
     /// Whether `scalar` is one a terminal could act on.
-    static func needsEscape(_ scalar: Unicode.Scalar, keepingLineBreaks: Bool) -> Bool {
+    package static func needsEscape(_ scalar: Unicode.Scalar, keepingLineBreaks: Bool) -> Bool {
         switch scalar.value {
         case 0x0A: !keepingLineBreaks
         case 0x00...0x1F, 0x7F...0x9F: true
