@@ -8,6 +8,8 @@ enum Instructions {
         var sshUser: String?
         var sshHost: String?
         var loopbackPort: Int?
+        /// The address the receiver listens on, as `ssh -L` writes it: `127.0.0.1`, or `[::1]` for an IPv6 redirect.
+        var loopbackHost = "127.0.0.1"
         var paste: Bool
     }
 
@@ -20,7 +22,8 @@ enum Instructions {
         return Situation(
             ssh: ssh, sshUser: options.sshUser ?? environment["USER"] ?? environment["LOGNAME"],
             sshHost: options.sshHost ?? (connection.count >= 3 ? connection[2] : nil) ?? environment["HOSTNAME"],
-            loopbackPort: loopback ? components?.port : nil, paste: paste)
+            loopbackPort: loopback ? components?.port : nil,
+            loopbackHost: ["::1", "[::1]"].contains(host) ? "[::1]" : "127.0.0.1", paste: paste)
     }
 
     static func text(url: String, situation: Situation) -> String {
@@ -31,7 +34,7 @@ enum Instructions {
                 "You are on SSH. So that the browser on your own computer can reach this machine after you sign in,",
                 "run this on your computer first (and keep it open):",
                 "",
-                "    ssh -L \(port):127.0.0.1:\(port) \(target.isEmpty ? "user@host" : target)",
+                "    ssh -L \(port):\(situation.loopbackHost):\(port) \(target.isEmpty ? "user@host" : target)",
                 "",
             ]
         } else if !situation.ssh {

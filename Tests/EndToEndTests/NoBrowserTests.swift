@@ -99,6 +99,27 @@ struct NoBrowserTests {
         #expect(result.stdout.contains("Signed in as alice at \(server.issuer)."))
     }
 
+    @Test("on SSH with an IPv6 loopback redirect URI, the ssh -L line forwards to [::1], where the receiver listens")
+    func manualOverSSHIPv6() async throws {
+        let server = try await LocalAuthorizationServer.start()
+        defer { Task { await server.stop() } }
+        let desktop = try IsolatedDesktop(registerHandler: false)
+        let folder = try TemporaryFolder()
+        let environment = Self.isolated(desktop, ["SSH_CONNECTION": "203.0.113.5 50022 198.51.100.7 22", "USER": "tester"])
+        let process = try InteractiveProcess(try TestPaths.product("eua"),
+                                             Self.arguments(server, folder, ["--redirect-uri", "http://[::1]/cb"]),
+                                             environment: environment, replacingEnvironment: true)
+        let stderr = try await offThePool { try process.waitForStderr { $0.contains("/authorize?") && $0.contains("ssh -L") } }
+        process.signal(SIGINT)
+        #expect(try await offThePool { try process.waitForExit() }.status == 130)
+        let url = try Self.authorizationURL(in: stderr, server: server)
+        let redirect = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?
+            .first { $0.name == "redirect_uri" }?.value.flatMap(URL.init(string:)))
+        let port = try #require(redirect.port)
+        #expect(redirect.host == "::1" || redirect.host == "[::1]", "\(redirect)")
+        #expect(stderr.contains("ssh -L \(port):[::1]:\(port) tester@198.51.100.7"), "stderr: \(stderr)")
+    }
+
     @Test("paste mode: a pasted URL with a wrong state is refused, the prompt comes back, the right one completes")
     func pasteWrongThenRight() async throws {
         let server = try await LocalAuthorizationServer.start()
