@@ -126,9 +126,18 @@ struct LogoutCommand: ParsableCommand {
                                                     http: OAuthHTTP().ending(after: .seconds(seconds)), logger: logger)
             }
         }
-        let presenter = try endSession(for: state.configuration, environment: environment)
         var signOut = SignOut(state: state, timeout: .seconds(seconds), http: OAuthHTTP().ending(after: .seconds(seconds)),
                               logger: logger)
+        if state.configuration.revocationEndpoint == nil, state.configuration.endSessionEndpoint == nil {
+            // A state saved before its provider advertised sign-out (or by an older eua): read the metadata again.
+            let issuer = state.configuration.issuer
+            let fresh = try? Blocking.run {
+                try await Discovery(http: OAuthHTTP().ending(after: .seconds(min(seconds, 15))), logger: logger)
+                    .configuration(issuer: issuer)
+            }
+            if let fresh { signOut.configuration = fresh }
+        }
+        let presenter = try endSession(for: signOut.configuration, environment: environment)
         signOut.endsSession = !noEndSession
         signOut.keepsStateOnRevocationFailure = keepOnFailure
         let run = Blocking.runInterruptible { [signOut] in

@@ -61,8 +61,11 @@ public struct SignOut: Sendable {
         public var stateKept = false
     }
 
-    /// The signed-in state: its configuration, client (with the secret given at load) and tokens.
+    /// The signed-in state: its client (with the secret given at load) and tokens.
     public var state: AuthState
+    /// The provider's endpoints: the state's, as saved at sign-in, unless replaced (by a fresh ``Discovery`` for a
+    /// state saved before its provider advertised revocation or end-session).
+    public var configuration: ServiceConfiguration
     /// Revoke the refresh and access tokens when the provider has a revocation endpoint.
     public var revokesTokens = true
     /// Present the end-session request through the agent.
@@ -80,6 +83,7 @@ public struct SignOut: Sendable {
     public init(state: AuthState, timeout: Duration? = .seconds(300), http: OAuthHTTP = OAuthHTTP(),
                 logger: Logger = Logger(label: "eua.oauth")) {
         self.state = state
+        self.configuration = state.configuration
         self.timeout = timeout
         self.http = http
         self.logger = logger
@@ -93,8 +97,10 @@ public struct SignOut: Sendable {
     /// (`stateFileInvalid`, `timedOut` waiting for its lock).
     public func run(agent: (any ExternalUserAgent)?, receiver: (any RedirectReceiver)?) async throws -> Outcome {
         var outcome = revokesTokens ? await revokeTokens() : Outcome()
-        outcome.revocationSupported = state.configuration.revocationEndpoint != nil
-        if endsSession, let agent {
+        outcome.revocationSupported = configuration.revocationEndpoint != nil
+        if endsSession, configuration.endSessionEndpoint == nil {
+            outcome.endSession = .notSupported
+        } else if endsSession, let agent {
             outcome.endSession = await endSession(agent: agent, receiver: receiver)
         }
         if let file = state.file {
@@ -114,7 +120,6 @@ public struct SignOut: Sendable {
     /// Revokes the refresh token, then the access token, when the provider has a revocation endpoint.
     public func revokeTokens() async -> Outcome {
         var outcome = Outcome()
-        let configuration = state.configuration
         outcome.revocationSupported = configuration.revocationEndpoint != nil
         guard outcome.revocationSupported, let tokens = await state.lastTokenResponse else { return outcome }
         let revocation = TokenRevocation(configuration: configuration, client: state.client, http: http, logger: logger)
@@ -139,7 +144,7 @@ public struct SignOut: Sendable {
     /// with another `state` is turned away and the wait goes on until ``timeout``); without, the request is
     /// shown and the provider's page is left to the person.
     public func endSession(agent: any ExternalUserAgent, receiver: (any RedirectReceiver)?) async -> EndSession {
-        let configuration = state.configuration
+        let configuration = self.configuration
         guard configuration.endSessionEndpoint != nil else { return .notSupported }
         let (clientID, extra) = (state.client.clientID, additionalParameters)
         do {
