@@ -1,3 +1,4 @@
+import ExternalUserAgent
 import ExternalUserAgentWire
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -57,6 +58,24 @@ extension LocalAuthorizationServer {
         record.redirectedTo = location
         self.record(record)
         return .redirect(to: location)
+    }
+
+    /// What a browser ends up with on this server's end-session endpoint: the same checks, record and redirect as
+    /// `GET /end_session`, in process — for ``FakeExternalUserAgent/Script/signOut(at:)``. A request the server
+    /// refuses, or one with no post-logout redirect URI, throws `presentationFailed` with the page's text.
+    public func signOut(endSessionURL: URL) throws(ExternalUserAgentError) -> URL {
+        let components = URLComponents(url: endSessionURL, resolvingAgainstBaseURL: false)
+        let request = LocalHTTPServer.Request(
+            method: "GET", target: (components?.percentEncodedPath ?? "") + "?" + (components?.percentEncodedQuery ?? ""),
+            version: "HTTP/1.1", path: components?.path ?? "",
+            query: LocalHTTPServer.Request.parseForm(components?.percentEncodedQuery ?? ""), headers: [], body: [])
+        let response = endSession(request)
+        guard response.status == 302, let location = response.headers.first(where: { $0.0 == "Location" })?.1,
+              let url = URL(string: location) else {
+            throw ExternalUserAgentError(.presentationFailed, "the local authorization server did not send the browser back "
+                + "(HTTP \(response.status)): \(String(decoding: response.body, as: UTF8.self))")
+        }
+        return url
     }
 
     /// Whether `uri` is a registered post-logout redirect URI of `clientID` (a loopback one with any port).
