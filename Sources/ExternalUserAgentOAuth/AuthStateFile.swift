@@ -256,7 +256,7 @@ public struct AuthStateFile: Sendable, Hashable {
 
     /// Deletes the saved state, holding the lock (a refresh that another process is running finishes
     /// first); the lock file stays. Returns whether there was a
-    /// state to delete. Throws `stateFileInvalid` when the file cannot be deleted, and what ``lock()`` throws.
+    /// state to delete. Throws `stateFileInvalid` when the file cannot be deleted, and `timedOut` when another process holds the lock for longer than ``lockTimeout``.
     public func remove() async throws -> Bool {
         let lock = try await lock()
         defer { lock.release() }

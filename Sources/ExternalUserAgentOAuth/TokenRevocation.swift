@@ -8,7 +8,7 @@ import Logging
 
 /// Revokes tokens at the provider's `revocation_endpoint` (RFC 7009).
 ///
-/// The client authenticates as at the token endpoint (``TokenEndpoint/authenticate(_:_:)``: `client_id` for a
+/// The client authenticates as at the token endpoint (as ``TokenEndpoint`` does: `client_id` for a
 /// public client; the secret, or a client assertion, for a confidential one). The server answers 200 for a
 /// token it revoked and for one it does not know (RFC 7009 §2.2), so success does not prove the token was
 /// live. A token is never logged, nor quoted in an error.
