@@ -27,7 +27,8 @@ struct LogoutCommand: ParsableCommand {
             EUA_CLIENT_SECRET again); then presents the end-session request (OpenID Connect RP-Initiated Logout) \
             through the agent chosen as for 'eua login' (--agent, the configuration), with client_id and never \
             id_token_hint (a launched URL is broadcast on the session bus), and waits for the post-logout redirect \
-            to the loopback receiver (--post-logout-redirect-uri as registered, else a free port); then deletes the \
+            to the loopback receiver (--post-logout-redirect-uri, else [logout] post-logout-redirect-uri, as \
+            registered; a private-use scheme one comes back through the scheme receiver; else a free port); then deletes the \
             saved state under its lock. A token that cannot be revoked is reported, and the state is deleted all \
             the same unless --keep-on-failure. --local only deletes the state, with no network. \
             Exit status: 0 signed out, 3 signed out here but the provider's side did not all succeed, 4 not \
@@ -48,7 +49,8 @@ struct LogoutCommand: ParsableCommand {
     var agentOptions: [String] = []
 
     @Option(help: ArgumentHelp("The post-logout redirect URI as registered with the provider: http://127.0.0.1/logout, "
-                               + "http://127.0.0.1:8400/logout (default: the loopback receiver's, on a free port).",
+                               + "http://127.0.0.1:8400/logout, or com.example.app:/logout (the scheme receiver) "
+                               + "(default: [logout] post-logout-redirect-uri, else the loopback receiver's, on a free port).",
                                valueName: "uri"))
     var postLogoutRedirectURI: String?
 
@@ -90,13 +92,8 @@ struct LogoutCommand: ParsableCommand {
             throw ValidationError("--local only forgets the saved state: give it without --agent, --post-logout-redirect-uri, "
                 + "--no-redirect, --no-end-session or --keep-on-failure")
         }
-        if let postLogoutRedirectURI {
-            do throws(LoopbackRedirectURI.Problem) {
-                _ = try LoopbackRedirectURI(parsing: postLogoutRedirectURI)
-            } catch {
-                throw ValidationError("--post-logout-redirect-uri \(postLogoutRedirectURI): \(error) "
-                    + "(a private-use scheme URI is not supported for sign-out yet)")
-            }
+        if let postLogoutRedirectURI, let problem = Self.problem(with: postLogoutRedirectURI) {
+            throw ValidationError("--post-logout-redirect-uri \(postLogoutRedirectURI): \(problem)")
         }
         _ = try AgentOptions.parse(agentOptions)
     }
@@ -184,24 +181,48 @@ struct LogoutCommand: ParsableCommand {
         }
         let made = candidate.makeAgent(options: step.options.merging(agent == nil ? options : [:]) { $1 })
         guard !noRedirect else { return (made, { nil }) }
+        let registered = postLogoutRedirectURI ?? configuration.postLogoutRedirectURI
         var receiverOptions = configuration.receiverOptions
-        receiverOptions["expect"] = "sign-out"
-        if let postLogoutRedirectURI {
-            for key in ["port", "port-range", "path", "redirect-uri"] { receiverOptions[key] = nil }
-            receiverOptions["redirect-uri"] = postLogoutRedirectURI
-        } else {
-            receiverOptions["redirect-uri"] = nil
-            receiverOptions["path"] = nil
+        receiverOptions["redirect-uri"] = nil
+        receiverOptions["path"] = nil
+        var receiverID = "loopback"
+        if let registered, PrivateUseScheme.isPrivateUse(registered) {
+            // A private-use scheme post-logout redirect URI comes back through the scheme receiver.
+            let parts = try PrivateUseScheme.redirectURIParts(registered)
+            receiverID = "scheme"
+            receiverOptions = ["scheme": parts.scheme, "path": parts.path]
+        } else if let registered {
+            for key in ["port", "port-range"] { receiverOptions[key] = nil }
+            receiverOptions["redirect-uri"] = registered
         }
-        let entry = catalog.receiver(id: "loopback")
-        let finalOptions = receiverOptions
+        receiverOptions["expect"] = "sign-out"
+        let (entry, finalOptions, id) = (catalog.receiver(id: receiverID), receiverOptions, receiverID)
         return (made, {
             guard let entry else {
-                throw ExternalUserAgentError(.receiverFailed, "no 'loopback' redirect receiver was found; is libEUALoopback.so "
-                    + "beside eua or on EUA_PLUGIN_PATH? (see 'eua agents'), or give --no-redirect")
+                throw ExternalUserAgentError(.receiverFailed, "no '\(id)' redirect receiver was found; is "
+                    + (id == "scheme" ? "libEUAScheme.so" : "libEUALoopback.so")
+                    + " beside eua or on EUA_PLUGIN_PATH? (see 'eua agents'), or give --no-redirect")
             }
             return entry.makeReceiver(options: finalOptions)
         })
+    }
+
+    /// Why `uri` cannot be a post-logout redirect URI (loopback `http`, or a private-use scheme one), or `nil`.
+    static func problem(with uri: String) -> String? {
+        if PrivateUseScheme.isPrivateUse(uri) {
+            do throws(PrivateUseScheme.RedirectURIProblem) {
+                _ = try PrivateUseScheme.redirectURIParts(uri)
+                return nil
+            } catch {
+                return error.description
+            }
+        }
+        do throws(LoopbackRedirectURI.Problem) {
+            _ = try LoopbackRedirectURI(parsing: uri)
+            return nil
+        } catch {
+            return error.description
+        }
     }
 
     private func report(_ output: LogoutOutput, status: Int32, message: String) -> Never {

@@ -277,7 +277,8 @@ struct LogoutCommandTests {
           arguments: [
               (["--post-logout-redirect-uri", "https://evil.example/cb"], "--post-logout-redirect-uri https://evil.example/cb"),
               (["--post-logout-redirect-uri", "http://127.0.0.1/cb#frag"], "--post-logout-redirect-uri http://127.0.0.1/cb#frag"),
-              (["--post-logout-redirect-uri", "com.example.app:/out"], "a private-use scheme URI is not supported for sign-out"),
+              (["--post-logout-redirect-uri", "com.example.app://out"], "with a single '/'"),
+              (["--post-logout-redirect-uri", "myapp:/out"], "not a reverse domain name"),
               (["--post-logout-redirect-uri", "http://127.0.0.1/x", "--no-redirect"], "not both"),
               (["--local", "--agent", "headless"], "--local only forgets the saved state"),
               (["--timeout", "0"], "--timeout must be"),

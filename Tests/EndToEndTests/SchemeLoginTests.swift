@@ -60,6 +60,28 @@ struct SchemeLoginTests {
                 "the hand-off socket is removed when the flow ends")
     }
 
+    @Test("sign-out back on the scheme: the post-logout redirect reaches the waiting eua logout through gio open")
+    func logoutThroughGioOpen() async throws {
+        try #require(ProcessRunner.which("gio") != nil, "gio is installed by scripts/bootstrap (libglib2.0-bin)")
+        let server = try await LocalAuthorizationServer.start(.init(clientID: "native-app"))
+        defer { Task { await server.stop() } }
+        let desktop = try Desktop()
+        _ = try await desktop.eua(["scheme", "register", "com.example.app"])
+        let stateFile = desktop.desktop.folder.path + "/state.json"
+        let follow = ["--agent", "headless", "--agent-option", "mode=follow", "--agent-option", "deliver=desktop"]
+        let login = try await desktop.eua(["login", "--issuer", server.issuer, "--client-id", "native-app", "--redirect-uri",
+                                           Self.redirect, "--timeout", "30", "--state-file", stateFile] + follow)
+        try #require(login.status == 0, "stderr: \(login.stderr)")
+        let result = try await desktop.eua(["logout", "--state-file", stateFile, "--post-logout-redirect-uri",
+                                            "com.example.app:/signed-out", "--timeout", "30"] + follow)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.contains("Ended the session at \(server.issuer); the browser came back to this app."))
+        let endSession = try #require(server.endSessions.first)
+        #expect(endSession.parameters["post_logout_redirect_uri"] == "com.example.app:/signed-out")
+        #expect(endSession.redirectedTo?.hasPrefix("com.example.app:/signed-out?state=") == true)
+        #expect(server.revocations.count == 2 && !FileManager.default.fileExists(atPath: stateFile))
+    }
+
     @Test("a wrong state from the server is turned away at the hand-off; the login waits on and times out")
     func wrongState() async throws {
         try #require(ProcessRunner.which("gio") != nil, "gio is installed by scripts/bootstrap (libglib2.0-bin)")

@@ -32,7 +32,7 @@ enum ConfigurationSchema {
     static let keys: [ConfigurationKey: Shape] = [
         .preference: .agentList, .allow: .matcherList, .deny: .matcherList, .allowTestAgents: .bool, .flowOrder: .flowList,
         .receiverPort: .port, .receiverPortRange: .portRange, .receiverPath: .redirectPath,
-        .loginRedirectURI: .redirectURI,
+        .loginRedirectURI: .redirectURI, .logoutPostLogoutRedirectURI: .redirectURI,
         .authorizationTimeout: .seconds, .dismissTimeout: .seconds, .presentTimeout: .seconds, .successPage: .page, .failurePage: .page,
     ]
 
@@ -47,7 +47,7 @@ enum ConfigurationSchema {
         "profile": .text, "private": .bool, "ephemeral": .bool, "executable": .text,
     ]
 
-    static let tables: Set<[String]> = [["receiver"], ["login"], ["timeouts"], ["pages"], ["agent-options"]]
+    static let tables: Set<[String]> = [["receiver"], ["login"], ["logout"], ["timeouts"], ["pages"], ["agent-options"]]
 
     /// Whether `path` names a table (`[receiver]`, `[agent-options.firefox]`).
     static func isTable(_ path: [String]) -> Bool {
