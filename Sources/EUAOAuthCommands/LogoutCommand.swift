@@ -143,7 +143,8 @@ struct LogoutCommand: ParsableCommand {
             }
         }
         if run.interrupted {
-            Output.errorLine("eua logout: interrupted; the saved state was left as it was unless it was already deleted")
+            Output.errorLine("eua logout: interrupted; the saved state was kept (run eua logout again, or eua logout "
+                + "--local to forget it without the provider)")
             Output.exit(130)
         }
         let outcome = try run.result.get()

@@ -94,7 +94,7 @@ public struct SignOut: Sendable {
     /// awaited), then the state file removed under its lock. `agent` `nil` skips the end-session request.
     ///
     /// Failures of revocation and end-session are in the ``Outcome``; only the removal of the state throws
-    /// (`stateFileInvalid`, `timedOut` waiting for its lock).
+    /// (`stateFileInvalid`, `timedOut` waiting for its lock), and a cancelled task (`programCanceled`, the state kept).
     public func run(agent: (any ExternalUserAgent)?, receiver: (any RedirectReceiver)?) async throws -> Outcome {
         var outcome = revokesTokens ? await revokeTokens() : Outcome()
         outcome.revocationSupported = configuration.revocationEndpoint != nil
@@ -102,6 +102,12 @@ public struct SignOut: Sendable {
             outcome.endSession = .notSupported
         } else if endsSession, let agent {
             outcome.endSession = await endSession(agent: agent, receiver: receiver)
+        }
+        if Task.isCancelled {
+            // Cancelled (Ctrl-C) while revoking or waiting for the browser: stop here, the state as it is.
+            throw ExternalUserAgentError(.programCanceled,
+                "the sign-out was cancelled" + (outcome.revoked.isEmpty ? "" : " after revoking the "
+                    + outcome.revoked.map(\.words).joined(separator: " and ")) + "; the saved state was kept")
         }
         if let file = state.file {
             if keepsStateOnRevocationFailure, !outcome.revocationFailures.isEmpty {

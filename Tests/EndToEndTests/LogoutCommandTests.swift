@@ -294,6 +294,46 @@ struct LogoutCommandTests {
         #expect(FileManager.default.fileExists(atPath: stateFile))
     }
 
+    @Test("Ctrl-C while the provider's page is shown: exit 130, a clear line, the state kept, the receiver closed")
+    func interrupted() async throws {
+        let server = try await LocalAuthorizationServer.start()
+        defer { Task { await server.stop() } }
+        let folder = try TemporaryFolder()
+        let stateFile = folder.path + "/s.json"
+        _ = try await signIn(server, stateFile: stateFile)
+        let process = try InteractiveProcess(try TestPaths.product("eua"),
+                                             ["logout", "--state-file", stateFile, "--agent", "manual", "--agent-option",
+                                              "paste=false", "--timeout", "60"],
+                                             environment: Self.environment)
+        let stderr = try await offThePool { try process.waitForStderr { $0.contains("/end_session?") } }
+        let shown = try #require(stderr.split(whereSeparator: \.isWhitespace).first { $0.contains("/end_session?") })
+        let query = URLComponents(string: String(shown))?.queryItems ?? []
+        let redirect = try #require(query.first { $0.name == "post_logout_redirect_uri" }?.value)
+        let port = try #require(URL(string: redirect)?.port)
+        #expect(!RawConnection.isRefused(port: port), "the receiver listens while waiting")
+        process.signal(SIGINT)
+        let result = try await offThePool { try process.waitForExit(timeout: 20) }
+        #expect(result.status == 130, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains("eua logout: interrupted; the saved state was kept"))
+        #expect(FileManager.default.fileExists(atPath: stateFile))
+        #expect(RawConnection.isRefused(port: port), "the receiver was closed")
+        #expect(server.revocations.count == 2, "the tokens were revoked before the page was shown")
+    }
+
+    @Test("an agent that cannot be used: exit 1 before anything is sent, saying what to do")
+    func unknownAgent() async throws {
+        let server = try await LocalAuthorizationServer.start()
+        defer { Task { await server.stop() } }
+        let folder = try TemporaryFolder()
+        let stateFile = folder.path + "/s.json"
+        _ = try await signIn(server, stateFile: stateFile)
+        let before = server.requestLog.count
+        let result = try await eua(["logout", "--state-file", stateFile, "--agent", "no-such-agent"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("no agent can show the provider's sign-out page (give --no-end-session"), "\(result.stderr)")
+        #expect(server.requestLog.count == before && FileManager.default.fileExists(atPath: stateFile))
+    }
+
     @Test("a state file that is not a state: exit 1 with the reason, the file left alone")
     func corruptState() async throws {
         let folder = try TemporaryFolder()
