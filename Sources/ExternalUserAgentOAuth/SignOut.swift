@@ -148,7 +148,7 @@ public struct SignOut: Sendable {
     /// Presents the end-session request through `agent`. With `receiver`, its redirect URI is the
     /// `post_logout_redirect_uri` and the redirect back, with this request's `state`, is awaited (a request
     /// with another `state` is turned away and the wait goes on until ``timeout``); without, the request is
-    /// shown and the provider's page is left to the person.
+    /// shown and the provider's page is left to the person (the agent is not dismissed, so the page stays).
     public func endSession(agent: any ExternalUserAgent, receiver: (any RedirectReceiver)?) async -> EndSession {
         let configuration = self.configuration
         guard configuration.endSessionEndpoint != nil else { return .notSupported }

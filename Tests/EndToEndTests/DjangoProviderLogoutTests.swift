@@ -68,7 +68,7 @@ struct DjangoProviderLogoutTests {
         #expect(endSession.status == 302)
         let back = try #require(endSession.location_path)
         #expect(back.hasPrefix("http://127.0.0.1:") && back.hasSuffix("/signed-out"), "the post-logout redirect: \(back)")
-        // The refresh token is refused now: eua refresh has nothing to refresh with.
+        // Nothing is left to refresh with: eua refresh says to sign in.
         let again = try await setup.eua(["refresh", "--state-file", setup.stateFile])
         #expect(again.status == 1)
     }

@@ -71,7 +71,7 @@ struct LogoutCommandTests {
             #expect(!result.stdout.contains(secret) && !result.stderr.contains(secret))
         }
 
-        // The revoked refresh token fails at the token endpoint now.
+        // Nothing is left to refresh with: eua refresh says to sign in.
         let again = try await eua(["refresh", "--state-file", stateFile])
         #expect(again.status == 1 && again.stderr.contains("sign in first"))
     }
