@@ -170,42 +170,61 @@ struct LogoutCommand: ParsableCommand {
         } catch {
             throw CommandFailure("\(error.message) [\(error.code)]")
         }
-        let catalog = CommandCatalog.loader(environment: environment).load()
+        let registered = noRedirect ? nil : postLogoutRedirectURI ?? configuration.postLogoutRedirectURI
+        // A private-use scheme post-logout redirect URI comes back through the scheme receiver.
+        let receiverID = registered.map(PrivateUseScheme.isPrivateUse) == true ? "scheme" : "loopback"
         // No device step: an end-session request is shown in a browser, or its URL given to the person.
         var browserOnly = service
         browserOnly.deviceAuthorizationEndpoint = nil
-        let plan = SignInChain.plan(candidates: AgentSelection.candidates(catalog: catalog), configuration: configuration,
-                                    service: browserOnly)
-        guard let step = plan.chosen, let candidate = step.agent else {
+        func plan(_ catalog: PluginCatalog) -> SignInPlan {
+            SignInChain.plan(candidates: AgentSelection.candidates(catalog: catalog), configuration: configuration,
+                             service: browserOnly)
+        }
+        // A named agent needs only its own plugin and the receiver's, as for eua login.
+        let (catalog, _) = CommandCatalog.load(named: agent, others: noRedirect ? [] : [receiverID],
+                                               environment: environment) { few in
+            (noRedirect || few.receiver(id: receiverID) != nil) && plan(few).chosen?.agent?.descriptor.id == agent
+                && configuration.preference.first == agent
+        }
+        let chosen = plan(catalog)
+        guard let step = chosen.chosen, let candidate = step.agent else {
             throw CommandFailure("no agent can show the provider's sign-out page (give --no-end-session to revoke and "
-                + "forget only); the chain said: \(plan.error.message) [\(plan.error.code)]")
+                + "forget only); the chain said: \(chosen.error.message) [\(chosen.error.code)]")
         }
         let made = candidate.makeAgent(options: step.options.merging(agent == nil ? options : [:]) { $1 })
         guard !noRedirect else { return (made, { nil }) }
-        let registered = postLogoutRedirectURI ?? configuration.postLogoutRedirectURI
-        var receiverOptions = configuration.receiverOptions
-        receiverOptions["redirect-uri"] = nil
-        receiverOptions["path"] = nil
-        var receiverID = "loopback"
-        if let registered, PrivateUseScheme.isPrivateUse(registered) {
-            // A private-use scheme post-logout redirect URI comes back through the scheme receiver.
-            let parts = try PrivateUseScheme.redirectURIParts(registered)
-            receiverID = "scheme"
-            receiverOptions = ["scheme": parts.scheme, "path": parts.path]
-        } else if let registered {
-            for key in ["port", "port-range"] { receiverOptions[key] = nil }
-            receiverOptions["redirect-uri"] = registered
-        }
-        receiverOptions["expect"] = "sign-out"
-        let (entry, finalOptions, id) = (catalog.receiver(id: receiverID), receiverOptions, receiverID)
+        let receiverOptions = try Self.receiverOptions(registered: registered, configuration: configuration)
+        let entry = catalog.receiver(id: receiverID)
         return (made, {
             guard let entry else {
-                throw ExternalUserAgentError(.receiverFailed, "no '\(id)' redirect receiver was found; is "
-                    + (id == "scheme" ? "libEUAScheme.so" : "libEUALoopback.so")
+                throw ExternalUserAgentError(.receiverFailed, "no '\(receiverID)' redirect receiver was found; is "
+                    + (receiverID == "scheme" ? "libEUAScheme.so" : "libEUALoopback.so")
                     + " beside eua or on EUA_PLUGIN_PATH? (see 'eua agents'), or give --no-redirect")
             }
-            return entry.makeReceiver(options: finalOptions)
+            return entry.makeReceiver(options: receiverOptions)
         })
+    }
+
+    /// The receiver's options for the post-logout redirect: the scheme receiver's scheme and path for a private-use
+    /// `registered` URI; else the loopback receiver's, at `registered` or on the configuration's port and a random path.
+    static func receiverOptions(registered: String?, configuration: Configuration) throws -> [String: String] {
+        var options: [String: String]
+        if let registered, PrivateUseScheme.isPrivateUse(registered) {
+            let parts = try PrivateUseScheme.redirectURIParts(registered)
+            options = ["scheme": parts.scheme, "path": parts.path]
+        } else {
+            // The sign-in's redirect URI and path are not the sign-out's.
+            options = configuration.receiverOptions
+            options["redirect-uri"] = nil
+            options["path"] = nil
+            if let registered {
+                options["port"] = nil
+                options["port-range"] = nil
+                options["redirect-uri"] = registered
+            }
+        }
+        options["expect"] = "sign-out"
+        return options
     }
 
     /// Why `uri` cannot be a post-logout redirect URI (loopback `http`, or a private-use scheme one), or `nil`.
