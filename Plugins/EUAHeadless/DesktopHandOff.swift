@@ -25,7 +25,8 @@ enum DesktopHandOff {
         defer { for pointer in argv { free(pointer) } }
         let spawned = posix_spawnp(&pid, arguments[0], nil, nil, argv, environ)
         guard spawned == 0 else {
-            throw PluginError("presentationFailed", "headless agent: could not run \(arguments[0]): \(String(cString: strerror(spawned)))")
+            throw PluginError("presentationFailed",
+                              "headless agent: could not run \(arguments[0]): \(String(cString: strerror(spawned)))")
         }
         let deadline = ContinuousClock.now + .seconds(deadlineSeconds)
         var status: Int32 = 0
@@ -33,12 +34,14 @@ enum DesktopHandOff {
             if ContinuousClock.now >= deadline || stop.wait(until: .now + .milliseconds(20)) {
                 kill(pid, SIGKILL)
                 _ = waitpid(pid, &status, 0)
-                throw PluginError("presentationFailed", "headless agent: \(arguments[0]) did not finish within \(deadlineSeconds) s")
+                throw PluginError("presentationFailed",
+                                  "headless agent: \(arguments[0]) did not finish within \(deadlineSeconds) s")
             }
         }
         guard (status & 0x7f) == 0, (status >> 8) & 0xff == 0 else {
-            throw PluginError("presentationFailed", "headless agent: \(command.joined(separator: " ")) failed (wait status \(status)); "
-                + "is the scheme registered (eua scheme register) and a flow waiting?")
+            throw PluginError("presentationFailed",
+                              "headless agent: \(command.joined(separator: " ")) failed (wait status \(status)); "
+                                  + "is the scheme registered (eua scheme register) and a flow waiting?")
         }
         PluginHost.log(.debug, "headless agent handed the redirect to the desktop with \(arguments[0])")
     }

@@ -21,8 +21,9 @@ struct DemoCommand: ParsableCommand {
             to it the way 'eua login' does: discovery, the 'loopback' receiver plugin, an agent plugin, the \
             response checks, the token exchange with PKCE, ID token validation, and the state saved with mode \
             0600; then signs out: the tokens revoked, the session ended through the same agent and receiver, the \
-            state file removed (--no-sign-out keeps it). By default the agent is 'headless' in follow mode, a test agent that acts as a browser with \
-            no person at it; the demo allows it without EUA_ALLOW_TEST_AGENTS. With --agent naming another \
+            state file removed (--no-sign-out keeps it). By default the agent is 'headless' in follow mode, a \
+            test agent that acts as a browser with no person at it; the demo allows it without \
+            EUA_ALLOW_TEST_AGENTS. With --agent naming another \
             agent (a real browser, when there is a display), the server shows its login form there.
             """
     )
@@ -146,7 +147,8 @@ struct DemoCommand: ParsableCommand {
                             report.passed(.signOut, "not signed out (--no-sign-out): the state stays in \(demo.stateFile)")
                         } else {
                             let agent: any ExternalUserAgent = inProcess
-                                ? FakeExternalUserAgent(id: LocalSignInDemo.headlessAgent, kind: .testDouble, script: .signOut(at: server))
+                                ? FakeExternalUserAgent(id: LocalSignInDemo.headlessAgent, kind: .testDouble,
+                                                        script: .signOut(at: server))
                                 : try Self.pluginAgent(named: agentID, in: catalog, options: options)
                             let receiver = catalog.receiver(id: "loopback")?
                                 .makeReceiver(options: receiverOptions.merging(["expect": "sign-out"]) { $1 })
