@@ -111,10 +111,14 @@ final class HeadlessAgent: PluginComponent {
     }
 
     private static func deliver(_ callback: URL, script: HeadlessScript, events: PluginEvents, stop: StopSignal) throws {
+        if script.delivery == .desktop {
+            try DesktopHandOff.open(callback.absoluteString, stop: stop)
+            return
+        }
         let overHTTP: Bool =
             switch script.delivery {
             case .http: true
-            case .session: false
+            case .session, .desktop: false
             case .auto: callback.scheme == "http"
             }
         guard overHTTP else {

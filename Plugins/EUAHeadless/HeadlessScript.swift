@@ -19,13 +19,14 @@ import ExternalUserAgentPluginKit
 /// - `param.NAME=VALUE`: a query parameter of the redirect (`param.code=abc`, `param.iss=…`);
 ///   `state` is copied from the authorization URL unless `param.state` is given.
 /// - `error`, `error_description`: the OAuth error for `mode=error` (default `access_denied`).
-/// - `deliver`: `http` (GET the redirect URI), `session` (hand it straight to the session), or
+/// - `deliver`: `http` (GET the redirect URI), `session` (hand it straight to the session), `desktop` (run
+///   `gio open URL`, else `xdg-open URL`, as a browser hands a private-use scheme URL to the desktop), or
 ///   `auto` (default: HTTP for `http://` redirect URIs, the session otherwise).
 /// - `count`: how many times to deliver the redirect (default 1), to test one-shot completion.
 /// - `delay-ms`: wait this long before answering.
 struct HeadlessScript: Sendable, Equatable {
     enum Mode: String, Sendable, CaseIterable { case redirect, error, cancel, never, fail, follow }
-    enum Delivery: String, Sendable, CaseIterable { case auto, http, session }
+    enum Delivery: String, Sendable, CaseIterable { case auto, http, session, desktop }
 
     var mode: Mode = .redirect
     var parameters: [(name: String, value: String)] = []

@@ -9,11 +9,14 @@ package struct CallbackValidation: Sendable {
     let path: String
     let port: Int
     let expectedState: String?
+    /// A sign-out's post-logout redirect: `state` is all it carries, and it must be the expected one.
+    let signOut: Bool
 
-    package init(path: String, port: Int, expectedState: String?) {
+    package init(path: String, port: Int, expectedState: String?, signOut: Bool = false) {
         self.path = path
         self.port = port
         self.expectedState = expectedState
+        self.signOut = signOut
     }
 
     package enum Verdict: Equatable {
@@ -69,6 +72,9 @@ package struct CallbackValidation: Sendable {
             }
             parameters[name] = parameters[name] ?? value
         }
+        if signOut, expectedState == nil {
+            return .refuse(.badRequest, "This sign-out was started without a state to check.")
+        }
         if let expectedState {
             guard let state = parameters["state"] else {
                 return .refuse(.badRequest, "The redirect has no state parameter.")
@@ -78,7 +84,7 @@ package struct CallbackValidation: Sendable {
             }
         }
         let isError = parameters["error"] != nil
-        guard isError || parameters["code"] != nil else {
+        guard isError || parameters["code"] != nil || signOut else {
             return .refuse(.badRequest, "The redirect has neither a code nor an error.")
         }
         return .callback(parameters: parameters, query: String(query), isError: isError)

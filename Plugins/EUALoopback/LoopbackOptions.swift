@@ -13,6 +13,9 @@ import ExternalUserAgentWire
 ///   in the redirect URI (and requires it); `false` listens on 127.0.0.1 only.
 /// - `success-url=URL`, `failure-url=URL`: redirect the browser there instead of showing our page.
 /// - `success-html=TEXT`, `failure-html=TEXT`: the app's own page.
+/// - `expect=sign-in|sign-out`: `sign-in` (default) takes a redirect with a `code` or an `error`; `sign-out` the
+///   post-logout redirect of an end-session request, which carries `state` only (the host must give the
+///   expected state), and shows a "signed out" page.
 /// - `max-connections=N` (default 128), `request-timeout-ms=N` (default 5000): time a client has to send
 ///   its whole request head before it is dropped.
 struct LoopbackOptions: Sendable {
@@ -28,6 +31,8 @@ struct LoopbackOptions: Sendable {
     var failureHTML: String?
     var maxConnections = 128
     var requestTimeoutMilliseconds = 5000
+    /// The post-logout redirect of a sign-out (`expect=sign-out`) rather than a sign-in's.
+    var signOut = false
 
     static let maxHeadBytes = 16 * 1024
     static let maxTargetLength = 8 * 1024
@@ -68,13 +73,18 @@ struct LoopbackOptions: Sendable {
             case "failure-url": failureURL = try Self.httpURL(key, value)
             case "success-html": successHTML = value
             case "failure-html": failureHTML = value
+            case "expect":
+                guard value == "sign-in" || value == "sign-out" else {
+                    throw PluginError.invalidOptions("option expect=\(value) must be sign-in or sign-out")
+                }
+                signOut = value == "sign-out"
             case "max-connections":
                 maxConnections = try PluginError.wholeNumber(key, value, in: 2...4096)
             case "request-timeout-ms":
                 requestTimeoutMilliseconds = try PluginError.wholeNumber(key, value, in: 50...120_000, unit: "milliseconds")
             default:
                 throw PluginError.invalidOptions("option '\(key)' is unknown to the loopback receiver; known: port, port-range, path, "
-                    + "redirect-uri, ipv6, success-url, failure-url, success-html, failure-html, max-connections, request-timeout-ms")
+                    + "redirect-uri, ipv6, success-url, failure-url, success-html, failure-html, expect, max-connections, request-timeout-ms")
             }
         }
         if let redirectURI { try adopt(redirectURI, ipv6Given: options["ipv6"] != nil) }

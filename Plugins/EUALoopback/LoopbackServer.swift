@@ -30,7 +30,8 @@ final class LoopbackServer {
                  stop: StopSignal, events: PluginEvents) {
         self.options = options
         self.listeners = listeners
-        self.validation = CallbackValidation(path: listeners.path, port: listeners.port, expectedState: expectedState)
+        self.validation = CallbackValidation(path: listeners.path, port: listeners.port, expectedState: expectedState,
+                                             signOut: options.signOut)
         self.registry = ConnectionRegistry(capacity: options.maxConnections)
         self.stop = stop
         self.events = events

@@ -40,6 +40,11 @@ enum Pages {
              body: "The app has received your sign-in. You may close this tab and return to it.")
     }
 
+    static func signedOut() -> String {
+        page(title: "Signed out", heading: "You are signed out",
+             body: "The app has signed you out. You may close this tab.")
+    }
+
     static func oauthError(_ error: String, description: String?) -> String {
         var text = "The sign-in was not completed: the server answered <code>\(HTMLText.escaped(error))</code>"
         if let description, !description.isEmpty { text += " — \(HTMLText.escaped(description))" }

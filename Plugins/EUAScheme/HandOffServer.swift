@@ -29,7 +29,7 @@ enum HandOffServer {
         PluginHost.log(.debug, "scheme receiver waiting for \(options.redirectURI) hand-offs at \(socket.path)")
         events.listening(redirectURI: options.redirectURI)
         let check = SchemeHandOffCheck(scheme: options.scheme, path: options.path, expectedState: expectedState,
-                                       ownUID: getuid())
+                                       ownUID: getuid(), signOut: options.signOut)
         var failure: SocketError?
         var redirect: String?
         while !stop.isRaised, redirect == nil {

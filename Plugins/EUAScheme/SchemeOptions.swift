@@ -6,9 +6,12 @@ import ExternalUserAgentWire
 /// - `scheme=com.example.app`: the private-use scheme (required; a reverse domain name, RFC 8252 §7.1).
 /// - `path=/cb`: the redirect path; default `/oauth2redirect`.
 /// - `handoff-timeout-ms=N` (default 5000): how long a handler has to send its URL.
+/// - `expect=sign-in|sign-out`: `sign-out` takes the post-logout redirect of an end-session request, which
+///   carries the expected `state` only.
 struct SchemeOptions: Sendable {
     var scheme: String
     var path = "/oauth2redirect"
+    var signOut = false
     var handOffTimeoutMilliseconds = PrivateUseScheme.exchangeSeconds * 1000
 
     init(options: [String: String]) throws(PluginError) {
@@ -32,11 +35,16 @@ struct SchemeOptions: Sendable {
                         + "space or control character")
                 }
                 path = value
+            case "expect":
+                guard value == "sign-in" || value == "sign-out" else {
+                    throw PluginError.invalidOptions("option expect=\(value) must be sign-in or sign-out")
+                }
+                signOut = value == "sign-out"
             case "handoff-timeout-ms":
                 handOffTimeoutMilliseconds = try PluginError.wholeNumber(key, value, in: 50...60_000, unit: "milliseconds")
             default:
                 throw PluginError.invalidOptions("option '\(key)' is unknown to the scheme receiver; known: scheme, path, "
-                    + "handoff-timeout-ms")
+                    + "handoff-timeout-ms, expect")
             }
         }
     }

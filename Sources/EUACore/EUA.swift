@@ -22,6 +22,7 @@ struct EUA: ParsableCommand {
             AgentsCommand.self, CapabilitiesCommand.self, ExplainForward.self, OpenCommand.self, ReceiveCommand.self, SchemeCommand.self,
             LoginForward.self, RefreshForward.self, DemoForward.self, DoctorForward.self, UserInfoForward.self,
             RegisterForward.self,
+            LogoutForward.self,
         ]
     )
 

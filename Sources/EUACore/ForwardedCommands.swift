@@ -49,3 +49,10 @@ struct RegisterForward: ParsableCommand {
     @Argument(parsing: .allUnrecognized) var arguments: [String] = []
     func run() { OAuthCommands.forwardIfNeeded(CommandLine.arguments) }
 }
+
+struct LogoutForward: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: OAuthCommands.logout.0,
+                                                    abstract: OAuthCommands.logout.1)
+    @Argument(parsing: .allUnrecognized) var arguments: [String] = []
+    func run() { OAuthCommands.forwardIfNeeded(CommandLine.arguments) }
+}

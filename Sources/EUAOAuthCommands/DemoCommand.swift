@@ -20,8 +20,10 @@ struct DemoCommand: ParsableCommand {
             Starts the local authorization server of ExternalUserAgentTesting on 127.0.0.1, then signs in \
             to it the way 'eua login' does: discovery, the 'loopback' receiver plugin, an agent plugin, the \
             response checks, the token exchange with PKCE, ID token validation, and the state saved with mode \
-            0600. By default the agent is 'headless' in follow mode, a test agent that acts as a browser with \
-            no person at it; the demo allows it without EUA_ALLOW_TEST_AGENTS. With --agent naming another \
+            0600; then signs out: the tokens revoked, the session ended through the same agent and receiver, the \
+            state file removed (--no-sign-out keeps it). By default the agent is 'headless' in follow mode, a \
+            test agent that acts as a browser with no person at it; the demo allows it without \
+            EUA_ALLOW_TEST_AGENTS. With --agent naming another \
             agent (a real browser, when there is a display), the server shows its login form there.
             """
     )
@@ -58,6 +60,9 @@ struct DemoCommand: ParsableCommand {
 
     @Option(help: "Where to save the authorization state (default: a new temporary folder).")
     var stateFile: String?
+
+    @Flag(help: "Stay signed in: skip the sign-out step and keep the state file.")
+    var noSignOut = false
 
     @Flag(help: "Print every step and its status as one JSON object on the last line.")
     var json = false
@@ -119,6 +124,7 @@ struct DemoCommand: ParsableCommand {
             }
             let (configuration, steps) = (try demoConfiguration(), DemoSteps(report: report, demo: demo))
             let (seconds, receiverOptions) = (timeout, port.map { ["port": String($0)] } ?? [:])
+            let (skipSignOut, agentID) = (noSignOut, agent)
             outcome = Result {
                 try Blocking.run { [options] in
                     try await demo.run { server in
@@ -133,8 +139,23 @@ struct DemoCommand: ParsableCommand {
                             configuration: configuration,
                             agentOptions: options, receiver: .plugin(in: catalog), receiverOptions: receiverOptions,
                             hooks: steps.hooks, logger: logger)
-                        let claims = try await flow.run().idTokenClaims
-                        if claims == nil { report.failedAtNextStep("the sign-in ended without a validated ID token") }
+                        let state = try await flow.run()
+                        let claims = await state.idTokenClaims
+                        if claims == nil {
+                            report.failedAtNextStep("the sign-in ended without a validated ID token")
+                        } else if skipSignOut {
+                            report.passed(.signOut, "not signed out (--no-sign-out): the state stays in \(demo.stateFile)")
+                        } else {
+                            let agent: any ExternalUserAgent = inProcess
+                                ? FakeExternalUserAgent(id: LocalSignInDemo.headlessAgent, kind: .testDouble,
+                                                        script: .signOut(at: server))
+                                : try Self.pluginAgent(named: agentID, in: catalog, options: options)
+                            let receiver = catalog.receiver(id: "loopback")?
+                                .makeReceiver(options: receiverOptions.merging(["expect": "sign-out"]) { $1 })
+                            let outcome = try await SignOut(state: state, timeout: .seconds(seconds), logger: logger)
+                                .run(agent: agent, receiver: receiver)
+                            steps.signedOut(outcome, server: server, stateFile: demo.stateFile)
+                        }
                         return Outcome(issuer: server.issuer, subject: claims?.subject, stateFile: demo.stateFile)
                     }
                 }
@@ -155,8 +176,9 @@ struct DemoCommand: ParsableCommand {
         } else if succeeded, let value = try? outcome.get() {
             Output.lines("""
 
-                Signed in as \(value.subject ?? "(no subject)"). That was the whole RFC 8252 flow: the app's own loopback \
-                receiver, an external user agent, PKCE, the response and ID token checks, and a private state file.
+                Signed in as \(value.subject ?? "(no subject)")\(noSignOut ? "" : ", then signed out"). That was the whole \
+                RFC 8252 flow: the app's own loopback receiver, an external user agent, PKCE, the response and ID token \
+                checks, and a private state file\(noSignOut ? "" : "; then RFC 7009 revocation and an RP-Initiated Logout").
                 Next, sign in to a real provider (register a native app there with a loopback redirect URI, http://127.0.0.1):
                   eua login --issuer https://accounts.example.com --client-id YOUR-CLIENT-ID --scope "openid email"
                 """.split(separator: "\n", omittingEmptySubsequences: false).map(String.init))
@@ -185,6 +207,14 @@ struct DemoCommand: ParsableCommand {
         guard entry.available else {
             throw CommandFailure("agent '\(agent)' is not available here: " + entry.reasons.joined(separator: "; "))
         }
+    }
+
+    /// The plugin agent `id` of `catalog`, made with `options`, to present the end-session request.
+    static func pluginAgent(named id: String, in catalog: PluginCatalog, options: [String: String]) throws -> any ExternalUserAgent {
+        guard let entry = catalog.agent(id: id) else {
+            throw ExternalUserAgentError(.agentNotFound, "no agent has the id '\(id)' for the sign-out")
+        }
+        return AgentCandidate(plugin: entry).makeAgent(options: options)
     }
 
     /// The demo's own rules, from no file or variable: the agent named, test agents allowed.

@@ -10,7 +10,7 @@ import Synchronization
 /// (as each is done) or as one JSON object at the end.
 final class DemoReport: Sendable {
     enum Step: String, CaseIterable, Sendable {
-        case server, discovery, receiver, agent, redirect, tokens, idToken = "id_token", state
+        case server, discovery, receiver, agent, redirect, tokens, idToken = "id_token", state, signOut = "sign_out"
     }
 
     enum Status: String, Encodable, Sendable {

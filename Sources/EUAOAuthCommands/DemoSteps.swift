@@ -94,6 +94,29 @@ final class DemoSteps: Sendable {
         }
     }
 
+    /// The sign-out step: what was revoked, whether the session ended and the browser came back, the state removed.
+    func signedOut(_ outcome: SignOut.Outcome, server: LocalAuthorizationServer, stateFile: String) {
+        var problems = outcome.revocationFailures.map { "the \($0.kind.words) was not revoked: \($0.error.message)" }
+        let session: String
+        switch outcome.endSession {
+        case .completed(let back): session = "session ended at \(server.issuer)/end_session (client_id, no ID token in the URL) "
+            + "and the browser came back to \(back.absoluteString)"
+        case .failed(let error):
+            session = ""
+            problems.append("the session was not ended: \(error.message) [\(error.code)]")
+        case .sent: session = "end-session request sent"
+        case .notSupported, .notRequested: session = "no end-session request"
+        }
+        if !outcome.stateRemoved { problems.append("the state file \(stateFile) was not removed") }
+        guard problems.isEmpty else {
+            report.failedAtNextStep(problems.joined(separator: "; "))
+            return
+        }
+        let revoked = outcome.revoked.map(\.words).joined(separator: " and ")
+        report.passed(.signOut, "signed out: \(revoked) revoked at \(server.issuer)/revoke (RFC 7009); \(session); "
+            + "state file removed")
+    }
+
     /// The permission bits of `path`, or `nil` when it cannot be read.
     private static func mode(of path: String) -> Int? {
         var info = stat()

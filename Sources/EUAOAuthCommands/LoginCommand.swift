@@ -26,7 +26,8 @@ struct LoginCommand: ParsableCommand {
             with the provider — host 127.0.0.1, [::1] or localhost, its path, and its port when it names one (then \
             --port and --port-range are an error); without a port in it, --port, --port-range, [receiver] port or \
             port-range, else any free port. Without a redirect URI: http://127.0.0.1:PORT and [receiver] path, else \
-            a random path. --timeout bounds the whole sign-in: discovery, the person, tokens, keys. \
+            a random path. A private-use scheme redirect URI (com.example.app:/cb, RFC 8252 §7.1) is received by the \
+            scheme receiver instead: register the scheme first with 'eua scheme register com.example.app'. --timeout bounds the whole sign-in: discovery, the person, tokens, keys. \
             Without --agent, the way is chosen automatically, in the order of flow-order in the configuration \
             (default browser, device, manual): a browser agent when one is available; else the device \
             authorization grant (RFC 8628) when the server advertises it; else the manual agent (the URL on \
@@ -84,7 +85,8 @@ struct LoginCommand: ParsableCommand {
     var agentOptions: [String] = []
 
     @Option(help: ArgumentHelp("The redirect URI as registered with the provider: http://127.0.0.1/callback, "
-                               + "http://[::1]:8400/cb, http://localhost/cb (a port in it is used as is; none: any free port).",
+                               + "http://[::1]:8400/cb, http://localhost/cb (a port in it is used as is; none: any free port), "
+                               + "or a private-use scheme one, com.example.app:/cb (after 'eua scheme register com.example.app').",
                                valueName: "uri"))
     var redirectURI: String?
 
@@ -113,7 +115,17 @@ struct LoginCommand: ParsableCommand {
         if let timeout, !(1...86_400).contains(timeout) {
             throw ValidationError("--timeout must be a number of seconds from 1 to 86400")
         }
-        if let redirectURI {
+        if let redirectURI, PrivateUseScheme.isPrivateUse(redirectURI) {
+            do throws(PrivateUseScheme.RedirectURIProblem) {
+                _ = try PrivateUseScheme.redirectURIParts(redirectURI)
+            } catch {
+                throw ValidationError("--redirect-uri \(redirectURI): \(error)")
+            }
+            if port != nil || portRange != nil {
+                throw ValidationError("--redirect-uri \(redirectURI) is a private-use scheme URI (the scheme receiver): "
+                    + "give no --port or --port-range with it")
+            }
+        } else if let redirectURI {
             let uri: LoopbackRedirectURI
             do throws(LoopbackRedirectURI.Problem) {
                 uri = try LoopbackRedirectURI(parsing: redirectURI)
@@ -179,11 +191,13 @@ struct LoginCommand: ParsableCommand {
         }
         // A named agent needs only its own plugin and the receiver's, when nothing else could be chosen
         // instead: the browser step with that agent, first in the preference order (no --flow).
-        let (catalog, _) = CommandCatalog.load(named: flow == nil ? agent : nil, others: ["loopback"],
+        // A private-use scheme redirect URI is received by the scheme receiver (libEUAScheme.so) instead.
+        let receiverID = (redirectURI ?? configuration.redirectURI).map(PrivateUseScheme.isPrivateUse) == true ? "scheme" : "loopback"
+        let (catalog, _) = CommandCatalog.load(named: flow == nil ? agent : nil, others: [receiverID],
                                                environment: environment) { few in
             let plan = SignInChain.plan(candidates: AgentSelection.candidates(catalog: few), configuration: configuration,
                                         service: nil)
-            return few.receiver(id: "loopback") != nil && plan.chosen?.agent?.descriptor.id == agent
+            return few.receiver(id: receiverID) != nil && plan.chosen?.agent?.descriptor.id == agent
                 && configuration.preference.first == agent
         }
         let secret = try ClientSecretSource.secret(file: clientSecretFile, flag: clientSecret, environment: environment)

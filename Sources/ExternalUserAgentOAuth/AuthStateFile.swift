@@ -254,6 +254,19 @@ public struct AuthStateFile: Sendable, Hashable {
         return contents.revision
     }
 
+    /// Deletes the saved state, holding the lock (a refresh that another process is running finishes
+    /// first); the lock file stays. Returns whether there was a
+    /// state to delete. Throws `stateFileInvalid` when the file cannot be deleted, and `timedOut` when another process holds the lock for longer than ``lockTimeout``.
+    public func remove() async throws -> Bool {
+        let lock = try await lock()
+        defer { lock.release() }
+        guard unlink(path) == 0 else {
+            if errno == ENOENT { return false }
+            throw invalid("it could not be deleted: \(Self.errnoText()); delete it yourself to forget the sign-in")
+        }
+        return true
+    }
+
     /// The revision in the file now; `nil` when there is no file, or none that can be read.
     private func savedRevision() -> Int? {
         guard let data = FileManager.default.contents(atPath: path),

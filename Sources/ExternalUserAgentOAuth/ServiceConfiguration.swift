@@ -33,9 +33,17 @@ public struct ServiceConfiguration: Sendable, Hashable, Codable {
     public var deviceAuthorizationEndpoint: URL?
     /// RFC 7591 / OpenID Connect Registration: where a client registers itself (``ClientRegistrar``).
     public var registrationEndpoint: URL? = nil
+    /// OpenID Connect RP-Initiated Logout: where the browser is sent to end the provider's session (``EndSessionRequest``).
+    public var endSessionEndpoint: URL? = nil
+    /// RFC 7009: where tokens are revoked (``TokenRevocation``).
+    public var revocationEndpoint: URL? = nil
+    /// Client authentication methods the revocation endpoint accepts, when advertised (informational: the
+    /// client authenticates there as at the token endpoint).
+    public var revocationEndpointAuthMethodsSupported: [String]? = nil
 
     /// A configuration built by hand, for a server that publishes no metadata: only the issuer and the
-    /// authorization and token endpoints are required. ``registrationEndpoint`` starts `nil`: set it after.
+    /// authorization and token endpoints are required. ``registrationEndpoint``, ``endSessionEndpoint`` and
+    /// ``revocationEndpoint`` start `nil`: set them after.
     public init(issuer: String, authorizationEndpoint: URL, tokenEndpoint: URL, jwksURI: URL? = nil,
                 userinfoEndpoint: URL? = nil, authorizationResponseIssParameterSupported: Bool = false,
                 codeChallengeMethodsSupported: [String]? = nil, tokenEndpointAuthMethodsSupported: [String]? = nil,
@@ -64,6 +72,9 @@ public struct ServiceConfiguration: Sendable, Hashable, Codable {
         case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
         case deviceAuthorizationEndpoint = "device_authorization_endpoint"
         case registrationEndpoint = "registration_endpoint"
+        case endSessionEndpoint = "end_session_endpoint"
+        case revocationEndpoint = "revocation_endpoint"
+        case revocationEndpointAuthMethodsSupported = "revocation_endpoint_auth_methods_supported"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -81,5 +92,17 @@ public struct ServiceConfiguration: Sendable, Hashable, Codable {
         // A value that is not a URL is treated as absent: the grant is an option, not a requirement.
         deviceAuthorizationEndpoint = try? container.decodeIfPresent(URL.self, forKey: .deviceAuthorizationEndpoint)
         registrationEndpoint = try? container.decodeIfPresent(URL.self, forKey: .registrationEndpoint)
+        // Sign-out endpoints: only http(s) URLs count; anything else is treated as absent, and sign-out says so.
+        endSessionEndpoint = Self.webURL(try? container.decodeIfPresent(URL.self, forKey: .endSessionEndpoint))
+        revocationEndpoint = Self.webURL(try? container.decodeIfPresent(URL.self, forKey: .revocationEndpoint))
+        revocationEndpointAuthMethodsSupported =
+            try? container.decodeIfPresent([String].self, forKey: .revocationEndpointAuthMethodsSupported)
+    }
+
+    /// `url` when it is an http or https URL with a host, else `nil`.
+    private static func webURL(_ url: URL?) -> URL? {
+        guard let url, let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
+              url.host?.isEmpty == false else { return nil }
+        return url
     }
 }

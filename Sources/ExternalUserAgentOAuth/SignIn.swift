@@ -53,8 +53,8 @@ public struct SignIn: Sendable {
     public var additionalParameters: [(name: String, value: String)]
     /// How long to wait for the person to finish in the browser.
     public var timeout: Duration?
-    /// The loopback redirect URI registered with the provider (`http://127.0.0.1/callback`), when the
-    /// receiver must use it: a receiver that listens elsewhere (another host or path, or another port when
+    /// The redirect URI registered with the provider — loopback (`http://127.0.0.1/callback`) or a private-use
+    /// scheme one (`com.example.app:/cb`, which the receiver must give exactly) — when the receiver must use it: a receiver that listens elsewhere (another host or path, or another port when
     /// it names one) is refused before the agent is shown anything (`invalidOptions`). Give the same URI to
     /// the loopback receiver as its `redirect-uri` option; ``SignInFlow`` does both.
     public var redirectURI: String?
@@ -200,6 +200,13 @@ public struct SignIn: Sendable {
     /// Throws `invalidOptions` unless `redirectURI` (what the receiver listens at) is `registered`, with the
     /// receiver's port put in when `registered` has none.
     static func check(_ redirectURI: URL, registered: String) throws {
+        if PrivateUseScheme.isPrivateUse(registered) {
+            guard redirectURI.absoluteString == registered else {
+                throw ExternalUserAgentError(.invalidOptions,
+                    "the receiver waits at \(redirectURI.absoluteString), not at the registered redirect URI \(registered)")
+            }
+            return
+        }
         let expected: LoopbackRedirectURI
         do throws(LoopbackRedirectURI.Problem) {
             expected = try LoopbackRedirectURI(parsing: registered)

@@ -122,6 +122,19 @@ public struct SignInFlow: Sendable {
         guard let text = options["redirect-uri"] else { return options }
         let source = redirectURI != nil || receiverOptions["redirect-uri"] != nil ? "the redirect URI"
             : "login.redirect-uri (\(configuration[.loginRedirectURI]?.origin.description ?? "configuration"))"
+        if PrivateUseScheme.isPrivateUse(text) {
+            do throws(PrivateUseScheme.RedirectURIProblem) {
+                _ = try PrivateUseScheme.redirectURIParts(text)
+            } catch {
+                throw ExternalUserAgentError(.invalidOptions, "\(source) '\(text)' cannot be used: \(error)")
+            }
+            if let given = receiverOptions["port"] ?? receiverOptions["port-range"] ?? receiverOptions["path"] {
+                throw ExternalUserAgentError(.invalidOptions,
+                    "\(source) \(text) is a private-use scheme URI, received by the scheme receiver: the loopback option "
+                        + "\(given) has no meaning with it; give the redirect URI only")
+            }
+            return options
+        }
         let uri: LoopbackRedirectURI
         do throws(LoopbackRedirectURI.Problem) {
             uri = try LoopbackRedirectURI(parsing: text)
@@ -221,12 +234,21 @@ extension SignInFlow {
 
         /// The receiver `id` of `catalog`'s plugins. When no plugin offers it, a browser or manual step
         /// fails with `receiverFailed` saying where the plugin should be (the device step needs none).
+        ///
+        /// With a private-use scheme redirect URI (`redirect-uri=com.example.app:/cb`), the `loopback` receiver's
+        /// place is taken by the `scheme` receiver (libEUAScheme.so), given that scheme and path; the loopback
+        /// options (`port`, `port-range`) do not apply to it. Register the scheme first: `eua scheme register`.
         public static func plugin(_ id: String = "loopback", in catalog: PluginCatalog) -> Receiver {
-            let entry = catalog.receiver(id: id)
             let loaded = catalog.receivers.map { "'\($0.id)'" }
+            let (loopbackEntry, schemeEntry) = (catalog.receiver(id: id), catalog.receiver(id: "scheme"))
             return Receiver { options in
+                var (id, entry, options) = (id, loopbackEntry, options)
+                if id == "loopback", let text = options["redirect-uri"], PrivateUseScheme.isPrivateUse(text),
+                   let parts = try? PrivateUseScheme.redirectURIParts(text) {
+                    (id, entry, options) = ("scheme", schemeEntry, ["scheme": parts.scheme, "path": parts.path])
+                }
                 guard let entry else {
-                    let file = id == "loopback" ? "libEUALoopback.so" : "the plugin that offers it"
+                    let file = id == "loopback" ? "libEUALoopback.so" : id == "scheme" ? "libEUAScheme.so" : "the plugin that offers it"
                     throw ExternalUserAgentError(.receiverFailed,
                         "no '\(id)' redirect receiver was found"
                             + (loaded.isEmpty ? "" : " (the plugins offer \(loaded.joined(separator: ", ")))")

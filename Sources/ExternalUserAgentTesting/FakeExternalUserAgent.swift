@@ -27,6 +27,10 @@ public final class FakeExternalUserAgent: ExternalUserAgent {
         /// signs in as `subject`, and the server's own redirect (a real code it will exchange, the state, `iss`)
         /// is delivered. An app's test of its whole sign-in then runs in milliseconds, with no plugin.
         case signIn(at: LocalAuthorizationServer, as: String)
+        /// Acts as the browser on the local authorization server's end-session endpoint, in process: the
+        /// server checks the request and records it (``LocalAuthorizationServer/endSessions``), and its redirect
+        /// to the post-logout redirect URI, with the state, is delivered.
+        case signOut(at: LocalAuthorizationServer)
     }
 
     /// What the fake saw.
@@ -71,6 +75,9 @@ public final class FakeExternalUserAgent: ExternalUserAgent {
             Task { for _ in 0..<count { deliver(url, to: session) } }
         case .signIn(let server, let subject):
             let url = try server.signIn(authorizationURL: request.url, as: subject)
+            Task { deliver(url, to: session) }
+        case .signOut(let server):
+            let url = try server.signOut(endSessionURL: request.url)
             Task { deliver(url, to: session) }
         case .oauthError(let error, let description):
             var parameters = ["error": error]

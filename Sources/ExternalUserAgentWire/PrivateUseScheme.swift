@@ -37,6 +37,37 @@ package enum PrivateUseScheme {
         return nil
     }
 
+    /// Whether `uri` names a scheme other than `http` and `https`: it is meant as a private-use redirect URI
+    /// (``redirectURIParts(_:)`` says whether it is a valid one).
+    package static func isPrivateUse(_ uri: String) -> Bool {
+        guard let scheme = scheme(of: uri) else { return false }
+        return scheme != "http" && scheme != "https"
+    }
+
+    /// The scheme and path of a private-use redirect URI, `<scheme>:/<path>` (`com.example.app:/cb`); throws why
+    /// `uri` is not one: a scheme that is not a reverse domain name, `//` (an authority), a query or a fragment.
+    package static func redirectURIParts(_ uri: String) throws(RedirectURIProblem) -> (scheme: String, path: String) {
+        guard let scheme = scheme(of: uri) else {
+            throw RedirectURIProblem(description: "it has no scheme; a private-use redirect URI looks like com.example.app:/cb")
+        }
+        if let problem = problem(with: scheme) { throw RedirectURIProblem(description: problem) }
+        guard uri.hasPrefix(scheme + ":") else {
+            throw RedirectURIProblem(description: "its scheme must be written in lower case, as \(scheme)")
+        }
+        let rest = String(uri.dropFirst(scheme.utf8.count + 1))
+        guard rest.hasPrefix("/"), !rest.hasPrefix("//"), !rest.contains("?"), !rest.contains("#"),
+              rest.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw RedirectURIProblem(description: "a private-use redirect URI is <scheme>:/<path> with a single '/', no query, "
+                + "fragment, space or control character (RFC 8252 §7.1), such as \(scheme):/oauth2redirect")
+        }
+        return (scheme, rest)
+    }
+
+    /// Why a text is not a private-use redirect URI, in plain words.
+    package struct RedirectURIProblem: Error, CustomStringConvertible {
+        package var description: String
+    }
+
     /// The scheme of `url` (the part before the first `:`), lower-cased; `nil` when there is none.
     package static func scheme(of url: String) -> String? {
         guard let colon = url.firstIndex(of: ":"), colon != url.startIndex else { return nil }

@@ -4,12 +4,15 @@ package struct SchemeHandOffCheck: Sendable {
     let path: String
     let expectedState: String?
     let ownUID: UInt32
+    /// A sign-out's post-logout redirect: the expected `state` is all it carries.
+    let signOut: Bool
 
-    package init(scheme: String, path: String, expectedState: String?, ownUID: UInt32) {
+    package init(scheme: String, path: String, expectedState: String?, ownUID: UInt32, signOut: Bool = false) {
         self.scheme = scheme
         self.path = path
         self.expectedState = expectedState
         self.ownUID = ownUID
+        self.signOut = signOut
     }
 
     package enum Verdict: Equatable {
@@ -55,6 +58,9 @@ package struct SchemeHandOffCheck: Sendable {
             }
             parameters[name] = parameters[name] ?? value
         }
+        if signOut, expectedState == nil {
+            return .refuse(status: 400, reason: "this sign-out was started without a state to check")
+        }
         if let expectedState {
             guard let state = parameters["state"] else {
                 return .refuse(status: 400, reason: "the redirect has no state parameter")
@@ -63,7 +69,7 @@ package struct SchemeHandOffCheck: Sendable {
                 return .refuse(status: 400, reason: "the redirect's state does not belong to this sign-in")
             }
         }
-        guard parameters["error"] != nil || parameters["code"] != nil else {
+        guard parameters["error"] != nil || parameters["code"] != nil || signOut else {
             return .refuse(status: 400, reason: "the redirect has neither a code nor an error")
         }
         return .callback(url)

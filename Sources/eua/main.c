@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 static const char *const oauth_commands[] = {"explain", "login", "refresh", "demo", "doctor", "userinfo", "register",
-                                             NULL};
+                                             "logout", NULL};
 
 static int is_oauth_command(const char *name) {
     for (const char *const *command = oauth_commands; name && *command; command++) {

@@ -26,21 +26,23 @@ public final class DjangoProvider: @unchecked Sendable {
     /// `device` advertises its device endpoint in discovery; `localhostLoopback` lets `http://localhost/...`
     /// redirect URIs vary their port as `127.0.0.1` ones do (django-oauth-toolkit's `ALLOW_LOCALHOST_LOOPBACK`).
     /// `registration` opens its dynamic client registration endpoint to anyone and advertises it in discovery.
+    /// `endSession` (on by default) serves and advertises RP-Initiated Logout's end-session endpoint.
     public static func start(device: Bool = false, localhostLoopback: Bool = true, registration: Bool = false,
-                             timeout: TimeInterval = 60) async throws -> DjangoProvider {
+                             endSession: Bool = true, timeout: TimeInterval = 60) async throws -> DjangoProvider {
         try await offThePool {
             try DjangoProvider(device: device, localhostLoopback: localhostLoopback, registration: registration,
-                               timeout: timeout)
+                               endSession: endSession, timeout: timeout)
         }
     }
 
-    private init(device: Bool, localhostLoopback: Bool, registration: Bool, timeout: TimeInterval) throws {
+    private init(device: Bool, localhostLoopback: Bool, registration: Bool, endSession: Bool, timeout: TimeInterval) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("django-provider-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var arguments = ["serve"]
         if device { arguments.append("--device") }
         if localhostLoopback { arguments.append("--localhost-loopback") }
         if registration { arguments.append("--registration") }
+        if !endSession { arguments.append("--no-end-session") }
         // Migrate before serving, so the server's first request does not race a migration.
         _ = try Self.run(["records"], folder: folder)
         process = Process()

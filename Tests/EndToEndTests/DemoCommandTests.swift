@@ -6,7 +6,7 @@ import Testing
 /// authorization server it starts in process, through the loopback receiver and headless agent plugins.
 @Suite("eua demo, end to end", .serialized)
 struct DemoCommandTests {
-    static let steps = ["server", "discovery", "receiver", "agent", "redirect", "tokens", "id_token", "state"]
+    static let steps = ["server", "discovery", "receiver", "agent", "redirect", "tokens", "id_token", "state", "sign_out"]
 
     /// Runs `eua demo` with no display, no EUA_* variables, and a temporary folder of its own.
     func demo(_ arguments: [String], folder: TemporaryFolder, temporaryFolder: String? = nil) async throws -> ProcessResult {
@@ -27,10 +27,31 @@ struct DemoCommandTests {
         return steps.map { ($0["step"] as? String ?? "", $0["status"] as? String ?? "", $0["detail"] as? String ?? "") }
     }
 
-    @Test("--json with no display: exit 0, every step passed, the state file is private")
+    @Test("--json with no display: exit 0, every step passed, the state file was private and is gone after the sign-out")
     func json() async throws {
         let folder = try TemporaryFolder()
         let result = try await demo(["--json"], folder: folder)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let json = try LoginCommandTests.lastJSON(result.stdout)
+        #expect(json["ok"] as? Bool == true)
+        let steps = try steps(json)
+        #expect(steps.map(\.step) == Self.steps)
+        #expect(steps.allSatisfy { $0.status == "passed" }, "\(steps)")
+        #expect(steps.first { $0.step == "state" }?.detail.contains("mode 0600") == true)
+        let signOut = try #require(steps.last?.detail)
+        #expect(signOut.contains("refresh token and access token revoked at http://127.0.0.1:")
+            && signOut.contains("/end_session (client_id, no ID token in the URL) and the browser came back to http://127.0.0.1:")
+            && signOut.hasSuffix("state file removed"), "\(signOut)")
+        let stateFile = try #require(json["state_file"] as? String)
+        #expect(stateFile.hasPrefix(folder.path + "/eua-demo-"), "a new folder in TMPDIR")
+        #expect(!FileManager.default.fileExists(atPath: stateFile))
+        #expect(!result.stdout.contains("access_token"), "no token on screen")
+    }
+
+    @Test("--no-sign-out --json: every step passed, the state file stays, private")
+    func staySignedIn() async throws {
+        let folder = try TemporaryFolder()
+        let result = try await demo(["--no-sign-out", "--json"], folder: folder)
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let json = try LoginCommandTests.lastJSON(result.stdout)
         #expect(json["ok"] as? Bool == true)
@@ -54,7 +75,8 @@ struct DemoCommandTests {
         for words in ["test agent", "discovered http://127.0.0.1:", "receiver 'loopback' listening on http://127.0.0.1:",
                       "agent 'headless'", "presented the authorization URL", "redirect received", "state ok, iss ok",
                       "tokens exchanged", "ID token signature ok (RS256", "subject alice", "mode 0600",
-                      "Signed in as alice", "eua login --issuer"] {
+                      "signed out: refresh token and access token revoked", "Signed in as alice, then signed out.",
+                      "eua login --issuer"] {
             #expect(result.stdout.contains(words), "missing '\(words)' in:\n\(result.stdout)")
         }
         let numbered = result.stdout.split(separator: "\n").filter { $0.first?.isNumber == true }
@@ -83,7 +105,7 @@ struct DemoCommandTests {
         let json = try LoginCommandTests.lastJSON(result.stdout)
         #expect(json["ok"] as? Bool == false)
         let steps = try steps(json)
-        #expect(steps.map(\.status) == ["passed", "passed", "passed", "passed", "passed", "passed", "failed", "not_run"])
+        #expect(steps.map(\.status) == ["passed", "passed", "passed", "passed", "passed", "passed", "failed", "not_run", "not_run"])
         #expect(steps[6].detail.contains("signature does not verify") && steps[6].detail.contains("idTokenInvalid"))
         #expect(result.stderr.contains("Error: "))
     }

@@ -175,6 +175,9 @@ public struct Configuration: Sendable {
     /// `login.redirect-uri`, when a layer sets it.
     public var redirectURI: String? { settings[.loginRedirectURI]?.value.stringValue }
 
+    /// `logout.post-logout-redirect-uri`, when a layer sets it.
+    public var postLogoutRedirectURI: String? { settings[.logoutPostLogoutRedirectURI]?.value.stringValue }
+
     /// How long a sign-in may take, when a layer sets it.
     public var authorizationTimeout: Duration? { duration(.authorizationTimeout) }
 

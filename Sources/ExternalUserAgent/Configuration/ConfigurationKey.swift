@@ -27,6 +27,8 @@ public struct ConfigurationKey: Sendable, Hashable, Comparable, CustomStringConv
     /// The loopback redirect URI registered with the provider (`http://127.0.0.1/callback`); it sets the
     /// receiver's host and path, and its port when it has one.
     public static let loginRedirectURI = ConfigurationKey(["login", "redirect-uri"])
+    /// The post-logout redirect URI registered with the provider, for `eua logout` (loopback or private-use scheme).
+    public static let logoutPostLogoutRedirectURI = ConfigurationKey(["logout", "post-logout-redirect-uri"])
     /// How long a sign-in may take, in seconds.
     public static let authorizationTimeout = ConfigurationKey(["timeouts", "authorization"])
     /// How long an agent may take to close, in seconds.

@@ -17,7 +17,7 @@ enum ConfigurationSchema {
             case .port: "an integer from 0 to 65535 (0: any free port)"
             case .portRange: "a string \"LOW-HIGH\" with 1 <= LOW <= HIGH <= 65535, like \"8400-8410\""
             case .redirectPath: "a string starting with '/', like \"/callback\""
-            case .redirectURI: "the loopback redirect URI registered with the provider, like \"http://127.0.0.1/callback\""
+            case .redirectURI: "the redirect URI registered with the provider: loopback, like \"http://127.0.0.1/callback\", or a private-use scheme one, like \"com.example.app:/cb\""
             case .seconds: "a number of seconds greater than 0 and at most \(ConfigurationSchema.maximumSeconds) (a day)"
             case .page: "an absolute file path or an http(s) URL, as a string"
             case .text: "a string"
@@ -32,7 +32,7 @@ enum ConfigurationSchema {
     static let keys: [ConfigurationKey: Shape] = [
         .preference: .agentList, .allow: .matcherList, .deny: .matcherList, .allowTestAgents: .bool, .flowOrder: .flowList,
         .receiverPort: .port, .receiverPortRange: .portRange, .receiverPath: .redirectPath,
-        .loginRedirectURI: .redirectURI,
+        .loginRedirectURI: .redirectURI, .logoutPostLogoutRedirectURI: .redirectURI,
         .authorizationTimeout: .seconds, .dismissTimeout: .seconds, .presentTimeout: .seconds, .successPage: .page, .failurePage: .page,
     ]
 
@@ -47,7 +47,7 @@ enum ConfigurationSchema {
         "profile": .text, "private": .bool, "ephemeral": .bool, "executable": .text,
     ]
 
-    static let tables: Set<[String]> = [["receiver"], ["login"], ["timeouts"], ["pages"], ["agent-options"]]
+    static let tables: Set<[String]> = [["receiver"], ["login"], ["logout"], ["timeouts"], ["pages"], ["agent-options"]]
 
     /// Whether `path` names a table (`[receiver]`, `[agent-options.firefox]`).
     static func isTable(_ path: [String]) -> Bool {
@@ -80,6 +80,14 @@ enum ConfigurationSchema {
             return text.hasPrefix("/") && !text.contains("?") && !text.contains("#") ? nil : "got \(value)"
         case .redirectURI:
             guard let text = value.stringValue else { return got }
+            if PrivateUseScheme.isPrivateUse(text) {
+                do throws(PrivateUseScheme.RedirectURIProblem) {
+                    _ = try PrivateUseScheme.redirectURIParts(text)
+                    return nil
+                } catch {
+                    return "got \(value), but \(error)"
+                }
+            }
             do throws(LoopbackRedirectURI.Problem) {
                 _ = try LoopbackRedirectURI(parsing: text)
                 return nil

@@ -92,9 +92,15 @@ public final class LocalAuthorizationServer: Sendable {
         var jwksFetches = 0
         /// The subject of each access token issued.
         var accessTokens: [String: String] = [:]
+        /// The client each access token was issued to.
+        var accessTokenClients: [String: String] = [:]
+        /// The client each ID token was issued to.
+        var issuedIDTokens: [String: String] = [:]
         var userInfoRequests: [UserInfoRequestRecord] = []
         var registeredClients: [String: RegisteredClient] = [:]
         var requestObjects: [RequestObjectRecord] = []
+        var revocations: [RevocationRecord] = []
+        var endSessions: [EndSessionRecord] = []
     }
 
     /// `http://127.0.0.1:PORT`, the issuer identifier.
@@ -162,6 +168,33 @@ public final class LocalAuthorizationServer: Sendable {
     /// Every request object so far (RFC 9101), checked.
     public var requestObjects: [RequestObjectRecord] { state.withLock { $0.requestObjects } }
     func recordRequestObject(_ record: RequestObjectRecord) { state.withLock { $0.requestObjects.append(record) } }
+    /// Every request to the revocation endpoint so far (RFC 7009).
+    public var revocations: [RevocationRecord] { state.withLock { $0.revocations } }
+    func record(_ revocation: RevocationRecord) { state.withLock { $0.revocations.append(revocation) } }
+    /// Every request to the end-session endpoint so far (RP-Initiated Logout).
+    public var endSessions: [EndSessionRecord] { state.withLock { $0.endSessions } }
+    func record(_ endSession: EndSessionRecord) { state.withLock { $0.endSessions.append(endSession) } }
+    /// Forgets `token` as a refresh or access token of `clientID`: it works no more. Returns what it was
+    /// (`refresh_token`, `access_token`), or `nil` for a token this server does not know for that client.
+    func revoke(token: String, clientID: String) -> String? {
+        state.withLock { state in
+            if let grant = state.refreshTokens[token], grant.clientID == clientID {
+                state.refreshTokens[token] = nil
+                return "refresh_token"
+            }
+            if state.accessTokens[token] != nil, state.accessTokenClients[token] == clientID {
+                state.accessTokens[token] = nil
+                return "access_token"
+            }
+            return nil
+        }
+    }
+    /// The client an ID token was issued to; `nil` for one this server never issued.
+    func client(ofIDToken token: String) -> String? { state.withLock { $0.issuedIDTokens[token] } }
+    /// Whether `token` is a refresh token this server would still honour.
+    public func isLiveRefreshToken(_ token: String) -> Bool { state.withLock { $0.refreshTokens[token].map { !$0.used } ?? false } }
+    /// Whether `token` is an access token this server would still honour (at UserInfo).
+    public func isLiveAccessToken(_ token: String) -> Bool { state.withLock { $0.accessTokens[token] != nil } }
     /// Every request to the UserInfo endpoint so far.
     public var userInfoRequests: [UserInfoRequestRecord] { state.withLock { $0.userInfoRequests } }
 
@@ -200,6 +233,10 @@ public final class LocalAuthorizationServer: Sendable {
             return await userInfo(request)
         case ("POST", "/register") where options.offersRegistration:
             return register(request)
+        case ("POST", "/revoke"):
+            return revocation(request)
+        case ("GET", "/end_session"), ("POST", "/end_session"):
+            return endSession(request)
         case ("POST", "/device_authorization"):
             return deviceAuthorization.authorize(request, clientID: options.clientID, issuer: issuer)
         default:
@@ -221,7 +258,9 @@ public final class LocalAuthorizationServer: Sendable {
             id_token_signing_alg_values_supported: [options.keylessIDTokens?.rawValue ?? options.signingAlgorithm.rawValue],
             scopes_supported: ["openid", "email", "profile", "offline_access"], subject_types_supported: ["public"],
             authorization_response_iss_parameter_supported: options.sendsIssuerInResponse,
-            device_authorization_endpoint: deviceAuthorization.settings.enabled ? self.issuer + "/device_authorization" : nil))
+            device_authorization_endpoint: deviceAuthorization.settings.enabled ? self.issuer + "/device_authorization" : nil,
+            revocation_endpoint: options.offersRevocation ? self.issuer + "/revoke" : nil,
+            end_session_endpoint: options.offersEndSession ? self.issuer + "/end_session" : nil))
     }
 
     private func jwks() -> LocalHTTPServer.Response {
@@ -314,7 +353,8 @@ public final class LocalAuthorizationServer: Sendable {
             return .failure(CheckFailure(.text(400, "unknown client_id '\(query["client_id"] ?? "")'")))
         }
         guard let redirectURI = query["redirect_uri"], let target = URLComponents(string: redirectURI),
-              target.scheme == "http" || target.scheme == "https" else {
+              target.scheme == "http" || target.scheme == "https" || target.scheme?.contains(".") == true else {
+            // A private-use scheme (RFC 8252 §7.1) is a reverse domain name: it holds a dot.
             return .failure(CheckFailure(.text(400, "missing or invalid redirect_uri")))
         }
         if let registered = registeredClient(query["client_id"]), !registered.allows(redirectURI: redirectURI) {
@@ -492,7 +532,11 @@ public final class LocalAuthorizationServer: Sendable {
             }
         }
         let accessToken = "at-" + Self.randomString(32)
-        state.withLock { $0.accessTokens[accessToken] = grant.subject }
+        state.withLock {
+            $0.accessTokens[accessToken] = grant.subject
+            $0.accessTokenClients[accessToken] = grant.clientID
+            if let idToken { $0.issuedIDTokens[idToken] = grant.clientID }
+        }
         let document = TokenDocument(access_token: accessToken, token_type: "Bearer",
                                      expires_in: options.accessTokenLifetime, refresh_token: refreshToken,
                                      id_token: idToken, scope: grant.scope)
@@ -570,6 +614,8 @@ private struct MetadataDocument: Encodable {
     var subject_types_supported: [String]
     var authorization_response_iss_parameter_supported: Bool
     var device_authorization_endpoint: String?
+    var revocation_endpoint: String?
+    var end_session_endpoint: String?
 }
 
 private struct TokenDocument: Encodable {

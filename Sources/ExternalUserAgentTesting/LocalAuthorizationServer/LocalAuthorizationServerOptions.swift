@@ -110,10 +110,18 @@ public struct LocalAuthorizationServerOptions: Sendable {
     /// `token_endpoint_auth_methods_supported` as advertised; `nil`: what the client uses (`none`, or both
     /// secret methods). The token endpoint still accepts every method.
     public var advertisedAuthMethods: [String]?
+    /// Advertise and serve the revocation endpoint (`/revoke`, RFC 7009).
+    public var offersRevocation = true
+    /// Advertise and serve the end-session endpoint (`/end_session`, OpenID Connect RP-Initiated Logout).
+    public var offersEndSession = true
+    /// The post-logout redirect URIs of the client ``clientID``; `nil`: any loopback `http` URI (any port,
+    /// RFC 8252 §7.3) or private-use scheme URI, as the authorization endpoint takes any redirect URI.
+    /// A registered client's are its `post_logout_redirect_uris`, else its `redirect_uris`.
+    public var postLogoutRedirectURIs: [String]? = nil
 
     /// A well-behaved server for the public client `test-client` that approves `alice` at once, signs RS256,
     /// sends `iss`, issues access tokens for 3600 s and serves UserInfo. Properties not in the list
-    /// (``clientPublicKeys``, ``offersRegistration``, ``keylessIDTokens``, ``signsUserInfo``…) keep their defaults.
+    /// (``clientPublicKeys``, ``offersRegistration``, ``keylessIDTokens``, ``signsUserInfo``, ``offersRevocation``…) keep their defaults.
     public init(clientID: String = "test-client", clientSecret: String? = nil, subject: String = "alice",
                 authorizationPage: AuthorizationPage = .autoApprove,
                 signingAlgorithm: SigningAlgorithm = .rs256, sendsIssuerInResponse: Bool = true,

@@ -33,7 +33,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MODULE = "provider"
 
 
-def configure(folder, base_url="http://127.0.0.1", device=False, localhost_loopback=False, registration=False):
+def configure(folder, base_url="http://127.0.0.1", device=False, localhost_loopback=False, registration=False,
+              end_session=True):
     import django
     from django.conf import settings
 
@@ -95,7 +96,7 @@ def configure(folder, base_url="http://127.0.0.1", device=False, localhost_loopb
         OAUTH2_PROVIDER={
             "OIDC_ENABLED": True,
             "OIDC_RSA_PRIVATE_KEY": private_key,
-            "OIDC_RP_INITIATED_LOGOUT_ENABLED": True,
+            "OIDC_RP_INITIATED_LOGOUT_ENABLED": end_session,
             "PKCE_REQUIRED": True,
             "ROTATE_REFRESH_TOKEN": True,
             "ALLOW_LOCALHOST_LOOPBACK": localhost_loopback,
@@ -132,6 +133,8 @@ def make_urls():
             from django.conf import settings
 
             data = json.loads(response.content)
+            # RFC 7009 revocation is served at o/revoke_token/, but DOT's OpenID discovery does not name it.
+            data["revocation_endpoint"] = request.build_absolute_uri("/o/revoke_token/")
             if settings.PROVIDER_REGISTRATION_IN_DISCOVERY:
                 data["registration_endpoint"] = request.build_absolute_uri("/o/register/")
             if settings.PROVIDER_DEVICE_IN_DISCOVERY:
@@ -222,7 +225,7 @@ def serve(arguments):
     port = server.server_address[1]
     base_url = "http://127.0.0.1:%d" % port
     configure(arguments.dir, base_url, device=arguments.device, localhost_loopback=arguments.localhost_loopback,
-              registration=arguments.registration)
+              registration=arguments.registration, end_session=not arguments.no_end_session)
     from django.conf import settings
 
     settings.PROVIDER_LOG = os.path.join(arguments.dir, "requests.jsonl")
@@ -353,6 +356,7 @@ def main():
     serve_parser.add_argument("--device", action="store_true")
     serve_parser.add_argument("--localhost-loopback", action="store_true")
     serve_parser.add_argument("--registration", action="store_true")
+    serve_parser.add_argument("--no-end-session", action="store_true")
     user_parser = commands.add_parser("user")
     user_parser.add_argument("--username", required=True)
     user_parser.add_argument("--password", required=True)

@@ -1,0 +1,207 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import ExternalUserAgent
+import Logging
+import Synchronization
+
+/// A sign-out: the tokens revoked (RFC 7009), the provider's session ended through an agent (OpenID Connect
+/// RP-Initiated Logout), the saved state forgotten. The counterpart of AppAuth's end-session flow.
+///
+/// ```swift
+/// let state = try AuthState.load(from: .standard())
+/// let outcome = try await SignOut(state: state).run(agent: agent, receiver: receiver)
+/// for failure in outcome.revocationFailures { print("not revoked: \(failure.kind.words): \(failure.error.message)") }
+/// ```
+///
+/// The refresh token is revoked first (at most providers that also ends its access tokens), then the access
+/// token. A revocation that fails does not stop the sign-out: by default the saved state is removed anyway and
+/// the failure is in ``Outcome/revocationFailures``, since keeping tokens the person asked to be rid of is the
+/// worse surprise; set ``keepsStateOnRevocationFailure`` to keep it, so that a later sign-out can try again.
+public struct SignOut: Sendable {
+    /// A token that could not be revoked, and why.
+    public struct RevocationFailure: Sendable {
+        /// Which token.
+        public var kind: TokenRevocation.TokenKind
+        /// Why: `revocationFailed` (with the server's OAuth error as `underlying`), or `invalidOptions`.
+        public var error: ExternalUserAgentError
+    }
+
+    /// What became of the provider's browser session.
+    public enum EndSession: Sendable {
+        /// Not asked for (``SignOut/endsSession`` is `false`, or sign-out ran without an agent).
+        case notRequested
+        /// The provider advertises no `end_session_endpoint`: its browser session goes on.
+        case notSupported
+        /// The end-session request was shown, and the provider sent the browser back to the post-logout
+        /// redirect URI with this sign-out's `state`.
+        case completed(postLogoutRedirectURI: URL)
+        /// The end-session request was shown, with no post-logout redirect URI: the browser shows the
+        /// provider's page, and nothing tells whether the person finished there.
+        case sent
+        /// The end-session request could not be shown, or its answer did not come back in time.
+        case failed(ExternalUserAgentError)
+    }
+
+    /// What a sign-out did.
+    public struct Outcome: Sendable {
+        /// The tokens revoked, in order.
+        public var revoked: [TokenRevocation.TokenKind] = []
+        /// The tokens that could not be revoked.
+        public var revocationFailures: [RevocationFailure] = []
+        /// Whether the provider advertises a `revocation_endpoint`.
+        public var revocationSupported = false
+        /// What became of the provider's browser session.
+        public var endSession: EndSession = .notRequested
+        /// Whether a saved state was deleted.
+        public var stateRemoved = false
+        /// Whether the saved state was kept because a revocation failed (``SignOut/keepsStateOnRevocationFailure``).
+        public var stateKept = false
+    }
+
+    /// The signed-in state: its client (with the secret given at load) and tokens.
+    public var state: AuthState
+    /// The provider's endpoints: the state's, as saved at sign-in, unless replaced (by a fresh ``Discovery`` for a
+    /// state saved before its provider advertised revocation or end-session).
+    public var configuration: ServiceConfiguration
+    /// Revoke the refresh and access tokens when the provider has a revocation endpoint.
+    public var revokesTokens = true
+    /// Present the end-session request through the agent.
+    public var endsSession = true
+    /// Keep the saved state when a token could not be revoked (default: remove it anyway).
+    public var keepsStateOnRevocationFailure = false
+    /// How long the person has to finish on the provider's page, from when it is shown.
+    public var timeout: Duration?
+    /// Extra end-session parameters (`logout_hint`, `ui_locales`); never `id_token_hint` (``EndSessionRequest``).
+    public var additionalParameters: [(name: String, value: String)] = []
+    private let http: OAuthHTTP
+    private let logger: Logger
+
+    /// A sign-out of `state`: revoke, end the session, forget; 300 s for the person on the provider's page.
+    public init(state: AuthState, timeout: Duration? = .seconds(300), http: OAuthHTTP = OAuthHTTP(),
+                logger: Logger = Logger(label: "eua.oauth")) {
+        self.state = state
+        self.configuration = state.configuration
+        self.timeout = timeout
+        self.http = http
+        self.logger = logger
+    }
+
+    /// Runs the whole sign-out: revocation, then the end-session request through `agent`, coming back to
+    /// `receiver` (its redirect URI is the `post_logout_redirect_uri`; `nil`: none is sent and nothing is
+    /// awaited), then the state file removed under its lock. `agent` `nil` skips the end-session request.
+    ///
+    /// Failures of revocation and end-session are in the ``Outcome``; only the removal of the state throws
+    /// (`stateFileInvalid`, `timedOut` waiting for its lock), and a cancelled task (`programCanceled`, the state kept).
+    public func run(agent: (any ExternalUserAgent)?, receiver: (any RedirectReceiver)?) async throws -> Outcome {
+        var outcome = revokesTokens ? await revokeTokens() : Outcome()
+        outcome.revocationSupported = configuration.revocationEndpoint != nil
+        if endsSession, configuration.endSessionEndpoint == nil {
+            outcome.endSession = .notSupported
+        } else if endsSession, let agent {
+            outcome.endSession = await endSession(agent: agent, receiver: receiver)
+        }
+        if Task.isCancelled {
+            // Cancelled (Ctrl-C) while revoking or waiting for the browser: stop here, the state as it is.
+            throw ExternalUserAgentError(.programCanceled,
+                "the sign-out was cancelled" + (outcome.revoked.isEmpty ? "" : " after revoking the "
+                    + outcome.revoked.map(\.words).joined(separator: " and ")) + "; the saved state was kept")
+        }
+        if let file = state.file {
+            if keepsStateOnRevocationFailure, !outcome.revocationFailures.isEmpty {
+                outcome.stateKept = true
+            } else {
+                outcome.stateRemoved = try await file.remove()
+            }
+        }
+        logger.info("signed out", metadata: [
+            "revoked": "\(outcome.revoked.map(\.rawValue))", "not_revoked": "\(outcome.revocationFailures.map(\.kind.rawValue))",
+            "state_removed": "\(outcome.stateRemoved)",
+        ])
+        return outcome
+    }
+
+    /// Revokes the refresh token, then the access token, when the provider has a revocation endpoint.
+    public func revokeTokens() async -> Outcome {
+        var outcome = Outcome()
+        outcome.revocationSupported = configuration.revocationEndpoint != nil
+        guard outcome.revocationSupported, let tokens = await state.lastTokenResponse else { return outcome }
+        let revocation = TokenRevocation(configuration: configuration, client: state.client, http: http, logger: logger)
+        let pairs: [(TokenRevocation.TokenKind, String?)] = [(.refreshToken, tokens.refreshToken), (.accessToken, tokens.accessToken)]
+        for case let (kind, token?) in pairs where !token.isEmpty {
+            do {
+                try await revocation.revoke(token, kind: kind)
+                outcome.revoked.append(kind)
+            } catch let error as ExternalUserAgentError {
+                logger.warning("a token was not revoked", metadata: ["token_type_hint": "\(kind.rawValue)", "why": "\(error.message)"])
+                outcome.revocationFailures.append(RevocationFailure(kind: kind, error: error))
+            } catch {
+                outcome.revocationFailures.append(RevocationFailure(
+                    kind: kind, error: ExternalUserAgentError(.revocationFailed, "\(error)", underlying: error)))
+            }
+        }
+        return outcome
+    }
+
+    /// Presents the end-session request through `agent`. With `receiver`, its redirect URI is the
+    /// `post_logout_redirect_uri` and the redirect back, with this request's `state`, is awaited (a request
+    /// with another `state` is turned away and the wait goes on until ``timeout``); without, the request is
+    /// shown and the provider's page is left to the person (the agent is not dismissed, so the page stays).
+    public func endSession(agent: any ExternalUserAgent, receiver: (any RedirectReceiver)?) async -> EndSession {
+        let configuration = self.configuration
+        guard configuration.endSessionEndpoint != nil else { return .notSupported }
+        let (clientID, extra) = (state.client.clientID, additionalParameters)
+        do {
+            guard let receiver else {
+                let request = try EndSessionRequest(configuration: configuration, clientID: clientID,
+                                                    postLogoutRedirectURI: nil, additionalParameters: extra)
+                let session = ExternalUserAgentSession(agent: agent, receiver: NoRedirectBack())
+                try await agent.present(AgentRequest(url: request.url, redirectURI: request.endpoint, timeout: timeout),
+                                        session: session)
+                return .sent
+            }
+            let expectedState = SecureRandom.token(bits: 256)
+            let session = ExternalUserAgentSession(
+                agent: agent, receiver: receiver,
+                configuration: .init(expectedState: expectedState, timeout: timeout) { [logger] reason in
+                    logger.info("a request to the post-logout redirect URI was turned away; still waiting",
+                                metadata: ["why": "\(reason)"])
+                })
+            let box = EndSessionBox()
+            let callback = try await session.run { redirectURI in
+                let request = try EndSessionRequest(configuration: configuration, clientID: clientID,
+                                                    postLogoutRedirectURI: redirectURI, additionalParameters: extra,
+                                                    state: expectedState)
+                box.set(request)
+                return request.url
+            }
+            guard let request = box.get() else {
+                throw ExternalUserAgentError(.endSessionFailed, "the sign-out ended before its request was made")
+            }
+            try request.check(callback: callback)
+            return .completed(postLogoutRedirectURI: request.postLogoutRedirectURI ?? callback)
+        } catch let error as ExternalUserAgentError {
+            return .failed(error)
+        } catch {
+            return .failed(ExternalUserAgentError(.endSessionFailed, "\(error)", underlying: error))
+        }
+    }
+}
+
+/// The receiver of an end-session request that sends nobody back: never started.
+private struct NoRedirectBack: RedirectReceiver {
+    let id = "none"
+    func start(_ request: ReceiverRequest, session: ExternalUserAgentSession) async throws -> URL {
+        throw ExternalUserAgentError(.receiverFailed, "this end-session request has no post-logout redirect URI")
+    }
+    func stop() async {}
+}
+
+/// Carries the end-session request out of the session's URL builder.
+private final class EndSessionBox: Sendable {
+    private let value = Mutex<EndSessionRequest?>(nil)
+    func set(_ request: EndSessionRequest) { value.withLock { $0 = request } }
+    func get() -> EndSessionRequest? { value.withLock { $0 } }
+}
