@@ -33,6 +33,9 @@ public struct ServiceConfiguration: Sendable, Hashable, Codable {
     public var deviceAuthorizationEndpoint: URL?
     /// RFC 7591 / OpenID Connect Registration: where a client registers itself (``ClientRegistrar``).
     public var registrationEndpoint: URL? = nil
+    /// OpenID Connect Discovery `acr_values_supported`: the authentication context classes the server says it
+    /// can meet; a sign-in that asks for one of them checks the ID token's `acr` (``AuthorizationParameters``).
+    public var acrValuesSupported: [String]? = nil
 
     /// A configuration built by hand, for a server that publishes no metadata: only the issuer and the
     /// authorization and token endpoints are required. ``registrationEndpoint`` starts `nil`: set it after.
@@ -64,6 +67,7 @@ public struct ServiceConfiguration: Sendable, Hashable, Codable {
         case idTokenSigningAlgValuesSupported = "id_token_signing_alg_values_supported"
         case deviceAuthorizationEndpoint = "device_authorization_endpoint"
         case registrationEndpoint = "registration_endpoint"
+        case acrValuesSupported = "acr_values_supported"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -81,5 +85,7 @@ public struct ServiceConfiguration: Sendable, Hashable, Codable {
         // A value that is not a URL is treated as absent: the grant is an option, not a requirement.
         deviceAuthorizationEndpoint = try? container.decodeIfPresent(URL.self, forKey: .deviceAuthorizationEndpoint)
         registrationEndpoint = try? container.decodeIfPresent(URL.self, forKey: .registrationEndpoint)
+        // Not a list of strings: treated as absent, so no acr is checked (the request is then voluntary).
+        acrValuesSupported = try? container.decodeIfPresent([String].self, forKey: .acrValuesSupported)
     }
 }

@@ -51,6 +51,9 @@ public struct SignIn: Sendable {
     public var scopes: [String]
     /// Extra authorization parameters (`prompt`, `login_hint`…); they cannot replace the security ones.
     public var additionalParameters: [(name: String, value: String)]
+    /// The typed request parameters (`prompt`, `max_age`, `resource`…) and the free extras for the authorization
+    /// and token requests, with the ID token checks they bring (``AuthorizationParameters``); empty unless set.
+    public var parameters = AuthorizationParameters()
     /// How long to wait for the person to finish in the browser.
     public var timeout: Duration?
     /// The loopback redirect URI registered with the provider (`http://127.0.0.1/callback`), when the
@@ -87,8 +90,10 @@ public struct SignIn: Sendable {
     /// Throws `ExternalUserAgentError`: the session's codes (`userCanceled`,
     /// `timedOut`…; a callback with a wrong `state` is turned away and the flow waits on, so it ends as
     /// `timedOut` when the right one never comes), `issuerMismatch`, `oauthError`, `tokenRequestFailed`,
-    /// `idTokenInvalid`, `stateFileInvalid`.
+    /// `idTokenInvalid` (also for an ID token that fails the checks of ``parameters``), `stateFileInvalid`, and
+    /// `invalidOptions` for ``parameters`` that ``AuthorizationParameters/validate()`` refuses, before anything starts.
     public func run(agent: any ExternalUserAgent, receiver: any RedirectReceiver) async throws -> AuthState {
+        try parameters.validate()
         // The state is made first and given to the session (and so to the receiver): a request with a
         // wrong `state` is answered 400 and the flow waits on for the right one until its deadline, so a
         // stray request — or a web page trying ports — never ends a sign-in.
@@ -106,7 +111,8 @@ public struct SignIn: Sendable {
         let requestBox = RequestBox()
         let client = try self.client.negotiated(with: configuration)
         if client.usesSecret { _ = try client.requiredSecret() }
-        let (configuration, scopes, extra, registered) = (self.configuration, self.scopes, additionalParameters, redirectURI)
+        let (configuration, scopes, registered) = (self.configuration, self.scopes, redirectURI)
+        let extra = additionalParameters + parameters.authorizationFields
         logger.info("starting sign-in", metadata: [
             "issuer": "\(configuration.issuer)", "client_id": "\(client.clientID)",
             "agent": "\(agent.descriptor.id)", "receiver": "\(receiver.id)",
@@ -130,7 +136,7 @@ public struct SignIn: Sendable {
         report(.authorizationResponseAccepted(response))
 
         let tokens = try await TokenEndpoint(configuration: configuration, client: client, http: http, logger: logger)
-            .exchange(response, for: request)
+            .exchange(response, for: request, additionalParameters: parameters.tokenFields)
         report(.tokensReceived(tokens))
         return try await finish(tokens: tokens, client: client, authorization: response, nonce: request.nonce)
     }
@@ -231,6 +237,7 @@ public struct SignIn: Sendable {
             let validated = try await IDTokenValidator(configuration: configuration, client: client, http: http,
                                                        logger: logger)
                 .validate(idToken, nonce: nonce, delivery: authorization == nil ? .deviceGrant : .codeExchange)
+            if authorization != nil { try parameters.check(validated, configuration: configuration) }
             claims = validated
             let header = CompactJWT(idToken)?.header
             progress?(.idTokenValidated(validated, algorithm: header?.alg ?? "?", keyID: header?.kid))

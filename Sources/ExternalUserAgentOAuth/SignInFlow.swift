@@ -26,6 +26,9 @@ public struct SignInFlow: Sendable {
     public var scopes: [String]
     /// Extra authorization parameters (`prompt`, `login_hint`…); they cannot replace the security ones.
     public var additionalParameters: [(name: String, value: String)]
+    /// The typed request parameters and free extras (``AuthorizationParameters``), checked before any network
+    /// traffic; empty unless set.
+    public var parameters = AuthorizationParameters()
     /// How long the whole sign-in may take, from discovery to the last token and key fetched (every request
     /// to the server ends by then too); `nil`: the configuration's `timeouts.authorization`, else 300 s
     /// (``effectiveTimeout``).
@@ -150,6 +153,7 @@ public struct SignInFlow: Sendable {
     /// Cancelling the task cancels the sign-in (receiver closed, agent dismissed).
     public func run() async throws -> AuthState {
         try client.idTokenAlgorithm?.check(for: client)
+        try parameters.validate()
         let named = configuration.namedAgent != nil
         // A named agent does not depend on the server.
         if named, SignInChain.plan(candidates: candidates, configuration: configuration, service: nil).chosen == nil {
@@ -172,6 +176,7 @@ public struct SignInFlow: Sendable {
                             timeout: max(ContinuousClock.now.duration(to: deadline), .milliseconds(1)), file: file,
                             http: http, logger: logger, progress: hooks.progress)
         signIn.redirectURI = receiverOptions["redirect-uri"]
+        signIn.parameters = parameters
         let (receiver, options) = (self.receiver, receiverOptions)
         return try await signIn.run(chosen: step, of: plan, agentOptions: agentOptions,
                                     receiver: { try receiver.make(options) }, hooks: hooks)

@@ -31,14 +31,16 @@ public struct TokenEndpoint: Sendable {
         self.logger = logger
     }
 
-    /// Exchanges `response.code` for tokens, with the request's `redirect_uri` and PKCE verifier.
-    public func exchange(_ response: AuthorizationResponse, for request: AuthorizationRequest) async throws -> TokenResponse {
+    /// Exchanges `response.code` for tokens, with the request's `redirect_uri` and PKCE verifier, then
+    /// `additionalParameters` (`resource`…, checked by ``AuthorizationParameters/validate()``).
+    public func exchange(_ response: AuthorizationResponse, for request: AuthorizationRequest,
+                         additionalParameters: [(String, String)] = []) async throws -> TokenResponse {
         try await send([
             ("grant_type", "authorization_code"),
             ("code", response.code),
             ("redirect_uri", request.redirectURI.absoluteString),
             ("code_verifier", request.pkce.codeVerifier),
-        ], purpose: "code exchange")
+        ] + additionalParameters, purpose: "code exchange")
     }
 
     /// Gets new tokens with `refreshToken`; `scope` narrows the grant when given.

@@ -47,6 +47,11 @@ public final class LocalAuthorizationServer: Sendable {
         public var refusal: String?
         /// The `aud` of the client assertion (`private_key_jwt`, `client_secret_jwt`), when one was sent.
         public var clientAssertionAudience: String?
+        /// Every form parameter as sent, in order, repeated ones (`resource`) included.
+        public var parameters: [(name: String, value: String)] = []
+
+        /// The values of every form parameter named `name`, in order.
+        public func values(of name: String) -> [String] { parameters.filter { $0.name == name }.map(\.value) }
     }
 
     /// An HTTP request the server received, on any path, as it came.
@@ -79,6 +84,8 @@ public final class LocalAuthorizationServer: Sendable {
         var used = false
         /// The claims the `claims` parameter asked for in the ID token (OpenID Connect Core §5.5).
         var idTokenClaims: [String] = []
+        /// `auth_time` and `acr` as the sign-in met `max_age` and `acr_values` (``LocalAuthenticationContext``).
+        var context = LocalAuthenticationContext()
     }
 
     private struct State {
@@ -221,6 +228,7 @@ public final class LocalAuthorizationServer: Sendable {
             id_token_signing_alg_values_supported: [options.keylessIDTokens?.rawValue ?? options.signingAlgorithm.rawValue],
             scopes_supported: ["openid", "email", "profile", "offline_access"], subject_types_supported: ["public"],
             authorization_response_iss_parameter_supported: options.sendsIssuerInResponse,
+            acr_values_supported: options.acrValuesSupported.isEmpty ? nil : options.acrValuesSupported,
             device_authorization_endpoint: deviceAuthorization.settings.enabled ? self.issuer + "/device_authorization" : nil))
     }
 
@@ -234,7 +242,8 @@ public final class LocalAuthorizationServer: Sendable {
 
     /// The request parameters the login form carries back as hidden fields.
     private static let requestParameters = ["client_id", "redirect_uri", "response_type", "scope", "state", "nonce",
-                                            "code_challenge", "code_challenge_method", "prompt", "login_hint", "claims"]
+                                            "code_challenge", "code_challenge_method", "prompt", "login_hint", "claims",
+                                            "max_age", "acr_values", "ui_locales"]
 
     /// `GET /authorize`: checks the request, then approves at once or shows the login form.
     private func authorize(_ sent: [String: String]) -> LocalHTTPServer.Response {
@@ -359,7 +368,8 @@ public final class LocalAuthorizationServer: Sendable {
         let grant = Grant(clientID: options.clientID, redirectURI: query["redirect_uri"] ?? "",
                           codeChallenge: query["code_challenge"] ?? "", nonce: query["nonce"],
                           scope: query["scope"] ?? "", subject: subject,
-                          idTokenClaims: Self.requestedIDTokenClaims(query["claims"]))
+                          idTokenClaims: Self.requestedIDTokenClaims(query["claims"]),
+                          context: LocalAuthenticationContext(query, supported: options.acrValuesSupported))
         self.state.withLock { $0.codes[code] = grant }
         return back([("code", code), ("state", state)])
     }
@@ -409,7 +419,8 @@ public final class LocalAuthorizationServer: Sendable {
             $0.tokenRequests.append(TokenRequestRecord(grantType: grantType, clientAuthentication: method, clientID: clientID,
                                                        redirectURI: form["redirect_uri"], codeVerifier: form["code_verifier"],
                                                        grantValue: form["code"] ?? form["refresh_token"], clientSecret: secret,
-                                                       clientAssertionAudience: assertion?.audience))
+                                                       clientAssertionAudience: assertion?.audience,
+                                                       parameters: request.orderedForm))
             return $0.tokenRequests.count - 1
         }
         let refuse = { (status: Int, error: String, description: String) -> LocalHTTPServer.Response in
@@ -486,7 +497,8 @@ public final class LocalAuthorizationServer: Sendable {
             do {
                 idToken = try await makeIDToken(subject: grant.subject,
                                                 nonce: grantType == "authorization_code" ? grant.nonce : nil,
-                                                options: Self.adding(grant.idTokenClaims, subject: grant.subject, to: options))
+                                                options: grant.context.adding(to: Self.adding(grant.idTokenClaims,
+                                                                                              subject: grant.subject, to: options)))
             } catch {
                 return .text(500, "signing failed: \(error)")
             }
@@ -569,6 +581,7 @@ private struct MetadataDocument: Encodable {
     var scopes_supported: [String]
     var subject_types_supported: [String]
     var authorization_response_iss_parameter_supported: Bool
+    var acr_values_supported: [String]?
     var device_authorization_endpoint: String?
 }
 

@@ -110,6 +110,9 @@ public struct LocalAuthorizationServerOptions: Sendable {
     /// `token_endpoint_auth_methods_supported` as advertised; `nil`: what the client uses (`none`, or both
     /// secret methods). The token endpoint still accepts every method.
     public var advertisedAuthMethods: [String]?
+    /// `acr_values_supported` as advertised (left out when empty): an `acr_values` request naming one of them
+    /// is honoured, the ID token's `acr` being the first such value (``LocalAuthenticationContext``).
+    public var acrValuesSupported: [String] = []
 
     /// A well-behaved server for the public client `test-client` that approves `alice` at once, signs RS256,
     /// sends `iss`, issues access tokens for 3600 s and serves UserInfo. Properties not in the list
