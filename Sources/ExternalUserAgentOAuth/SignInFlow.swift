@@ -27,7 +27,8 @@ public struct SignInFlow: Sendable {
     /// Extra authorization parameters (`prompt`, `login_hint`…); they cannot replace the security ones.
     public var additionalParameters: [(name: String, value: String)]
     /// The typed request parameters and free extras (``AuthorizationParameters``), checked before any network
-    /// traffic; empty unless set.
+    /// traffic; empty unless set. A property left unset here is taken from the configuration's `[login]` table
+    /// (`prompt`, `login-hint`, `max-age`, `acr-values`, `ui-locales`, `resource`).
     public var parameters = AuthorizationParameters()
     /// How long the whole sign-in may take, from discovery to the last token and key fetched (every request
     /// to the server ends by then too); `nil`: the configuration's `timeouts.authorization`, else 300 s
@@ -153,6 +154,7 @@ public struct SignInFlow: Sendable {
     /// Cancelling the task cancels the sign-in (receiver closed, agent dismissed).
     public func run() async throws -> AuthState {
         try client.idTokenAlgorithm?.check(for: client)
+        let parameters = try LoginParameterSettings.merged(self.parameters, configuration)
         try parameters.validate()
         let named = configuration.namedAgent != nil
         // A named agent does not depend on the server.

@@ -10,13 +10,21 @@ import Testing
 struct LoginParametersTests {
     static let environment = ["EUA_ALLOW_TEST_AGENTS": "1", "EUA_CLIENT_SECRET": ""]
 
-    func login(_ server: LocalAuthorizationServer, stateFile: String, _ extra: [String]) async throws -> ProcessResult {
+    func login(_ server: LocalAuthorizationServer, stateFile: String, _ extra: [String],
+               config: String? = nil) async throws -> ProcessResult {
         let executable = try TestPaths.product("eua")
+        var environment = Self.environment
+        if let config {
+            let folder = URL(fileURLWithPath: stateFile).deletingLastPathComponent().appendingPathComponent("config/eua")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try config.write(to: folder.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
+            environment["XDG_CONFIG_HOME"] = folder.deletingLastPathComponent().path
+        }
         let arguments = ["login", "--issuer", server.issuer, "--client-id", server.options.clientID, "--scope", "openid email",
                          "--agent", "headless", "--agent-option", "mode=follow", "--timeout", "30",
                          "--state-file", stateFile] + extra
-        return try await offThePool {
-            try ProcessRunner.run(executable, arguments, environment: Self.environment, timeout: 90)
+        return try await offThePool { [environment] in
+            try ProcessRunner.run(executable, arguments, environment: environment, timeout: 90)
         }
     }
 
@@ -177,5 +185,53 @@ struct LoginParametersTests {
         #expect(result.status == 64, "stderr: \(result.stderr)")
         #expect(result.stderr.contains(bad.says), "stderr: \(result.stderr)")
         #expect(server.requestLog.isEmpty, "nothing was sent")
+    }
+
+    @Test("[login] keys are sent; a flag replaces its key")
+    func configurationKeys() async throws {
+        let server = try await LocalAuthorizationServer.start()
+        defer { Task { await server.stop() } }
+        let folder = try TemporaryFolder()
+        let stateFile = folder.path + "/state.json"
+        let config = """
+            [login]
+            prompt = "consent"
+            login-hint = "alice"
+            max-age = 900
+            acr-values = "urn:a"
+            ui-locales = "nl"
+            resource = ["https://api.example/", "urn:example:api"]
+            """
+        let result = try await login(server, stateFile: stateFile, ["--prompt", "select_account"], config: config)
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let query = try Self.authorizeQuery(server)
+        let value = { (name: String) in query.filter { $0.0 == name }.map(\.1) }
+        #expect(value("prompt") == ["select_account"], "the flag replaces login.prompt")
+        #expect(value("login_hint") == ["alice"])
+        #expect(value("max_age") == ["900"])
+        #expect(value("acr_values") == ["urn:a"])
+        #expect(value("ui_locales") == ["nl"])
+        #expect(value("resource") == ["https://api.example/", "urn:example:api"])
+        let exchange = try #require(server.tokenRequests.first { $0.grantType == "authorization_code" })
+        #expect(exchange.values(of: "resource") == ["https://api.example/", "urn:example:api"])
+        #expect(try Self.savedClaims(stateFile)["auth_time"] != nil)
+    }
+
+    @Test("a bad [login] key is refused with file:line and the key, before any request", arguments: [
+        ("[login]\nprompt = \"none consent\"\n", "config.toml:2: key 'login.prompt': login.prompt: 'none' cannot be sent"),
+        ("[login]\n\nmax-age = -1\n", "config.toml:3: key 'login.max-age': expected a whole number of seconds"),
+        ("[login]\nresource = [\"https://a.example/#x\"]\n", "config.toml:2: key 'login.resource': the resource"),
+        ("[login]\nresource = \"https://a.example/\"\n", "config.toml:2: key 'login.resource': expected an array of strings"),
+    ])
+    func badConfigurationKey(_ config: String, _ says: String) async throws {
+        let server = try await LocalAuthorizationServer.start()
+        defer { Task { await server.stop() } }
+        let folder = try TemporaryFolder()
+        let stateFile = folder.path + "/state.json"
+        let result = try await login(server, stateFile: stateFile, [], config: config)
+        #expect(result.status == 1, "stderr: \(result.stderr)")
+        #expect(result.stderr.contains(says), "stderr: \(result.stderr)")
+        #expect(server.requestLog.isEmpty, "nothing was sent")
+        #expect(!FileManager.default.fileExists(atPath: stateFile))
     }
 }

@@ -27,6 +27,18 @@ public struct ConfigurationKey: Sendable, Hashable, Comparable, CustomStringConv
     /// The loopback redirect URI registered with the provider (`http://127.0.0.1/callback`); it sets the
     /// receiver's host and path, and its port when it has one.
     public static let loginRedirectURI = ConfigurationKey(["login", "redirect-uri"])
+    /// The `prompt` of a sign-in: `none`, `login`, `consent`, `select_account`, space-separated.
+    public static let loginPrompt = ConfigurationKey(["login", "prompt"])
+    /// The `login_hint` of a sign-in: the account the person will likely use.
+    public static let loginHint = ConfigurationKey(["login", "login-hint"])
+    /// The `max_age` of a sign-in, in whole seconds; the ID token's `auth_time` is then checked.
+    public static let loginMaxAge = ConfigurationKey(["login", "max-age"])
+    /// The `acr_values` of a sign-in, space-separated.
+    public static let loginACRValues = ConfigurationKey(["login", "acr-values"])
+    /// The `ui_locales` of a sign-in, space-separated BCP 47 tags.
+    public static let loginUILocales = ConfigurationKey(["login", "ui-locales"])
+    /// The RFC 8707 `resource` values of a sign-in: an array of absolute URIs.
+    public static let loginResource = ConfigurationKey(["login", "resource"])
     /// How long a sign-in may take, in seconds.
     public static let authorizationTimeout = ConfigurationKey(["timeouts", "authorization"])
     /// How long an agent may take to close, in seconds.
