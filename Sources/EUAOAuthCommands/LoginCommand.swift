@@ -92,6 +92,9 @@ struct LoginCommand: ParsableCommand {
     @Option(help: ArgumentHelp("An API the tokens are for, an absolute URI without fragment (RFC 8707; repeatable), sent in the authorization and token requests.", valueName: "uri"))
     var resource: [String] = []
 
+    @Flag(help: "Do not push the authorization request (RFC 9126 PAR) even when the server offers it; refused when the server requires it.")
+    var noPar = false
+
     @Option(name: .customLong("param"), help: ArgumentHelp("An extra authorization request parameter (repeatable); names the client sets are refused.", valueName: "name=value"))
     var params: [String] = []
 
@@ -251,6 +254,7 @@ struct LoginCommand: ParsableCommand {
                 + "Register http://127.0.0.1/… instead where the provider allows it.")
         }
         signIn.parameters = try requestParameters()
+        if noPar { signIn.usesPushedAuthorization = false }
         let display = LoginProgress(timeout: signIn.effectiveTimeout)
         signIn.hooks = display.hooks
         let run = Blocking.runInterruptible { [signIn] in

@@ -33,6 +33,12 @@ enum LoginParameterSettings {
         return parameters
     }
 
+    /// `login.par`, when a layer sets it.
+    static func usesPushedAuthorization(_ configuration: Configuration) -> Bool? {
+        guard case .bool(let value)? = configuration[.loginPAR]?.value else { return nil }
+        return value
+    }
+
     private static func text(_ key: ConfigurationKey, _ configuration: Configuration) -> (String, ConfigurationOrigin)? {
         guard let setting = configuration[key], case .string(let text) = setting.value else { return nil }
         return (text, setting.origin)

@@ -36,6 +36,11 @@ public struct ServiceConfiguration: Sendable, Hashable, Codable {
     /// OpenID Connect Discovery `acr_values_supported`: the authentication context classes the server says it
     /// can meet; a sign-in that asks for one of them checks the ID token's `acr` (``AuthorizationParameters``).
     public var acrValuesSupported: [String]? = nil
+    /// RFC 9126: where the client pushes its authorization request; ``SignIn`` then pushes on its own.
+    public var pushedAuthorizationRequestEndpoint: URL? = nil
+    /// RFC 9126 `require_pushed_authorization_requests`: the server accepts only pushed requests, so a failed
+    /// push ends the sign-in.
+    public var requirePushedAuthorizationRequests: Bool = false
 
     /// A configuration built by hand, for a server that publishes no metadata: only the issuer and the
     /// authorization and token endpoints are required. ``registrationEndpoint`` starts `nil`: set it after.
@@ -68,6 +73,8 @@ public struct ServiceConfiguration: Sendable, Hashable, Codable {
         case deviceAuthorizationEndpoint = "device_authorization_endpoint"
         case registrationEndpoint = "registration_endpoint"
         case acrValuesSupported = "acr_values_supported"
+        case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
+        case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -87,5 +94,9 @@ public struct ServiceConfiguration: Sendable, Hashable, Codable {
         registrationEndpoint = try? container.decodeIfPresent(URL.self, forKey: .registrationEndpoint)
         // Not a list of strings: treated as absent, so no acr is checked (the request is then voluntary).
         acrValuesSupported = try? container.decodeIfPresent([String].self, forKey: .acrValuesSupported)
+        // Not a URL: treated as absent, so a server that requires pushing then fails the sign-in with a clear error.
+        pushedAuthorizationRequestEndpoint = try? container.decodeIfPresent(URL.self, forKey: .pushedAuthorizationRequestEndpoint)
+        requirePushedAuthorizationRequests =
+            (try? container.decodeIfPresent(Bool.self, forKey: .requirePushedAuthorizationRequests)) ?? false
     }
 }

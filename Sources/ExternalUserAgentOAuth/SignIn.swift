@@ -54,6 +54,11 @@ public struct SignIn: Sendable {
     /// The typed request parameters (`prompt`, `max_age`, `resource`…) and the free extras for the authorization
     /// and token requests, with the ID token checks they bring (``AuthorizationParameters``); empty unless set.
     public var parameters = AuthorizationParameters()
+    /// Push the authorization request (RFC 9126) when the server advertises a
+    /// `pushed_authorization_request_endpoint` (the default); a failed push then falls back to the plain request,
+    /// unless the server requires pushing (`require_pushed_authorization_requests`), when it ends the sign-in. Off
+    /// with a server that requires it: `invalidOptions` before anything starts.
+    public var usesPushedAuthorization = true
     /// How long to wait for the person to finish in the browser.
     public var timeout: Duration?
     /// The loopback redirect URI registered with the provider (`http://127.0.0.1/callback`), when the
@@ -94,6 +99,7 @@ public struct SignIn: Sendable {
     /// `invalidOptions` for ``parameters`` that ``AuthorizationParameters/validate()`` refuses, before anything starts.
     public func run(agent: any ExternalUserAgent, receiver: any RedirectReceiver) async throws -> AuthState {
         try parameters.validate()
+        let pushes = try pushDecision()
         // The state is made first and given to the session (and so to the receiver): a request with a
         // wrong `state` is answered 400 and the flow waits on for the right one until its deadline, so a
         // stray request — or a web page trying ports — never ends a sign-in.
@@ -124,7 +130,9 @@ public struct SignIn: Sendable {
                                                    redirectURI: redirectURI, additionalParameters: extra,
                                                    state: expectedState)
             requestBox.set(request)
-            return try client.signsRequestObjects ? RequestObject.url(for: request, client: client) : request.url
+            let url = try client.signsRequestObjects ? RequestObject.url(for: request, client: client) : request.url
+            guard pushes else { return url }
+            return try await pushed(url, client: client, http: http, logger: logger)
         }
         reporting?.reportPresented()
         guard let request = requestBox.get() else {
@@ -312,6 +320,43 @@ enum StandardError {
             let written = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress! + offset, $0.count - offset) }
             if written <= 0 { return }
             offset += written
+        }
+    }
+}
+
+extension SignIn {
+    /// Whether this sign-in pushes its request; throws `invalidOptions` when the server requires pushing and it
+    /// cannot: turned off (``usesPushedAuthorization``), or no endpoint in the metadata.
+    func pushDecision() throws -> Bool {
+        let required = configuration.requirePushedAuthorizationRequests
+        if configuration.pushedAuthorizationRequestEndpoint == nil {
+            guard !required else {
+                throw ExternalUserAgentError(.invalidOptions,
+                    "the server requires pushed authorization requests (require_pushed_authorization_requests) but its "
+                        + "metadata names no usable pushed_authorization_request_endpoint; the provider must fix its metadata")
+            }
+            return false
+        }
+        if !usesPushedAuthorization, required {
+            throw ExternalUserAgentError(.invalidOptions,
+                "the server requires pushed authorization requests (require_pushed_authorization_requests, RFC 9126): "
+                    + "leave pushing on (remove --no-par, or [login] par = false)")
+        }
+        return usesPushedAuthorization
+    }
+
+    /// The URL for the agent after pushing `url`'s parameters; when pushing fails and the server does not require
+    /// it, `url` itself (logged as a warning).
+    func pushed(_ url: URL, client: ClientCredentials, http: OAuthHTTP, logger: Logger) async throws -> URL {
+        do {
+            let (pushedURL, response) = try await PushedAuthorizationRequest(configuration: configuration, client: client,
+                                                                              http: http, logger: logger)
+                .push(url, signed: client.signsRequestObjects)
+            logger.info("authorization request pushed (RFC 9126)", metadata: ["expires_in": "\(response.expiresIn)"])
+            return pushedURL
+        } catch let error as ExternalUserAgentError where !configuration.requirePushedAuthorizationRequests {
+            logger.warning("the pushed authorization request failed; sending the request in the URL instead: \(error.message)")
+            return url
         }
     }
 }

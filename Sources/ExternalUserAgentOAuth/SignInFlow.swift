@@ -30,6 +30,9 @@ public struct SignInFlow: Sendable {
     /// traffic; empty unless set. A property left unset here is taken from the configuration's `[login]` table
     /// (`prompt`, `login-hint`, `max-age`, `acr-values`, `ui-locales`, `resource`).
     public var parameters = AuthorizationParameters()
+    /// Push the authorization request when the server offers it (RFC 9126, ``SignIn/usesPushedAuthorization``);
+    /// `nil`: the configuration's `login.par`, else `true`.
+    public var usesPushedAuthorization: Bool?
     /// How long the whole sign-in may take, from discovery to the last token and key fetched (every request
     /// to the server ends by then too); `nil`: the configuration's `timeouts.authorization`, else 300 s
     /// (``effectiveTimeout``).
@@ -179,6 +182,9 @@ public struct SignInFlow: Sendable {
                             http: http, logger: logger, progress: hooks.progress)
         signIn.redirectURI = receiverOptions["redirect-uri"]
         signIn.parameters = parameters
+        if let uses = usesPushedAuthorization ?? LoginParameterSettings.usesPushedAuthorization(configuration) {
+            signIn.usesPushedAuthorization = uses
+        }
         let (receiver, options) = (self.receiver, receiverOptions)
         return try await signIn.run(chosen: step, of: plan, agentOptions: agentOptions,
                                     receiver: { try receiver.make(options) }, hooks: hooks)

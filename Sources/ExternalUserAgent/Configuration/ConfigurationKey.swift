@@ -39,6 +39,8 @@ public struct ConfigurationKey: Sendable, Hashable, Comparable, CustomStringConv
     public static let loginUILocales = ConfigurationKey(["login", "ui-locales"])
     /// The RFC 8707 `resource` values of a sign-in: an array of absolute URIs.
     public static let loginResource = ConfigurationKey(["login", "resource"])
+    /// Whether a sign-in pushes its authorization request (RFC 9126) when the server offers it; default true.
+    public static let loginPAR = ConfigurationKey(["login", "par"])
     /// How long a sign-in may take, in seconds.
     public static let authorizationTimeout = ConfigurationKey(["timeouts", "authorization"])
     /// How long an agent may take to close, in seconds.

@@ -113,6 +113,8 @@ public final class LocalAuthorizationServer: Sendable {
     private let serving: Mutex<Task<Void, Never>?> = Mutex(nil)
     /// The device authorization grant (RFC 8628), off until enabled.
     public let deviceAuthorization = LocalDeviceAuthorization()
+    /// Pushed authorization requests (RFC 9126), off until enabled.
+    public let pushedAuthorization = LocalPushedAuthorization()
 
     private init(http: LocalHTTPServer, options: LocalAuthorizationServerOptions, signingKey: SigningKey) {
         self.http = http
@@ -207,6 +209,8 @@ public final class LocalAuthorizationServer: Sendable {
             return await userInfo(request)
         case ("POST", "/register") where options.offersRegistration:
             return register(request)
+        case ("POST", "/par") where pushedAuthorization.settings.mode != .off:
+            return pushAuthorization(request)
         case ("POST", "/device_authorization"):
             return deviceAuthorization.authorize(request, clientID: options.clientID, issuer: issuer)
         default:
@@ -229,7 +233,9 @@ public final class LocalAuthorizationServer: Sendable {
             scopes_supported: ["openid", "email", "profile", "offline_access"], subject_types_supported: ["public"],
             authorization_response_iss_parameter_supported: options.sendsIssuerInResponse,
             acr_values_supported: options.acrValuesSupported.isEmpty ? nil : options.acrValuesSupported,
-            device_authorization_endpoint: deviceAuthorization.settings.enabled ? self.issuer + "/device_authorization" : nil))
+            device_authorization_endpoint: deviceAuthorization.settings.enabled ? self.issuer + "/device_authorization" : nil,
+            pushed_authorization_request_endpoint: pushedAuthorization.settings.mode == .off ? nil : self.issuer + "/par",
+            require_pushed_authorization_requests: pushedAuthorization.settings.mode == .required ? true : nil))
     }
 
     private func jwks() -> LocalHTTPServer.Response {
@@ -248,8 +254,13 @@ public final class LocalAuthorizationServer: Sendable {
     /// `GET /authorize`: checks the request, then approves at once or shows the login form.
     private func authorize(_ sent: [String: String]) -> LocalHTTPServer.Response {
         state.withLock { $0.authorizationRequests.append(sent) }
+        let unpushed: [String: String]
+        switch pushedAuthorization.expand(sent) {
+        case .success(let value): unpushed = value
+        case .failure(let refusal): return .text(400, "invalid_request_uri: \(refusal.reason)")
+        }
         let query: [String: String]
-        switch expandRequestObject(sent) {
+        switch expandRequestObject(unpushed) {
         case .success(let value): query = value
         case .failure(let refusal): return .text(400, "invalid_request_object: \(refusal.reason)")
         }
@@ -583,6 +594,8 @@ private struct MetadataDocument: Encodable {
     var authorization_response_iss_parameter_supported: Bool
     var acr_values_supported: [String]?
     var device_authorization_endpoint: String?
+    var pushed_authorization_request_endpoint: String?
+    var require_pushed_authorization_requests: Bool?
 }
 
 private struct TokenDocument: Encodable {
