@@ -111,7 +111,7 @@ public struct LocalAuthorizationServerOptions: Sendable {
     /// secret methods). The token endpoint still accepts every method.
     public var advertisedAuthMethods: [String]?
     /// `acr_values_supported` as advertised (left out when empty): an `acr_values` request naming one of them
-    /// is honoured, the ID token's `acr` being the first such value (``LocalAuthenticationContext``).
+    /// is honoured, the ID token's `acr` being the first such value; with `max_age`, ID tokens carry `auth_time`.
     public var acrValuesSupported: [String] = []
 
     /// A well-behaved server for the public client `test-client` that approves `alice` at once, signs RS256,
