@@ -95,6 +95,9 @@ struct LoginCommand: ParsableCommand {
     @Flag(help: "Do not push the authorization request (RFC 9126 PAR) even when the server offers it; refused when the server requires it.")
     var noPar = false
 
+    @Flag(help: "Ask for DPoP-bound tokens (RFC 9449): a key made for this sign-in, kept with the tokens for refreshes.")
+    var dpop = false
+
     @Option(name: .customLong("param"), help: ArgumentHelp("An extra authorization request parameter (repeatable); names the client sets are refused.", valueName: "name=value"))
     var params: [String] = []
 
@@ -255,6 +258,7 @@ struct LoginCommand: ParsableCommand {
         }
         signIn.parameters = try requestParameters()
         if noPar { signIn.usesPushedAuthorization = false }
+        if dpop { signIn.usesDPoP = true }
         let display = LoginProgress(timeout: signIn.effectiveTimeout)
         signIn.hooks = display.hooks
         let run = Blocking.runInterruptible { [signIn] in

@@ -33,9 +33,9 @@ enum LoginParameterSettings {
         return parameters
     }
 
-    /// `login.par`, when a layer sets it.
-    static func usesPushedAuthorization(_ configuration: Configuration) -> Bool? {
-        guard case .bool(let value)? = configuration[.loginPAR]?.value else { return nil }
+    /// A boolean `[login]` key (`par`, `dpop`), when a layer sets it.
+    static func flag(_ key: ConfigurationKey, _ configuration: Configuration) -> Bool? {
+        guard case .bool(let value)? = configuration[key]?.value else { return nil }
         return value
     }
 

@@ -59,6 +59,10 @@ public struct SignIn: Sendable {
     /// unless the server requires pushing (`require_pushed_authorization_requests`), when it ends the sign-in. Off
     /// with a server that requires it: `invalidOptions` before anything starts.
     public var usesPushedAuthorization = true
+    /// Ask for DPoP-bound tokens (RFC 9449): a new ES256 key for this sign-in, its thumbprint sent as `dpop_jkt`,
+    /// proofs on the token requests, `token_type` `DPoP` required, and the key kept in the ``AuthState`` for
+    /// refreshes. Off by default (Bearer tokens).
+    public var usesDPoP = false
     /// How long to wait for the person to finish in the browser.
     public var timeout: Duration?
     /// The loopback redirect URI registered with the provider (`http://127.0.0.1/callback`), when the
@@ -118,7 +122,8 @@ public struct SignIn: Sendable {
         let client = try self.client.negotiated(with: configuration)
         if client.usesSecret { _ = try client.requiredSecret() }
         let (configuration, scopes, registered) = (self.configuration, self.scopes, redirectURI)
-        let extra = additionalParameters + parameters.authorizationFields
+        let dpopKey = usesDPoP ? DPoPKey() : nil
+        let extra = additionalParameters + parameters.authorizationFields + (dpopKey.map { [("dpop_jkt", $0.thumbprint)] } ?? [])
         logger.info("starting sign-in", metadata: [
             "issuer": "\(configuration.issuer)", "client_id": "\(client.clientID)",
             "agent": "\(agent.descriptor.id)", "receiver": "\(receiver.id)",
@@ -143,10 +148,12 @@ public struct SignIn: Sendable {
                      metadata: ["iss_present": "\(response.issuer != nil)", "refused_before": "\(session.refusedCount)"])
         report(.authorizationResponseAccepted(response))
 
-        let tokens = try await TokenEndpoint(configuration: configuration, client: client, http: http, logger: logger)
-            .exchange(response, for: request, additionalParameters: parameters.tokenFields)
+        var endpoint = TokenEndpoint(configuration: configuration, client: client, http: http, logger: logger)
+        endpoint.dpopKey = dpopKey
+        let tokens = try await endpoint.exchange(response, for: request, additionalParameters: parameters.tokenFields)
         report(.tokensReceived(tokens))
-        return try await finish(tokens: tokens, client: client, authorization: response, nonce: request.nonce)
+        return try await finish(tokens: tokens, client: client, authorization: response, nonce: request.nonce,
+                                dpopKey: dpopKey)
     }
 
     /// Signs in with the device authorization grant (RFC 8628): asks for a user code, hands it to
@@ -238,7 +245,7 @@ public struct SignIn: Sendable {
     /// Connect does not define, may not: who signed in then comes from the UserInfo endpoint when the
     /// server has one, else stays unknown.
     private func finish(tokens: TokenResponse, client: ClientCredentials, authorization: AuthorizationResponse?,
-                        nonce: String?) async throws -> AuthState {
+                        nonce: String?, dpopKey: DPoPKey? = nil) async throws -> AuthState {
         var claims: IDTokenClaims?
         var identity: UserIdentity?
         if let idToken = tokens.idToken {
@@ -263,7 +270,7 @@ public struct SignIn: Sendable {
                         metadata: ["grant": "\(authorization == nil ? "device" : "authorization code")"])
         }
         let state = AuthState(configuration: configuration, client: client, scope: scopes.joined(separator: " "),
-                              tokenResponse: nil, file: file, http: http, logger: logger)
+                              tokenResponse: nil, file: file, http: http, logger: logger, dpopKey: dpopKey)
         try await state.record(authorization: authorization, tokens: tokens, claims: claims, identity: identity)
         if let file { progress?(.saved(file)) }
         logger.info("signed in", metadata: ["issuer": "\(configuration.issuer)", "saved": "\(file?.path ?? "no")"])

@@ -33,6 +33,8 @@ public struct SignInFlow: Sendable {
     /// Push the authorization request when the server offers it (RFC 9126, ``SignIn/usesPushedAuthorization``);
     /// `nil`: the configuration's `login.par`, else `true`.
     public var usesPushedAuthorization: Bool?
+    /// Ask for DPoP-bound tokens (RFC 9449, ``SignIn/usesDPoP``); `nil`: the configuration's `login.dpop`, else `false`.
+    public var usesDPoP: Bool?
     /// How long the whole sign-in may take, from discovery to the last token and key fetched (every request
     /// to the server ends by then too); `nil`: the configuration's `timeouts.authorization`, else 300 s
     /// (``effectiveTimeout``).
@@ -182,9 +184,10 @@ public struct SignInFlow: Sendable {
                             http: http, logger: logger, progress: hooks.progress)
         signIn.redirectURI = receiverOptions["redirect-uri"]
         signIn.parameters = parameters
-        if let uses = usesPushedAuthorization ?? LoginParameterSettings.usesPushedAuthorization(configuration) {
+        if let uses = usesPushedAuthorization ?? LoginParameterSettings.flag(.loginPAR, configuration) {
             signIn.usesPushedAuthorization = uses
         }
+        signIn.usesDPoP = usesDPoP ?? LoginParameterSettings.flag(.loginDPoP, configuration) ?? false
         let (receiver, options) = (self.receiver, receiverOptions)
         return try await signIn.run(chosen: step, of: plan, agentOptions: agentOptions,
                                     receiver: { try receiver.make(options) }, hooks: hooks)

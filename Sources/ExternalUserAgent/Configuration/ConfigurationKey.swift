@@ -41,6 +41,8 @@ public struct ConfigurationKey: Sendable, Hashable, Comparable, CustomStringConv
     public static let loginResource = ConfigurationKey(["login", "resource"])
     /// Whether a sign-in pushes its authorization request (RFC 9126) when the server offers it; default true.
     public static let loginPAR = ConfigurationKey(["login", "par"])
+    /// Whether a sign-in asks for DPoP-bound tokens (RFC 9449); default false.
+    public static let loginDPoP = ConfigurationKey(["login", "dpop"])
     /// How long a sign-in may take, in seconds.
     public static let authorizationTimeout = ConfigurationKey(["timeouts", "authorization"])
     /// How long an agent may take to close, in seconds.

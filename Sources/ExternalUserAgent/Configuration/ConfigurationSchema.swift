@@ -36,7 +36,7 @@ enum ConfigurationSchema {
         .receiverPort: .port, .receiverPortRange: .portRange, .receiverPath: .redirectPath,
         .loginRedirectURI: .redirectURI,
         .loginPrompt: .text, .loginHint: .text, .loginMaxAge: .maxAge, .loginACRValues: .text, .loginUILocales: .text,
-        .loginResource: .textList, .loginPAR: .bool,
+        .loginResource: .textList, .loginPAR: .bool, .loginDPoP: .bool,
         .authorizationTimeout: .seconds, .dismissTimeout: .seconds, .presentTimeout: .seconds, .successPage: .page, .failurePage: .page,
     ]
 

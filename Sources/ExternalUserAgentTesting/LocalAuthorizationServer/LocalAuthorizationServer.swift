@@ -86,6 +86,8 @@ public final class LocalAuthorizationServer: Sendable {
         var idTokenClaims: [String] = []
         /// `auth_time` and `acr` as the sign-in met `max_age` and `acr_values` (``LocalAuthenticationContext``).
         var context = LocalAuthenticationContext()
+        /// The DPoP key thumbprint the grant is bound to: the request's `dpop_jkt`, a refresh token's proof key.
+        var dpopJKT: String?
     }
 
     private struct State {
@@ -115,6 +117,8 @@ public final class LocalAuthorizationServer: Sendable {
     public let deviceAuthorization = LocalDeviceAuthorization()
     /// Pushed authorization requests (RFC 9126), off until enabled.
     public let pushedAuthorization = LocalPushedAuthorization()
+    /// DPoP (RFC 9449) at the token endpoint, off until enabled.
+    public let dpop = LocalDPoP()
 
     private init(http: LocalHTTPServer, options: LocalAuthorizationServerOptions, signingKey: SigningKey) {
         self.http = http
@@ -235,6 +239,7 @@ public final class LocalAuthorizationServer: Sendable {
             acr_values_supported: options.acrValuesSupported.isEmpty ? nil : options.acrValuesSupported,
             device_authorization_endpoint: deviceAuthorization.settings.enabled ? self.issuer + "/device_authorization" : nil,
             pushed_authorization_request_endpoint: pushedAuthorization.settings.mode == .off ? nil : self.issuer + "/par",
+            dpop_signing_alg_values_supported: dpop.settings.enabled ? ["ES256"] : nil,
             require_pushed_authorization_requests: pushedAuthorization.settings.mode == .required ? true : nil))
     }
 
@@ -249,7 +254,7 @@ public final class LocalAuthorizationServer: Sendable {
     /// The request parameters the login form carries back as hidden fields.
     private static let requestParameters = ["client_id", "redirect_uri", "response_type", "scope", "state", "nonce",
                                             "code_challenge", "code_challenge_method", "prompt", "login_hint", "claims",
-                                            "max_age", "acr_values", "ui_locales"]
+                                            "max_age", "acr_values", "ui_locales", "dpop_jkt"]
 
     /// `GET /authorize`: checks the request, then approves at once or shows the login form.
     private func authorize(_ sent: [String: String]) -> LocalHTTPServer.Response {
@@ -380,7 +385,8 @@ public final class LocalAuthorizationServer: Sendable {
                           codeChallenge: query["code_challenge"] ?? "", nonce: query["nonce"],
                           scope: query["scope"] ?? "", subject: subject,
                           idTokenClaims: Self.requestedIDTokenClaims(query["claims"]),
-                          context: LocalAuthenticationContext(query, supported: options.acrValuesSupported))
+                          context: LocalAuthenticationContext(query, supported: options.acrValuesSupported),
+                          dpopJKT: query["dpop_jkt"])
         self.state.withLock { $0.codes[code] = grant }
         return back([("code", code), ("state", state)])
     }
@@ -456,6 +462,15 @@ public final class LocalAuthorizationServer: Sendable {
             return refuse(401, "invalid_client", "this is a public client; it has no secret")
         }
 
+        var proofKey: String?
+        switch dpop.check(request, url: issuer + "/token") {
+        case .accepted(let thumbprint): proofKey = thumbprint
+        case .refused(let response):
+            state.withLock { $0.tokenRequests[index].refusal = "dpop" }
+            return response
+        case .absent: proofKey = nil
+        }
+
         let grant: Grant
         switch grantType {
         case "authorization_code":
@@ -499,10 +514,14 @@ public final class LocalAuthorizationServer: Sendable {
             return refuse(400, "unsupported_grant_type", "grant_type '\(grantType)' is not supported")
         }
 
+        if let bound = grant.dpopJKT, bound != proofKey {
+            return refuse(400, "invalid_dpop_proof", proofKey == nil ? "this grant is bound to a DPoP key; send a proof"
+                : "the proof's key is not the one the grant is bound to (dpop_jkt or the refresh token's)")
+        }
         let refreshToken = "rt-" + Self.randomString(32)
         state.withLock { $0.refreshTokens[refreshToken] = Grant(clientID: grant.clientID, redirectURI: grant.redirectURI,
                                                                  codeChallenge: "", nonce: nil, scope: grant.scope,
-                                                                 subject: grant.subject) }
+                                                                 subject: grant.subject, dpopJKT: proofKey) }
         var idToken: String?
         if grant.scope.split(separator: " ").contains("openid") {
             do {
@@ -516,7 +535,9 @@ public final class LocalAuthorizationServer: Sendable {
         }
         let accessToken = "at-" + Self.randomString(32)
         state.withLock { $0.accessTokens[accessToken] = grant.subject }
-        let document = TokenDocument(access_token: accessToken, token_type: "Bearer",
+        if let proofKey { dpop.bind(accessToken: accessToken, to: proofKey) }
+        let tokenType = proofKey != nil && !dpop.settings.issuesBearer ? "DPoP" : "Bearer"
+        let document = TokenDocument(access_token: accessToken, token_type: tokenType,
                                      expires_in: options.accessTokenLifetime, refresh_token: refreshToken,
                                      id_token: idToken, scope: grant.scope)
         guard !options.tokenResponseOverrides.isEmpty else { return .json(document) }
@@ -595,6 +616,7 @@ private struct MetadataDocument: Encodable {
     var acr_values_supported: [String]?
     var device_authorization_endpoint: String?
     var pushed_authorization_request_endpoint: String?
+    var dpop_signing_alg_values_supported: [String]?
     var require_pushed_authorization_requests: Bool?
 }
 
