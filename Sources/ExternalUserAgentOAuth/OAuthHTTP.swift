@@ -99,9 +99,11 @@ public struct OAuthHTTP: Sendable {
     }
 
     /// GETs `url` with `authorization` as the `Authorization` header (a bearer token) and `accept` as
-    /// `Accept`. Follows no redirect, so the credential never goes to another server.
-    public func get(_ url: URL, authorization: String, accept: String) async throws -> Response {
-        let headers: HTTPHeaders = ["Accept": accept, "User-Agent": "eua", "Authorization": authorization]
+    /// `Accept`, then `extraHeaders` (a `DPoP` proof). Follows no redirect, so the credential never goes to another server.
+    public func get(_ url: URL, authorization: String, accept: String,
+                    headers extraHeaders: [(String, String)] = []) async throws -> Response {
+        var headers: HTTPHeaders = ["Accept": accept, "User-Agent": "eua", "Authorization": authorization]
+        for (name, value) in extraHeaders { headers.add(name: name, value: value) }
         return Response(try await client.execute(.GET, url, headers: headers))
     }
 

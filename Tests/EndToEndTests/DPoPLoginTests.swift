@@ -81,4 +81,34 @@ struct DPoPLoginTests {
         #expect(server.dpop.records.count == 1 && server.dpop.records.first?.refusal == nil, "the proof itself was good")
         #expect(!FileManager.default.fileExists(atPath: stateFile))
     }
+
+    @Test("eua userinfo with a DPoP-bound token: Authorization DPoP and a proof with ath by the same key; Bearer is refused")
+    func userInfo() async throws {
+        let server = try await LocalAuthorizationServer.start()
+        defer { Task { await server.stop() } }
+        server.dpop.update { $0.enabled = true }
+        let folder = try TemporaryFolder()
+        let stateFile = folder.path + "/state.json"
+        let login = try await login(server, stateFile: stateFile)
+        #expect(login.status == 0, "stderr: \(login.stderr)")
+        let thumbprint = try #require(server.dpop.records.last?.thumbprint)
+        let result = try await eua(["userinfo", "--state-file", stateFile])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        #expect(result.stdout.contains("sub: alice"), "\(result.stdout)")
+        #expect(server.userInfoRequests.last?.tokenPlacement == "dpop")
+        #expect(server.userInfoRequests.last?.answeredSubject == "alice")
+        let proof = try #require(server.dpop.records.last)
+        #expect(proof.htm == "GET" && proof.htu == server.issuer + "/userinfo" && proof.refusal == nil)
+        #expect(proof.thumbprint == thumbprint)
+
+        let tokens = try #require(try Self.state(stateFile)["token_response"] as? [String: Any])
+        let accessToken = try #require(tokens["access_token"] as? String)
+        let connection = try RawConnection(port: server.port)
+        defer { connection.close() }
+        _ = connection.send("GET /userinfo HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(accessToken)\r\n"
+            + "Connection: close\r\n\r\n")
+        let answer = connection.readAll()
+        #expect(RawConnection.status(of: answer) == 401)
+        #expect(answer.contains("this access token is DPoP-bound"))
+    }
 }

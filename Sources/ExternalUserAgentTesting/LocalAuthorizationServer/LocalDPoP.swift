@@ -44,7 +44,7 @@ public final class LocalDPoP: Sendable {
         public var nonce: String?
     }
 
-    private struct State {
+    fileprivate struct State {
         var settings = Settings()
         var records: [Record] = []
         var seen: Set<String> = []
@@ -52,7 +52,7 @@ public final class LocalDPoP: Sendable {
         var bound: [String: String] = [:]
     }
 
-    private let state = Mutex(State())
+    fileprivate let state = Mutex(State())
 
     init() {}
 
@@ -153,6 +153,33 @@ public final class LocalDPoP: Sendable {
                 record.refusal = refusal.reason
                 return .refused(.json(["error": "invalid_dpop_proof", "error_description": refusal.reason], status: 400))
             }
+        }
+    }
+}
+
+extension LocalDPoP {
+    /// A resource request's check (RFC 9449 §7): a token bound to a key must come as `Authorization: DPoP` with a
+    /// valid proof (`ath` included) by that key; an unbound one must not claim DPoP. The refusal, or `nil`.
+    func checkResource(_ request: LocalHTTPServer.Request, accessToken: String, scheme: String, url: String) -> String? {
+        let bound = boundKey(ofAccessToken: accessToken)
+        guard let bound else { return scheme == "dpop" ? "this access token is not DPoP-bound; send it as Bearer" : nil }
+        guard scheme == "dpop", let proof = request.header("DPoP") else {
+            return "this access token is DPoP-bound: send it as 'Authorization: DPoP' with a proof"
+        }
+        return state.withLock { state in
+            var record = Record(htm: request.method, htu: url)
+            defer { state.records.append(record) }
+            switch Self.verify(proof, method: request.method, url: url, accessToken: accessToken, seen: &state.seen) {
+            case .success(let verified) where verified.thumbprint == bound:
+                record.thumbprint = verified.thumbprint
+                return nil
+            case .success(let verified):
+                record.thumbprint = verified.thumbprint
+                record.refusal = "the proof's key is not the token's (cnf.jkt)"
+            case .failure(let refusal):
+                record.refusal = refusal.reason
+            }
+            return record.refusal
         }
     }
 }
