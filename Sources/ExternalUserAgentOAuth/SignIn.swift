@@ -61,7 +61,7 @@ public struct SignIn: Sendable {
     public var usesPushedAuthorization = true
     /// Ask for DPoP-bound tokens (RFC 9449): a new ES256 key for this sign-in, its thumbprint sent as `dpop_jkt`,
     /// proofs on the token requests, `token_type` `DPoP` required, and the key kept in the ``AuthState`` for
-    /// refreshes. Off by default (Bearer tokens).
+    /// refreshes. Off by default (Bearer tokens). The device grant refuses it (`invalidOptions`).
     public var usesDPoP = false
     /// How long to wait for the person to finish in the browser.
     public var timeout: Duration?
@@ -166,6 +166,11 @@ public struct SignIn: Sendable {
                                     show: @Sendable (DeviceAuthorizationResponse) -> Void = SignIn.showOnStandardError,
                                     onEvent: @Sendable (DeviceAuthorization.PollEvent) -> Void = { _ in })
         async throws -> AuthState where C.Duration == Duration {
+        if usesDPoP {
+            throw ExternalUserAgentError(.invalidOptions,
+                "DPoP-bound tokens (--dpop) are asked for in the code flow only; sign in with a browser or the manual agent "
+                    + "(--flow browser or manual), or without --dpop")
+        }
         let client = try self.client.negotiated(with: configuration)
         if client.usesSecret { _ = try client.requiredSecret() }
         let device = DeviceAuthorization(configuration: configuration, client: client, scopes: scopes, timeout: timeout,
