@@ -30,9 +30,10 @@ public struct AuthorizationParameters: Sendable {
         "prompt", "login_hint", "max_age", "acr_values", "ui_locales", "resource",
     ]
     /// The names a free extra authorization parameter cannot have: ``AuthorizationRequest/reservedParameters``,
-    /// ``typedParameters``, and `request` and `request_uri`, which carry a whole request.
+    /// ``typedParameters``, `request` and `request_uri`, which carry a whole request, and `dpop_jkt`, which a DPoP
+    /// sign-in sets (``SignIn/usesDPoP``).
     public static let reservedAuthorizationParameters: Set<String> =
-        AuthorizationRequest.reservedParameters.union(typedParameters).union(["request", "request_uri"])
+        AuthorizationRequest.reservedParameters.union(typedParameters).union(["request", "request_uri", "dpop_jkt"])
     /// The names a free extra token request parameter cannot have: those of the grants and of client
     /// authentication, and `resource` (set ``resources``).
     public static let reservedTokenParameters: Set<String> = [

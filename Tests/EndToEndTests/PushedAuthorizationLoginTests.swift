@@ -109,4 +109,31 @@ struct PushedAuthorizationLoginTests {
         #expect(server.authorizationRequests.first?["code_challenge"] != nil)
         #expect(server.authorizationRequests.first?["request_uri"] == nil)
     }
+
+    @Test("a signed request object is pushed, with private_key_jwt at the push endpoint; repeated resources are an array in it")
+    func pushedRequestObject() async throws {
+        let key = TestClientKey.p256()
+        var options = LocalAuthorizationServerOptions()
+        options.clientPublicKeys = [key.publicJWK]
+        let server = try await LocalAuthorizationServer.start(options)
+        defer { Task { await server.stop() } }
+        server.pushedAuthorization.update { $0.mode = .required }
+        let folder = try TemporaryFolder()
+        let keyPath = folder.path + "/client-key.pem"
+        try key.privateKeyPEM.write(toFile: keyPath, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyPath)
+        let result = try await login(server, stateFile: folder.path + "/state.json", [
+            "--request-object", "--client-auth", "private_key_jwt", "--client-key", keyPath,
+            "--resource", "https://a.example/", "--resource", "https://b.example/",
+        ])
+        #expect(result.status == 0, "stderr: \(result.stderr)")
+        let push = try #require(server.pushedAuthorization.records.first)
+        #expect(push.clientAuthentication == "private_key_jwt" && push.refusal == nil)
+        #expect(push.parameters.contains { $0.name == "request" })
+        #expect(Set(server.authorizationRequests[0].keys) == ["client_id", "request_uri"])
+        let record = try #require(server.requestObjects.first)
+        #expect(record.refusal == nil)
+        #expect(record.claims?["resource"] == .array([.string("https://a.example/"), .string("https://b.example/")]))
+        #expect(server.tokenRequests.first?.values(of: "resource") == ["https://a.example/", "https://b.example/"])
+    }
 }

@@ -67,6 +67,7 @@ struct AuthorizationParametersTests {
         (AuthorizationParameters(extraAuthorizationParameters: [("nonce", "n")]),
          "the extra authorization parameter 'nonce' is reserved: the client sets it itself; remove it"),
         (AuthorizationParameters(extraAuthorizationParameters: [("request_uri", "urn:x")]), "'request_uri' is reserved"),
+        (AuthorizationParameters(extraAuthorizationParameters: [("dpop_jkt", "x")]), "'dpop_jkt' is reserved"),
         (AuthorizationParameters(extraAuthorizationParameters: [("max_age", "1")]),
          "set the typed parameter instead (eua login --max-age)"),
         (AuthorizationParameters(extraAuthorizationParameters: [("", "v")]), "has an empty name"),
