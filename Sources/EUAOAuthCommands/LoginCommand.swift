@@ -75,6 +75,36 @@ struct LoginCommand: ParsableCommand {
     @Option(help: "The scopes to ask for, space-separated.")
     var scope: String = "openid"
 
+    @Option(help: ArgumentHelp("What the provider should show: none, login, consent, select_account (several space- or comma-separated; none alone).", valueName: "values"))
+    var prompt: String?
+
+    @Option(help: ArgumentHelp("The account the person will likely sign in with (login_hint).", valueName: "account"))
+    var loginHint: String?
+
+    @Option(help: ArgumentHelp("The longest time since the person last signed in at the provider (max_age); the ID token's auth_time is then checked.", valueName: "seconds"))
+    var maxAge: Int?
+
+    @Option(help: ArgumentHelp("Authentication context classes to ask for, space-separated (acr_values); the ID token's acr is checked when the server lists one of them in acr_values_supported.", valueName: "values"))
+    var acrValues: String?
+
+    @Option(help: ArgumentHelp("Languages for the provider's pages, space-separated BCP 47 tags (ui_locales).", valueName: "tags"))
+    var uiLocales: String?
+
+    @Option(help: ArgumentHelp("An API the tokens are for, an absolute URI without fragment (RFC 8707; repeatable), sent in the authorization and token requests.", valueName: "uri"))
+    var resource: [String] = []
+
+    @Flag(help: "Do not push the authorization request (RFC 9126 PAR) even when the server offers it; refused when the server requires it.")
+    var noPar = false
+
+    @Flag(help: "Ask for DPoP-bound tokens (RFC 9449): a key made for this sign-in, kept with the tokens for refreshes.")
+    var dpop = false
+
+    @Option(name: .customLong("param"), help: ArgumentHelp("An extra authorization request parameter (repeatable); names the client sets are refused.", valueName: "name=value"))
+    var params: [String] = []
+
+    @Option(name: .customLong("token-param"), help: ArgumentHelp("An extra token request parameter for the code exchange (repeatable); names the client sets are refused.", valueName: "name=value"))
+    var tokenParams: [String] = []
+
     @Option(help: "The user agent id (see 'eua agents'); it forces that agent. Default: the automatic chain (see the discussion).")
     var agent: String?
 
@@ -159,6 +189,11 @@ struct LoginCommand: ParsableCommand {
                 throw ValidationError("--id-token-alg: \(error.message)")
             }
         }
+        do {
+            try requestParameters().validate()
+        } catch let error as ExternalUserAgentError {
+            throw ValidationError(error.message)
+        }
         if let flow {
             guard let step = SignInStep(rawValue: flow) else {
                 throw ValidationError("--flow must be browser, device or manual")
@@ -235,6 +270,9 @@ struct LoginCommand: ParsableCommand {
                 + "(the name may not resolve to this machine's loopback); eua listens on both 127.0.0.1 and [::1]. "
                 + "Register http://127.0.0.1/… instead where the provider allows it.")
         }
+        signIn.parameters = try requestParameters()
+        if noPar { signIn.usesPushedAuthorization = false }
+        if dpop { signIn.usesDPoP = true }
         let display = LoginProgress(timeout: signIn.effectiveTimeout)
         signIn.hooks = display.hooks
         let run = Blocking.runInterruptible { [signIn] in
@@ -267,6 +305,26 @@ struct LoginCommand: ParsableCommand {
 }
 
 extension LoginCommand {
+    /// The request parameters of `--prompt`, `--login-hint`, `--max-age`, `--acr-values`, `--ui-locales`,
+    /// `--resource`, `--param` and `--token-param`; throws `invalidOptions` for a bad `--prompt` or a
+    /// `--param`/`--token-param` that is not name=value (the rest is checked by `validate()`).
+    func requestParameters() throws -> AuthorizationParameters {
+        func words(_ text: String?) -> [String] { (text ?? "").split(separator: " ").map(String.init) }
+        func pairs(_ given: [String], _ flag: String) throws -> [(name: String, value: String)] {
+            try given.map { text in
+                guard let equals = text.firstIndex(of: "=") else {
+                    throw ExternalUserAgentError(.invalidOptions, "\(flag) '\(text)' is not name=value")
+                }
+                return (String(text[..<equals]), String(text[text.index(after: equals)...]))
+            }
+        }
+        return AuthorizationParameters(
+            prompt: try prompt.map { try Prompt.parse($0, source: "--prompt") } ?? [], loginHint: loginHint,
+            maxAge: maxAge, acrValues: words(acrValues), uiLocales: words(uiLocales), resources: resource,
+            extraAuthorizationParameters: try pairs(params, "--param"),
+            extraTokenParameters: try pairs(tokenParams, "--token-param"))
+    }
+
     /// `--issuer`, or the issuer WebFinger finds for `--account`.
     func resolvedIssuer(logger: Logger) throws -> String {
         if let issuer { return issuer }
@@ -299,6 +357,8 @@ struct TokenOutput: Encodable {
     var state_file: String
     /// Requests to the redirect URI that were turned away while the sign-in waited (login only).
     var refused_callbacks: Int?
+    /// Every claim of the validated ID token but the per-request ones (``IDTokenClaims/displayableClaims``).
+    var claims: [String: JSONValue]?
 
     init(tokens: TokenResponse, claims: IDTokenClaims?, identity: UserIdentity?, client: ClientCredentials, issuer: String,
          stateFile: String, refusedCallbacks: Int? = nil) {
@@ -317,6 +377,7 @@ struct TokenOutput: Encodable {
         client_auth = client.authenticationMethod.rawValue
         state_file = stateFile
         refused_callbacks = refusedCallbacks
+        self.claims = claims?.displayableClaims
     }
 
     func jsonText() throws -> String {

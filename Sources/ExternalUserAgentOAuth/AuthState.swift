@@ -34,6 +34,8 @@ public actor AuthState {
     public private(set) var authorizationError: OAuthErrorResponse?
     /// Where the state is saved after each change, if anywhere.
     public nonisolated let file: AuthStateFile?
+    /// The key of a DPoP sign-in (RFC 9449), which every refresh proves again; saved with the tokens, never printed.
+    public nonisolated let dpopKey: DPoPKey?
 
     private let validator: IDTokenValidator
     private let endpoint: TokenEndpoint
@@ -46,16 +48,18 @@ public actor AuthState {
     public init(configuration: ServiceConfiguration, client: ClientCredentials, scope: String?,
                 authorizationResponse: AuthorizationResponse? = nil, tokenResponse: TokenResponse?,
                 idTokenClaims: IDTokenClaims? = nil, authorizationError: OAuthErrorResponse? = nil,
-                file: AuthStateFile? = nil, http: OAuthHTTP = OAuthHTTP(), logger: Logger = Logger(label: "eua.oauth")) {
+                file: AuthStateFile? = nil, http: OAuthHTTP = OAuthHTTP(), logger: Logger = Logger(label: "eua.oauth"),
+                dpopKey: DPoPKey? = nil) {
         self.init(configuration: configuration, client: client, scope: scope, authorizationResponse: authorizationResponse,
                   tokenResponse: tokenResponse, idTokenClaims: idTokenClaims, identity: nil,
-                  authorizationError: authorizationError, file: file, revision: 0, http: http, logger: logger)
+                  authorizationError: authorizationError, file: file, revision: 0, http: http, logger: logger,
+                  dpopKey: dpopKey)
     }
 
     private init(configuration: ServiceConfiguration, client: ClientCredentials, scope: String?,
                  authorizationResponse: AuthorizationResponse?, tokenResponse: TokenResponse?,
                  idTokenClaims: IDTokenClaims?, identity: UserIdentity?, authorizationError: OAuthErrorResponse?,
-                 file: AuthStateFile?, revision: Int, http: OAuthHTTP, logger: Logger) {
+                 file: AuthStateFile?, revision: Int, http: OAuthHTTP, logger: Logger, dpopKey: DPoPKey?) {
         self.configuration = configuration
         self.client = client
         self.scope = scope
@@ -67,7 +71,10 @@ public actor AuthState {
         self.file = file
         self.revision = revision
         self.validator = IDTokenValidator(configuration: configuration, client: client, http: http, logger: logger)
-        self.endpoint = TokenEndpoint(configuration: configuration, client: client, http: http, logger: logger)
+        var endpoint = TokenEndpoint(configuration: configuration, client: client, http: http, logger: logger)
+        endpoint.dpopKey = dpopKey
+        self.endpoint = endpoint
+        self.dpopKey = dpopKey
         self.logger = logger
     }
 
@@ -219,7 +226,8 @@ public actor AuthState {
     private func persist(to file: AuthStateFile) throws {
         let contents = AuthStateFile.Contents(configuration: configuration, client: client, scope: scope,
                                               tokenResponse: lastTokenResponse, idTokenClaims: idTokenClaims,
-                                              identity: identity, authorizationError: authorizationError)
+                                              identity: identity, authorizationError: authorizationError,
+                                              dpopKey: dpopKey)
         let isOwn = file == self.file
         let written = try file.save(contents, over: isOwn && revision > 0 ? revision : nil)
         if isOwn { revision = written }
@@ -241,6 +249,7 @@ public actor AuthState {
                          authorizationResponse: nil, tokenResponse: contents.tokenResponse,
                          idTokenClaims: contents.idTokenClaims, identity: contents.identity,
                          authorizationError: contents.authorizationError,
-                         file: file, revision: max(contents.revision, 1), http: http, logger: logger)
+                         file: file, revision: max(contents.revision, 1), http: http, logger: logger,
+                         dpopKey: contents.dpopKey)
     }
 }

@@ -72,10 +72,13 @@ public struct AuthStateFile: Sendable, Hashable {
         var idTokenClaims: IDTokenClaims?
         var identity: UserIdentity?
         var authorizationError: OAuthErrorResponse?
+        /// The DPoP private key (a JWK), for a DPoP sign-in.
+        var dpopKey: DPoPKey?
 
         init(configuration: ServiceConfiguration, client: ClientCredentials, scope: String?,
              tokenResponse: TokenResponse?, idTokenClaims: IDTokenClaims?, identity: UserIdentity? = nil,
-             authorizationError: OAuthErrorResponse?) {
+             authorizationError: OAuthErrorResponse?, dpopKey: DPoPKey? = nil) {
+            self.dpopKey = dpopKey
             self.configuration = configuration
             self.client = client
             self.scope = scope
@@ -91,6 +94,7 @@ public struct AuthStateFile: Sendable, Hashable {
             case idTokenClaims = "id_token_claims"
             case identity = "userinfo"
             case authorizationError = "authorization_error"
+            case dpopKey = "dpop_key"
         }
 
         init(from decoder: any Decoder) throws {
@@ -108,6 +112,7 @@ public struct AuthStateFile: Sendable, Hashable {
             idTokenClaims = try container.decodeIfPresent(IDTokenClaims.self, forKey: .idTokenClaims)
             identity = try container.decodeIfPresent(UserIdentity.self, forKey: .identity)
             authorizationError = try container.decodeIfPresent(OAuthErrorResponse.self, forKey: .authorizationError)
+            dpopKey = try container.decodeIfPresent(DPoPKey.self, forKey: .dpopKey)
         }
 
         func encode(to encoder: any Encoder) throws {
@@ -122,6 +127,7 @@ public struct AuthStateFile: Sendable, Hashable {
             try container.encodeIfPresent(idTokenClaims, forKey: .idTokenClaims)
             try container.encodeIfPresent(identity, forKey: .identity)
             try container.encodeIfPresent(authorizationError, forKey: .authorizationError)
+            try container.encodeIfPresent(dpopKey, forKey: .dpopKey)
         }
     }
 

@@ -17,8 +17,16 @@ extension AuthState {
                     + "§5.3.2); sign in with the 'openid' scope")
         }
         let tokens = try await freshTokens()
-        return try await UserInfoEndpoint(configuration: configuration, client: client, signingAlgorithm: signingAlgorithm,
-                                          http: http, logger: logger)
-            .fetch(accessToken: tokens.accessToken, expectedSubject: subject, placement: placement)
+        var endpoint = UserInfoEndpoint(configuration: configuration, client: client, signingAlgorithm: signingAlgorithm,
+                                        http: http, logger: logger)
+        if tokens.tokenType.lowercased() == "dpop" {
+            guard placement == .authorizationHeader else {
+                throw ExternalUserAgentError(.invalidOptions,
+                    "a DPoP-bound access token is sent in the Authorization header with a proof, not in a form body "
+                        + "(RFC 9449 §7.1); leave the placement at the header")
+            }
+            endpoint.dpopKey = dpopKey
+        }
+        return try await endpoint.fetch(accessToken: tokens.accessToken, expectedSubject: subject, placement: placement)
     }
 }

@@ -32,18 +32,25 @@ public struct IDTokenClaims: Sendable, Hashable, Codable {
     public var email: String?
     /// `preferred_username`: the name the person goes by, for display; `nil` when absent or not a string.
     public var preferredUsername: String?
+    /// `acr`: the authentication context class the provider says the person's sign-in met, when it says.
+    public var authenticationContextClass: String?
+    /// Every claim of the token as JSON, the standard ones included: groups, roles, custom and nested claims
+    /// (`allClaims["groups"]`). The typed properties above are what was checked; when one was changed after
+    /// reading, it wins over its entry here when the claims are encoded.
+    public var allClaims: [String: JSONValue]
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case issuer = "iss", subject = "sub", audience = "aud", expiration = "exp", issuedAt = "iat"
         case nonce, authorizedParty = "azp", authTime = "auth_time", name, email
-        case preferredUsername = "preferred_username"
+        case preferredUsername = "preferred_username", authenticationContextClass = "acr"
     }
 
     /// Claims from values at hand (tests, a saved state); nothing is checked here, and a time outside 1970…9999
     /// fails only when encoded.
     public init(issuer: String, subject: String, audience: [String], expiration: Date, issuedAt: Date,
                 nonce: String? = nil, authorizedParty: String? = nil, authTime: Date? = nil, name: String? = nil,
-                email: String? = nil, preferredUsername: String? = nil) {
+                email: String? = nil, preferredUsername: String? = nil, authenticationContextClass: String? = nil,
+                allClaims: [String: JSONValue] = [:]) {
         self.issuer = issuer
         self.subject = subject
         self.audience = audience
@@ -55,6 +62,8 @@ public struct IDTokenClaims: Sendable, Hashable, Codable {
         self.name = name
         self.email = email
         self.preferredUsername = preferredUsername
+        self.authenticationContextClass = authenticationContextClass
+        self.allClaims = allClaims
     }
 
     /// Reads the claims with the rules of `JSONFields`: `iss`, `sub`, `aud`, `exp` and `iat` are required,
@@ -74,11 +83,21 @@ public struct IDTokenClaims: Sendable, Hashable, Codable {
         name = fields.lenientString(.name)
         email = fields.lenientString(.email)
         preferredUsername = fields.lenientString(.preferredUsername)
+        authenticationContextClass = try fields.optionalString(.authenticationContextClass)
+        let every = try decoder.container(keyedBy: ClaimName.self)
+        var all: [String: JSONValue] = [:]
+        for key in every.allKeys { all[key.stringValue] = try every.decode(JSONValue.self, forKey: key) }
+        allClaims = all
     }
 
-    /// Writes the claims back as JSON; a time outside 1970…9999 (set through the initializer) throws
-    /// `EncodingError.invalidValue` rather than trapping.
+    /// Writes the claims back as JSON: ``allClaims``, with the typed properties over them; a time outside
+    /// 1970…9999 (set through the initializer) throws `EncodingError.invalidValue` rather than trapping.
     public func encode(to encoder: any Encoder) throws {
+        var every = encoder.container(keyedBy: ClaimName.self)
+        let typed = Set(CodingKeys.allCases.map(\.stringValue))
+        for (name, value) in allClaims where !typed.contains(name) {
+            try every.encode(value, forKey: ClaimName(name))
+        }
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(issuer, forKey: .issuer)
         try container.encode(subject, forKey: .subject)
@@ -92,6 +111,13 @@ public struct IDTokenClaims: Sendable, Hashable, Codable {
         try container.encodeIfPresent(name, forKey: .name)
         try container.encodeIfPresent(email, forKey: .email)
         try container.encodeIfPresent(preferredUsername, forKey: .preferredUsername)
+        try container.encodeIfPresent(authenticationContextClass, forKey: .authenticationContextClass)
+    }
+
+    /// The claims for display (`eua login --json`): ``allClaims`` without the values that belong to one
+    /// request (`nonce`) or are hashes of a token or code (`at_hash`, `c_hash`, `s_hash`).
+    public var displayableClaims: [String: JSONValue] {
+        allClaims.filter { !["nonce", "at_hash", "c_hash", "s_hash"].contains($0.key) }
     }
 
     /// Whole seconds since 1970 for a NumericDate claim, checked first.
@@ -106,6 +132,15 @@ public struct IDTokenClaims: Sendable, Hashable, Codable {
 
     /// The person's most readable name: `preferred_username`, `name`, `email`, then `sub`.
     public var displayName: String { preferredUsername ?? name ?? email ?? subject }
+}
+
+/// Any claim's name, to read and write every claim of a token.
+struct ClaimName: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(_ name: String) { stringValue = name }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
 }
 
 /// The JOSE header fields this client looks at (RFC 7515 §4.1).

@@ -24,6 +24,13 @@ public struct OAuthHTTP: Sendable {
         public var body: Data
         /// The `Date` header as sent, when there is one (``ProviderCheck`` estimates clock skew from it).
         public var date: String? = nil
+        /// Every header as sent, in order.
+        public var headers: [(name: String, value: String)] = []
+
+        /// The first header named `name` (any case), when there is one.
+        public func header(named name: String) -> String? {
+            headers.first { $0.name.lowercased() == name.lowercased() }?.value
+        }
     }
 
     /// How long one request may take: name lookup, connecting, TLS, redirects and the whole body. A refused
@@ -92,18 +99,22 @@ public struct OAuthHTTP: Sendable {
     }
 
     /// GETs `url` with `authorization` as the `Authorization` header (a bearer token) and `accept` as
-    /// `Accept`. Follows no redirect, so the credential never goes to another server.
-    public func get(_ url: URL, authorization: String, accept: String) async throws -> Response {
-        let headers: HTTPHeaders = ["Accept": accept, "User-Agent": "eua", "Authorization": authorization]
+    /// `Accept`, then `extraHeaders` (a `DPoP` proof). Follows no redirect, so the credential never goes to another server.
+    public func get(_ url: URL, authorization: String, accept: String,
+                    headers extraHeaders: [(String, String)] = []) async throws -> Response {
+        var headers: HTTPHeaders = ["Accept": accept, "User-Agent": "eua", "Authorization": authorization]
+        for (name, value) in extraHeaders { headers.add(name: name, value: value) }
         return Response(try await client.execute(.GET, url, headers: headers))
     }
 
     /// POSTs `fields` as `application/x-www-form-urlencoded`, with `authorization` as the
-    /// `Authorization` header when given.
-    public func postForm(_ url: URL, fields: [(String, String)], authorization: String? = nil) async throws -> Response {
+    /// `Authorization` header when given, and `extraHeaders` (a `DPoP` proof) after the others.
+    public func postForm(_ url: URL, fields: [(String, String)], authorization: String? = nil,
+                         headers extraHeaders: [(String, String)] = []) async throws -> Response {
         var headers = Self.headers
         headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
         if let authorization { headers.add(name: "Authorization", value: authorization) }
+        for (name, value) in extraHeaders { headers.add(name: name, value: value) }
         let body = ByteBuffer(string: FormCoding.encode(fields))
         return Response(try await client.execute(.POST, url, headers: headers, body: body))
     }
@@ -134,6 +145,7 @@ public struct OAuthHTTP: Sendable {
 extension OAuthHTTP.Response {
     init(_ response: HTTPRequestClient.Response) {
         self.init(status: response.status, contentType: response.headers.first(name: "Content-Type"),
-                  body: Data(response.body.readableBytesView), date: response.headers.first(name: "Date"))
+                  body: Data(response.body.readableBytesView), date: response.headers.first(name: "Date"),
+                  headers: response.headers.map { (name: $0.name, value: $0.value) })
     }
 }

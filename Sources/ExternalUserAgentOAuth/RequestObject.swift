@@ -33,7 +33,13 @@ enum RequestObject {
         for parameter in request.additionalParameters {
             // `claims` is a JSON object inside a request object (OpenID Connect Core §6.1), not a string.
             let object = parameter.name == "claims" ? try? JSONDecoder().decode(JSONValue.self, from: Data(parameter.value.utf8)) : nil
-            claims[parameter.name] = object ?? .string(parameter.value)
+            let value = object ?? .string(parameter.value)
+            // A repeated parameter (RFC 8707 `resource`) becomes an array of its values.
+            switch claims[parameter.name] {
+            case .array(let values)?: claims[parameter.name] = .array(values + [value])
+            case let first?: claims[parameter.name] = .array([first, value])
+            case nil: claims[parameter.name] = value
+            }
         }
         let issued = now.timeIntervalSince1970.rounded(.down)
         claims["iss"] = .string(client.clientID)

@@ -40,6 +40,14 @@ public struct ServiceConfiguration: Sendable, Hashable, Codable {
     /// Client authentication methods the revocation endpoint accepts, when advertised (informational: the
     /// client authenticates there as at the token endpoint).
     public var revocationEndpointAuthMethodsSupported: [String]? = nil
+    /// OpenID Connect Discovery `acr_values_supported`: the authentication context classes the server says it
+    /// can meet; a sign-in that asks for one of them checks the ID token's `acr` (``AuthorizationParameters``).
+    public var acrValuesSupported: [String]? = nil
+    /// RFC 9126: where the client pushes its authorization request; ``SignIn`` then pushes on its own.
+    public var pushedAuthorizationRequestEndpoint: URL? = nil
+    /// RFC 9126 `require_pushed_authorization_requests`: the server accepts only pushed requests, so a failed
+    /// push ends the sign-in.
+    public var requirePushedAuthorizationRequests: Bool = false
 
     /// A configuration built by hand, for a server that publishes no metadata: only the issuer and the
     /// authorization and token endpoints are required. ``registrationEndpoint``, ``endSessionEndpoint`` and
@@ -75,6 +83,9 @@ public struct ServiceConfiguration: Sendable, Hashable, Codable {
         case endSessionEndpoint = "end_session_endpoint"
         case revocationEndpoint = "revocation_endpoint"
         case revocationEndpointAuthMethodsSupported = "revocation_endpoint_auth_methods_supported"
+        case acrValuesSupported = "acr_values_supported"
+        case pushedAuthorizationRequestEndpoint = "pushed_authorization_request_endpoint"
+        case requirePushedAuthorizationRequests = "require_pushed_authorization_requests"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -97,6 +108,14 @@ public struct ServiceConfiguration: Sendable, Hashable, Codable {
         revocationEndpoint = Self.webURL(try? container.decodeIfPresent(URL.self, forKey: .revocationEndpoint))
         revocationEndpointAuthMethodsSupported =
             try? container.decodeIfPresent([String].self, forKey: .revocationEndpointAuthMethodsSupported)
+        // Not a list of strings: treated as absent, so no acr is checked (the request is then voluntary).
+        acrValuesSupported = try? container.decodeIfPresent([String].self, forKey: .acrValuesSupported)
+        // Not an http(s) URL: treated as absent, so a server that requires pushing then fails the sign-in with a
+        // clear error.
+        pushedAuthorizationRequestEndpoint =
+            Self.webURL(try? container.decodeIfPresent(URL.self, forKey: .pushedAuthorizationRequestEndpoint))
+        requirePushedAuthorizationRequests =
+            (try? container.decodeIfPresent(Bool.self, forKey: .requirePushedAuthorizationRequests)) ?? false
     }
 
     /// `url` when it is an http or https URL with a host, else `nil`.

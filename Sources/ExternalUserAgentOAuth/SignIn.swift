@@ -51,6 +51,18 @@ public struct SignIn: Sendable {
     public var scopes: [String]
     /// Extra authorization parameters (`prompt`, `login_hint`…); they cannot replace the security ones.
     public var additionalParameters: [(name: String, value: String)]
+    /// The typed request parameters (`prompt`, `max_age`, `resource`…) and the free extras for the authorization
+    /// and token requests, with the ID token checks they bring (``AuthorizationParameters``); empty unless set.
+    public var parameters = AuthorizationParameters()
+    /// Push the authorization request (RFC 9126) when the server advertises a
+    /// `pushed_authorization_request_endpoint` (the default); a failed push then falls back to the plain request,
+    /// unless the server requires pushing (`require_pushed_authorization_requests`), when it ends the sign-in. Off
+    /// with a server that requires it: `invalidOptions` before anything starts.
+    public var usesPushedAuthorization = true
+    /// Ask for DPoP-bound tokens (RFC 9449): a new ES256 key for this sign-in, its thumbprint sent as `dpop_jkt`,
+    /// proofs on the token requests, `token_type` `DPoP` required, and the key kept in the ``AuthState`` for
+    /// refreshes. Off by default (Bearer tokens). The device grant refuses it (`invalidOptions`).
+    public var usesDPoP = false
     /// How long to wait for the person to finish in the browser.
     public var timeout: Duration?
     /// The redirect URI registered with the provider — loopback (`http://127.0.0.1/callback`) or a private-use
@@ -87,8 +99,11 @@ public struct SignIn: Sendable {
     /// Throws `ExternalUserAgentError`: the session's codes (`userCanceled`,
     /// `timedOut`…; a callback with a wrong `state` is turned away and the flow waits on, so it ends as
     /// `timedOut` when the right one never comes), `issuerMismatch`, `oauthError`, `tokenRequestFailed`,
-    /// `idTokenInvalid`, `stateFileInvalid`.
+    /// `idTokenInvalid` (also for an ID token that fails the checks of ``parameters``), `stateFileInvalid`, and
+    /// `invalidOptions` for ``parameters`` that ``AuthorizationParameters/validate()`` refuses, before anything starts.
     public func run(agent: any ExternalUserAgent, receiver: any RedirectReceiver) async throws -> AuthState {
+        try parameters.validate()
+        let pushes = try pushDecision()
         // The state is made first and given to the session (and so to the receiver): a request with a
         // wrong `state` is answered 400 and the flow waits on for the right one until its deadline, so a
         // stray request — or a web page trying ports — never ends a sign-in.
@@ -106,7 +121,9 @@ public struct SignIn: Sendable {
         let requestBox = RequestBox()
         let client = try self.client.negotiated(with: configuration)
         if client.usesSecret { _ = try client.requiredSecret() }
-        let (configuration, scopes, extra, registered) = (self.configuration, self.scopes, additionalParameters, redirectURI)
+        let (configuration, scopes, registered) = (self.configuration, self.scopes, redirectURI)
+        let dpopKey = usesDPoP ? DPoPKey() : nil
+        let extra = additionalParameters + parameters.authorizationFields + (dpopKey.map { [("dpop_jkt", $0.thumbprint)] } ?? [])
         logger.info("starting sign-in", metadata: [
             "issuer": "\(configuration.issuer)", "client_id": "\(client.clientID)",
             "agent": "\(agent.descriptor.id)", "receiver": "\(receiver.id)",
@@ -118,7 +135,9 @@ public struct SignIn: Sendable {
                                                    redirectURI: redirectURI, additionalParameters: extra,
                                                    state: expectedState)
             requestBox.set(request)
-            return try client.signsRequestObjects ? RequestObject.url(for: request, client: client) : request.url
+            let url = try client.signsRequestObjects ? RequestObject.url(for: request, client: client) : request.url
+            guard pushes else { return url }
+            return try await pushed(url, client: client, http: http, logger: logger)
         }
         reporting?.reportPresented()
         guard let request = requestBox.get() else {
@@ -129,10 +148,12 @@ public struct SignIn: Sendable {
                      metadata: ["iss_present": "\(response.issuer != nil)", "refused_before": "\(session.refusedCount)"])
         report(.authorizationResponseAccepted(response))
 
-        let tokens = try await TokenEndpoint(configuration: configuration, client: client, http: http, logger: logger)
-            .exchange(response, for: request)
+        var endpoint = TokenEndpoint(configuration: configuration, client: client, http: http, logger: logger)
+        endpoint.dpopKey = dpopKey
+        let tokens = try await endpoint.exchange(response, for: request, additionalParameters: parameters.tokenFields)
         report(.tokensReceived(tokens))
-        return try await finish(tokens: tokens, client: client, authorization: response, nonce: request.nonce)
+        return try await finish(tokens: tokens, client: client, authorization: response, nonce: request.nonce,
+                                dpopKey: dpopKey)
     }
 
     /// Signs in with the device authorization grant (RFC 8628): asks for a user code, hands it to
@@ -145,6 +166,11 @@ public struct SignIn: Sendable {
                                     show: @Sendable (DeviceAuthorizationResponse) -> Void = SignIn.showOnStandardError,
                                     onEvent: @Sendable (DeviceAuthorization.PollEvent) -> Void = { _ in })
         async throws -> AuthState where C.Duration == Duration {
+        if usesDPoP {
+            throw ExternalUserAgentError(.invalidOptions,
+                "DPoP-bound tokens (--dpop) are asked for in the code flow only; sign in with a browser or the manual agent "
+                    + "(--flow browser or manual), or without --dpop")
+        }
         let client = try self.client.negotiated(with: configuration)
         if client.usesSecret { _ = try client.requiredSecret() }
         let device = DeviceAuthorization(configuration: configuration, client: client, scopes: scopes, timeout: timeout,
@@ -231,13 +257,14 @@ public struct SignIn: Sendable {
     /// Connect does not define, may not: who signed in then comes from the UserInfo endpoint when the
     /// server has one, else stays unknown.
     private func finish(tokens: TokenResponse, client: ClientCredentials, authorization: AuthorizationResponse?,
-                        nonce: String?) async throws -> AuthState {
+                        nonce: String?, dpopKey: DPoPKey? = nil) async throws -> AuthState {
         var claims: IDTokenClaims?
         var identity: UserIdentity?
         if let idToken = tokens.idToken {
             let validated = try await IDTokenValidator(configuration: configuration, client: client, http: http,
                                                        logger: logger)
                 .validate(idToken, nonce: nonce, delivery: authorization == nil ? .deviceGrant : .codeExchange)
+            if authorization != nil { try parameters.check(validated, configuration: configuration) }
             claims = validated
             let header = CompactJWT(idToken)?.header
             progress?(.idTokenValidated(validated, algorithm: header?.alg ?? "?", keyID: header?.kid))
@@ -255,7 +282,7 @@ public struct SignIn: Sendable {
                         metadata: ["grant": "\(authorization == nil ? "device" : "authorization code")"])
         }
         let state = AuthState(configuration: configuration, client: client, scope: scopes.joined(separator: " "),
-                              tokenResponse: nil, file: file, http: http, logger: logger)
+                              tokenResponse: nil, file: file, http: http, logger: logger, dpopKey: dpopKey)
         try await state.record(authorization: authorization, tokens: tokens, claims: claims, identity: identity)
         if let file { progress?(.saved(file)) }
         logger.info("signed in", metadata: ["issuer": "\(configuration.issuer)", "saved": "\(file?.path ?? "no")"])
@@ -312,6 +339,43 @@ enum StandardError {
             let written = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress! + offset, $0.count - offset) }
             if written <= 0 { return }
             offset += written
+        }
+    }
+}
+
+extension SignIn {
+    /// Whether this sign-in pushes its request; throws `invalidOptions` when the server requires pushing and it
+    /// cannot: turned off (``usesPushedAuthorization``), or no endpoint in the metadata.
+    func pushDecision() throws -> Bool {
+        let required = configuration.requirePushedAuthorizationRequests
+        if configuration.pushedAuthorizationRequestEndpoint == nil {
+            guard !required else {
+                throw ExternalUserAgentError(.invalidOptions,
+                    "the server requires pushed authorization requests (require_pushed_authorization_requests) but its "
+                        + "metadata names no usable pushed_authorization_request_endpoint; the provider must fix its metadata")
+            }
+            return false
+        }
+        if !usesPushedAuthorization, required {
+            throw ExternalUserAgentError(.invalidOptions,
+                "the server requires pushed authorization requests (require_pushed_authorization_requests, RFC 9126): "
+                    + "leave pushing on (remove --no-par, or [login] par = false)")
+        }
+        return usesPushedAuthorization
+    }
+
+    /// The URL for the agent after pushing `url`'s parameters; when pushing fails and the server does not require
+    /// it, `url` itself (logged as a warning).
+    func pushed(_ url: URL, client: ClientCredentials, http: OAuthHTTP, logger: Logger) async throws -> URL {
+        do {
+            let (pushedURL, response) = try await PushedAuthorizationRequest(configuration: configuration, client: client,
+                                                                              http: http, logger: logger)
+                .push(url, signed: client.signsRequestObjects)
+            logger.info("authorization request pushed (RFC 9126)", metadata: ["expires_in": "\(response.expiresIn)"])
+            return pushedURL
+        } catch let error as ExternalUserAgentError where !configuration.requirePushedAuthorizationRequests {
+            logger.warning("the pushed authorization request failed; sending the request in the URL instead: \(error.message)")
+            return url
         }
     }
 }

@@ -26,6 +26,15 @@ public struct SignInFlow: Sendable {
     public var scopes: [String]
     /// Extra authorization parameters (`prompt`, `login_hint`…); they cannot replace the security ones.
     public var additionalParameters: [(name: String, value: String)]
+    /// The typed request parameters and free extras (``AuthorizationParameters``), checked before any network
+    /// traffic; empty unless set. A property left unset here is taken from the configuration's `[login]` table
+    /// (`prompt`, `login-hint`, `max-age`, `acr-values`, `ui-locales`, `resource`).
+    public var parameters = AuthorizationParameters()
+    /// Push the authorization request when the server offers it (RFC 9126, ``SignIn/usesPushedAuthorization``);
+    /// `nil`: the configuration's `login.par`, else `true`.
+    public var usesPushedAuthorization: Bool?
+    /// Ask for DPoP-bound tokens (RFC 9449, ``SignIn/usesDPoP``); `nil`: the configuration's `login.dpop`, else `false`.
+    public var usesDPoP: Bool?
     /// How long the whole sign-in may take, from discovery to the last token and key fetched (every request
     /// to the server ends by then too); `nil`: the configuration's `timeouts.authorization`, else 300 s
     /// (``effectiveTimeout``).
@@ -163,6 +172,8 @@ public struct SignInFlow: Sendable {
     /// Cancelling the task cancels the sign-in (receiver closed, agent dismissed).
     public func run() async throws -> AuthState {
         try client.idTokenAlgorithm?.check(for: client)
+        let parameters = try LoginParameterSettings.merged(self.parameters, configuration)
+        try parameters.validate()
         let named = configuration.namedAgent != nil
         // A named agent does not depend on the server.
         if named, SignInChain.plan(candidates: candidates, configuration: configuration, service: nil).chosen == nil {
@@ -185,6 +196,11 @@ public struct SignInFlow: Sendable {
                             timeout: max(ContinuousClock.now.duration(to: deadline), .milliseconds(1)), file: file,
                             http: http, logger: logger, progress: hooks.progress)
         signIn.redirectURI = receiverOptions["redirect-uri"]
+        signIn.parameters = parameters
+        if let uses = usesPushedAuthorization ?? LoginParameterSettings.flag(.loginPAR, configuration) {
+            signIn.usesPushedAuthorization = uses
+        }
+        signIn.usesDPoP = usesDPoP ?? LoginParameterSettings.flag(.loginDPoP, configuration) ?? false
         let (receiver, options) = (self.receiver, receiverOptions)
         return try await signIn.run(chosen: step, of: plan, agentOptions: agentOptions,
                                     receiver: { try receiver.make(options) }, hooks: hooks)

@@ -18,6 +18,10 @@ public struct TokenEndpoint: Sendable {
     public let configuration: ServiceConfiguration
     /// The client, authenticated with its ``ClientCredentials/authenticationMethod`` as it is.
     public let client: ClientCredentials
+    /// The key of a DPoP sign-in (RFC 9449): every request then carries a proof made with it (with the server's
+    /// `DPoP-Nonce`, retried once on `use_dpop_nonce`), and a token response whose `token_type` is not `DPoP` is
+    /// refused. `nil`: Bearer tokens.
+    public var dpopKey: DPoPKey?
     private let http: OAuthHTTP
     private let logger: Logger
 
@@ -31,14 +35,16 @@ public struct TokenEndpoint: Sendable {
         self.logger = logger
     }
 
-    /// Exchanges `response.code` for tokens, with the request's `redirect_uri` and PKCE verifier.
-    public func exchange(_ response: AuthorizationResponse, for request: AuthorizationRequest) async throws -> TokenResponse {
+    /// Exchanges `response.code` for tokens, with the request's `redirect_uri` and PKCE verifier, then
+    /// `additionalParameters` (`resource`…, checked by ``AuthorizationParameters/validate()``).
+    public func exchange(_ response: AuthorizationResponse, for request: AuthorizationRequest,
+                         additionalParameters: [(String, String)] = []) async throws -> TokenResponse {
         try await send([
             ("grant_type", "authorization_code"),
             ("code", response.code),
             ("redirect_uri", request.redirectURI.absoluteString),
             ("code_verifier", request.pkce.codeVerifier),
-        ], purpose: "code exchange")
+        ] + additionalParameters, purpose: "code exchange")
     }
 
     /// Gets new tokens with `refreshToken`; `scope` narrows the grant when given.
@@ -84,17 +90,49 @@ public struct TokenEndpoint: Sendable {
         logger.debug("token request", metadata: [
             "endpoint": "\(endpoint)", "grant": "\(purpose)", "client_auth": "\(client.authenticationMethod.rawValue)",
         ])
-        let response: OAuthHTTP.Response
+        var response: OAuthHTTP.Response
         do {
-            response = try await http.postForm(configuration.tokenEndpoint, fields: fields, authorization: authorization)
+            response = try await http.postForm(configuration.tokenEndpoint, fields: fields, authorization: authorization,
+                                               headers: try proof(nonce: nil))
+            if let nonce = Self.nonceDemand(response) {
+                // RFC 9449 §8: the server wants its nonce in the proof; one retry with it.
+                logger.debug("the token endpoint asked for a DPoP nonce; sending the request again with it")
+                response = try await http.postForm(configuration.tokenEndpoint, fields: fields, authorization: authorization,
+                                                   headers: try proof(nonce: nonce))
+            }
+        } catch let error as ExternalUserAgentError {
+            throw error
         } catch {
             throw ExternalUserAgentError(.tokenRequestFailed,
                 "the \(purpose) at the token endpoint \(endpoint) failed: \(error)",
                 underlying: error)
         }
         logger.debug("token response", metadata: ["status": "\(response.status)"])
-        return try Self.interpret(status: response.status, contentType: response.contentType, body: response.body,
-                                  endpoint: endpoint, purpose: purpose)
+        let tokens = try Self.interpret(status: response.status, contentType: response.contentType, body: response.body,
+                                        endpoint: endpoint, purpose: purpose)
+        if dpopKey != nil, tokens.tokenType.lowercased() != "dpop" {
+            throw ExternalUserAgentError(.tokenRequestFailed,
+                "a DPoP-bound token was asked for (RFC 9449), and the token endpoint \(endpoint) answered the \(purpose) "
+                    + "with token_type '\(UntrustedText.printable(tokens.tokenType))', not 'DPoP'; the tokens were refused "
+                    + "and nothing was saved: the server may not support DPoP (sign in without --dpop)")
+        }
+        return tokens
+    }
+
+    /// The `DPoP` header for a token request, when this endpoint has a key.
+    private func proof(nonce: String?) throws -> [(String, String)] {
+        guard let dpopKey else { return [] }
+        return [("DPoP", try DPoPProof.make(key: dpopKey, method: "POST", url: configuration.tokenEndpoint, nonce: nonce))]
+    }
+
+    /// The server's `DPoP-Nonce` when it refused a request with `use_dpop_nonce` (RFC 9449 §8); `nil` otherwise,
+    /// and for a nonce that is empty, over 512 characters or not printable ASCII.
+    static func nonceDemand(_ response: OAuthHTTP.Response) -> String? {
+        guard response.status == 400 || response.status == 401,
+              (try? JSONDecoder().decode(OAuthErrorResponse.self, from: response.body))?.error == "use_dpop_nonce",
+              let nonce = response.header(named: "DPoP-Nonce"), !nonce.isEmpty, nonce.count <= 512,
+              nonce.allSatisfy({ $0.isASCII && ($0.asciiValue ?? 0) > 0x20 && ($0.asciiValue ?? 0) < 0x7F }) else { return nil }
+        return nonce
     }
 
     /// Reads the token endpoint's answer: a token response on 200, else an OAuth error (RFC 6749 §5.2).

@@ -25,6 +25,9 @@ public struct UserInfoEndpoint: Sendable {
     public let configuration: ServiceConfiguration
     /// The client: its id must be the `aud` of a signed response; its secret is the key of an HMAC-signed one.
     public let client: ClientCredentials
+    /// The key a DPoP-bound access token (RFC 9449) is proven with: the token then goes as `Authorization: DPoP …`
+    /// with a proof carrying its hash (`ath`), in the header placement only; a `DPoP-Nonce` demand is met once.
+    public var dpopKey: DPoPKey?
     private let validator: IDTokenValidator
     private let http: OAuthHTTP
     private let logger: Logger
@@ -57,6 +60,8 @@ public struct UserInfoEndpoint: Sendable {
         let response: OAuthHTTP.Response
         do {
             switch placement {
+            case .authorizationHeader where dpopKey != nil:
+                response = try await dpopGet(url, accessToken: accessToken)
             case .authorizationHeader:
                 response = try await http.get(url, authorization: "Bearer " + accessToken,
                                               accept: "application/json, application/jwt")
@@ -76,6 +81,24 @@ public struct UserInfoEndpoint: Sendable {
         }
         logger.debug("UserInfo accepted", metadata: ["claims": "\(userInfo.claims.count)", "signed": "\(userInfo.isSigned)"])
         return userInfo
+    }
+
+    /// GETs `url` with the DPoP-bound `accessToken` and a proof, once more with the server's nonce when it asks.
+    private func dpopGet(_ url: URL, accessToken: String) async throws -> OAuthHTTP.Response {
+        guard let dpopKey else { throw ExternalUserAgentError(.invalidOptions, "no DPoP key") }
+        func send(nonce: String?) async throws -> OAuthHTTP.Response {
+            let proof = try DPoPProof.make(key: dpopKey, method: "GET", url: url, nonce: nonce, accessToken: accessToken)
+            return try await http.get(url, authorization: "DPoP " + accessToken, accept: "application/json, application/jwt",
+                                      headers: [("DPoP", proof)])
+        }
+        let response = try await send(nonce: nil)
+        // RFC 9449 §9: a resource server asks for its nonce with 401 and WWW-Authenticate error="use_dpop_nonce".
+        guard response.status == 401, response.header(named: "WWW-Authenticate")?.contains("use_dpop_nonce") == true,
+              let nonce = response.header(named: "DPoP-Nonce"), !nonce.isEmpty, nonce.count <= 512,
+              nonce.allSatisfy({ $0.isASCII && ($0.asciiValue ?? 0) > 0x20 && ($0.asciiValue ?? 0) < 0x7F }) else {
+            return response
+        }
+        return try await send(nonce: nonce)
     }
 
     /// Reads the answer: JSON, or a signed JWT checked first.

@@ -71,9 +71,11 @@ public final class DjangoProvider: @unchecked Sendable {
         throw TestSupportError("django-oauth-toolkit did not start within \(timeout) s; its log: \(log.path)")
     }
 
-    /// Adds a user who can sign in on the provider's login page.
-    public func addUser(_ username: String, password: String, name: String? = nil, email: String? = nil) throws {
+    /// Adds a user who can sign in on the provider's login page, a member of `groups` (the ID token's `groups` claim).
+    public func addUser(_ username: String, password: String, name: String? = nil, email: String? = nil,
+                        groups: [String] = []) throws {
         var arguments = ["user", "--username", username, "--password", password]
+        for group in groups { arguments += ["--group", group] }
         if let name { arguments += ["--name", name] }
         if let email { arguments += ["--email", email] }
         _ = try Self.run(arguments, folder: folder)
@@ -182,6 +184,8 @@ extension DjangoProvider {
             public var code_challenge_method: String
             public var nonce: String
             public var scope: String
+            /// The RFC 8707 resources the grant was given.
+            public var resource: [String]
         }
         public struct AccessToken: Decodable, Sendable {
             public var client_id: String?
@@ -189,6 +193,8 @@ extension DjangoProvider {
             public var token: String
             public var scope: String
             public var has_id_token: Bool
+            /// The RFC 8707 resources the token is for (its audience).
+            public var resource: [String]
         }
         public struct RefreshToken: Decodable, Sendable {
             public var client_id: String

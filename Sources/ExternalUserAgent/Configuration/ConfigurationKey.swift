@@ -29,6 +29,22 @@ public struct ConfigurationKey: Sendable, Hashable, Comparable, CustomStringConv
     public static let loginRedirectURI = ConfigurationKey(["login", "redirect-uri"])
     /// The post-logout redirect URI registered with the provider, for `eua logout` (loopback or private-use scheme).
     public static let logoutPostLogoutRedirectURI = ConfigurationKey(["logout", "post-logout-redirect-uri"])
+    /// The `prompt` of a sign-in: `none`, `login`, `consent`, `select_account`, space-separated.
+    public static let loginPrompt = ConfigurationKey(["login", "prompt"])
+    /// The `login_hint` of a sign-in: the account the person will likely use.
+    public static let loginHint = ConfigurationKey(["login", "login-hint"])
+    /// The `max_age` of a sign-in, in whole seconds; the ID token's `auth_time` is then checked.
+    public static let loginMaxAge = ConfigurationKey(["login", "max-age"])
+    /// The `acr_values` of a sign-in, space-separated.
+    public static let loginACRValues = ConfigurationKey(["login", "acr-values"])
+    /// The `ui_locales` of a sign-in, space-separated BCP 47 tags.
+    public static let loginUILocales = ConfigurationKey(["login", "ui-locales"])
+    /// The RFC 8707 `resource` values of a sign-in: an array of absolute URIs.
+    public static let loginResource = ConfigurationKey(["login", "resource"])
+    /// Whether a sign-in pushes its authorization request (RFC 9126) when the server offers it; default true.
+    public static let loginPAR = ConfigurationKey(["login", "par"])
+    /// Whether a sign-in asks for DPoP-bound tokens (RFC 9449); default false.
+    public static let loginDPoP = ConfigurationKey(["login", "dpop"])
     /// How long a sign-in may take, in seconds.
     public static let authorizationTimeout = ConfigurationKey(["timeouts", "authorization"])
     /// How long an agent may take to close, in seconds.

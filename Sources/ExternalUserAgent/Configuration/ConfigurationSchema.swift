@@ -9,7 +9,7 @@ import ExternalUserAgentWire
 enum ConfigurationSchema {
     /// What a key's value must be.
     enum Shape: Sendable {
-        case bool, port, portRange, redirectPath, redirectURI, seconds, page, text, agentList, matcherList, optionValue, flowList
+        case bool, port, portRange, redirectPath, redirectURI, seconds, page, text, agentList, matcherList, optionValue, flowList, textList, maxAge
 
         var expectation: String {
             switch self {
@@ -24,6 +24,8 @@ enum ConfigurationSchema {
             case .agentList: "an array of agent ids (and '*' for any other agent), like [\"firefox\", \"*\"]"
             case .matcherList: "an array of agent matchers, like [\"firefox>=115\", \"chromium 120..<130\"]"
             case .optionValue: "a string, a boolean or a number"
+            case .textList: "an array of strings"
+            case .maxAge: "a whole number of seconds from 0 to 2147483647"
             case .flowList: "an array of sign-in steps, each at most once, from \"browser\", \"device\" and \"manual\", like [\"browser\", \"device\", \"manual\"]"
             }
         }
@@ -33,6 +35,8 @@ enum ConfigurationSchema {
         .preference: .agentList, .allow: .matcherList, .deny: .matcherList, .allowTestAgents: .bool, .flowOrder: .flowList,
         .receiverPort: .port, .receiverPortRange: .portRange, .receiverPath: .redirectPath,
         .loginRedirectURI: .redirectURI, .logoutPostLogoutRedirectURI: .redirectURI,
+        .loginPrompt: .text, .loginHint: .text, .loginMaxAge: .maxAge, .loginACRValues: .text, .loginUILocales: .text,
+        .loginResource: .textList, .loginPAR: .bool, .loginDPoP: .bool,
         .authorizationTimeout: .seconds, .dismissTimeout: .seconds, .presentTimeout: .seconds, .successPage: .page, .failurePage: .page,
     ]
 
@@ -129,6 +133,11 @@ enum ConfigurationSchema {
         case .optionValue:
             if case .list = value { return got }
             return nil
+        case .textList:
+            return value.stringList == nil ? got : nil
+        case .maxAge:
+            guard let seconds = value.integerValue else { return got }
+            return (0...Int(Int32.max)).contains(seconds) ? nil : "got \(seconds)"
         case .flowList:
             guard let steps = value.stringList, !steps.isEmpty else { return got }
             if let bad = steps.first(where: { !flowSteps.contains($0) }) { return "got the entry \"\(bad)\"" }

@@ -47,6 +47,11 @@ public final class LocalAuthorizationServer: Sendable {
         public var refusal: String?
         /// The `aud` of the client assertion (`private_key_jwt`, `client_secret_jwt`), when one was sent.
         public var clientAssertionAudience: String?
+        /// Every form parameter as sent, in order, repeated ones (`resource`) included.
+        public var parameters: [(name: String, value: String)] = []
+
+        /// The values of every form parameter named `name`, in order.
+        public func values(of name: String) -> [String] { parameters.filter { $0.name == name }.map(\.value) }
     }
 
     /// An HTTP request the server received, on any path, as it came.
@@ -79,6 +84,10 @@ public final class LocalAuthorizationServer: Sendable {
         var used = false
         /// The claims the `claims` parameter asked for in the ID token (OpenID Connect Core §5.5).
         var idTokenClaims: [String] = []
+        /// `auth_time` and `acr` as the sign-in met `max_age` and `acr_values` (``LocalAuthenticationContext``).
+        var context = LocalAuthenticationContext()
+        /// The DPoP key thumbprint the grant is bound to: the request's `dpop_jkt`, a refresh token's proof key.
+        var dpopJKT: String?
     }
 
     private struct State {
@@ -112,6 +121,10 @@ public final class LocalAuthorizationServer: Sendable {
     private let serving: Mutex<Task<Void, Never>?> = Mutex(nil)
     /// The device authorization grant (RFC 8628), off until enabled.
     public let deviceAuthorization = LocalDeviceAuthorization()
+    /// Pushed authorization requests (RFC 9126), off until enabled.
+    public let pushedAuthorization = LocalPushedAuthorization()
+    /// DPoP (RFC 9449) at the token endpoint, off until enabled.
+    public let dpop = LocalDPoP()
 
     private init(http: LocalHTTPServer, options: LocalAuthorizationServerOptions, signingKey: SigningKey) {
         self.http = http
@@ -237,6 +250,8 @@ public final class LocalAuthorizationServer: Sendable {
             return revocation(request)
         case ("GET", "/end_session"), ("POST", "/end_session"):
             return endSession(request)
+        case ("POST", "/par") where pushedAuthorization.settings.mode != .off:
+            return pushAuthorization(request)
         case ("POST", "/device_authorization"):
             return deviceAuthorization.authorize(request, clientID: options.clientID, issuer: issuer)
         default:
@@ -258,9 +273,13 @@ public final class LocalAuthorizationServer: Sendable {
             id_token_signing_alg_values_supported: [options.keylessIDTokens?.rawValue ?? options.signingAlgorithm.rawValue],
             scopes_supported: ["openid", "email", "profile", "offline_access"], subject_types_supported: ["public"],
             authorization_response_iss_parameter_supported: options.sendsIssuerInResponse,
+            acr_values_supported: options.acrValuesSupported.isEmpty ? nil : options.acrValuesSupported,
             device_authorization_endpoint: deviceAuthorization.settings.enabled ? self.issuer + "/device_authorization" : nil,
             revocation_endpoint: options.offersRevocation ? self.issuer + "/revoke" : nil,
-            end_session_endpoint: options.offersEndSession ? self.issuer + "/end_session" : nil))
+            end_session_endpoint: options.offersEndSession ? self.issuer + "/end_session" : nil,
+            pushed_authorization_request_endpoint: pushedAuthorization.settings.mode == .off ? nil : self.issuer + "/par",
+            dpop_signing_alg_values_supported: dpop.settings.enabled ? ["ES256"] : nil,
+            require_pushed_authorization_requests: pushedAuthorization.settings.mode == .required ? true : nil))
     }
 
     private func jwks() -> LocalHTTPServer.Response {
@@ -273,13 +292,19 @@ public final class LocalAuthorizationServer: Sendable {
 
     /// The request parameters the login form carries back as hidden fields.
     private static let requestParameters = ["client_id", "redirect_uri", "response_type", "scope", "state", "nonce",
-                                            "code_challenge", "code_challenge_method", "prompt", "login_hint", "claims"]
+                                            "code_challenge", "code_challenge_method", "prompt", "login_hint", "claims",
+                                            "max_age", "acr_values", "ui_locales", "dpop_jkt"]
 
     /// `GET /authorize`: checks the request, then approves at once or shows the login form.
     private func authorize(_ sent: [String: String]) -> LocalHTTPServer.Response {
         state.withLock { $0.authorizationRequests.append(sent) }
+        let unpushed: [String: String]
+        switch pushedAuthorization.expand(sent) {
+        case .success(let value): unpushed = value
+        case .failure(let refusal): return .text(400, "invalid_request_uri: \(refusal.reason)")
+        }
         let query: [String: String]
-        switch expandRequestObject(sent) {
+        switch expandRequestObject(unpushed) {
         case .success(let value): query = value
         case .failure(let refusal): return .text(400, "invalid_request_object: \(refusal.reason)")
         }
@@ -399,7 +424,9 @@ public final class LocalAuthorizationServer: Sendable {
         let grant = Grant(clientID: options.clientID, redirectURI: query["redirect_uri"] ?? "",
                           codeChallenge: query["code_challenge"] ?? "", nonce: query["nonce"],
                           scope: query["scope"] ?? "", subject: subject,
-                          idTokenClaims: Self.requestedIDTokenClaims(query["claims"]))
+                          idTokenClaims: Self.requestedIDTokenClaims(query["claims"]),
+                          context: LocalAuthenticationContext(query, supported: options.acrValuesSupported),
+                          dpopJKT: query["dpop_jkt"])
         self.state.withLock { $0.codes[code] = grant }
         return back([("code", code), ("state", state)])
     }
@@ -449,7 +476,8 @@ public final class LocalAuthorizationServer: Sendable {
             $0.tokenRequests.append(TokenRequestRecord(grantType: grantType, clientAuthentication: method, clientID: clientID,
                                                        redirectURI: form["redirect_uri"], codeVerifier: form["code_verifier"],
                                                        grantValue: form["code"] ?? form["refresh_token"], clientSecret: secret,
-                                                       clientAssertionAudience: assertion?.audience))
+                                                       clientAssertionAudience: assertion?.audience,
+                                                       parameters: request.orderedForm))
             return $0.tokenRequests.count - 1
         }
         let refuse = { (status: Int, error: String, description: String) -> LocalHTTPServer.Response in
@@ -472,6 +500,15 @@ public final class LocalAuthorizationServer: Sendable {
             guard secret == expected else { return refuse(401, "invalid_client", "wrong or missing client secret") }
         } else if secret != nil {
             return refuse(401, "invalid_client", "this is a public client; it has no secret")
+        }
+
+        var proofKey: String?
+        switch dpop.check(request, url: issuer + "/token") {
+        case .accepted(let thumbprint): proofKey = thumbprint
+        case .refused(let response):
+            state.withLock { $0.tokenRequests[index].refusal = "dpop" }
+            return response
+        case .absent: proofKey = nil
         }
 
         let grant: Grant
@@ -517,16 +554,21 @@ public final class LocalAuthorizationServer: Sendable {
             return refuse(400, "unsupported_grant_type", "grant_type '\(grantType)' is not supported")
         }
 
+        if let bound = grant.dpopJKT, bound != proofKey {
+            return refuse(400, "invalid_dpop_proof", proofKey == nil ? "this grant is bound to a DPoP key; send a proof"
+                : "the proof's key is not the one the grant is bound to (dpop_jkt or the refresh token's)")
+        }
         let refreshToken = "rt-" + Self.randomString(32)
         state.withLock { $0.refreshTokens[refreshToken] = Grant(clientID: grant.clientID, redirectURI: grant.redirectURI,
                                                                  codeChallenge: "", nonce: nil, scope: grant.scope,
-                                                                 subject: grant.subject) }
+                                                                 subject: grant.subject, dpopJKT: proofKey) }
         var idToken: String?
         if grant.scope.split(separator: " ").contains("openid") {
             do {
                 idToken = try await makeIDToken(subject: grant.subject,
                                                 nonce: grantType == "authorization_code" ? grant.nonce : nil,
-                                                options: Self.adding(grant.idTokenClaims, subject: grant.subject, to: options))
+                                                options: grant.context.adding(to: Self.adding(grant.idTokenClaims,
+                                                                                              subject: grant.subject, to: options)))
             } catch {
                 return .text(500, "signing failed: \(error)")
             }
@@ -537,7 +579,9 @@ public final class LocalAuthorizationServer: Sendable {
             $0.accessTokenClients[accessToken] = grant.clientID
             if let idToken { $0.issuedIDTokens[idToken] = grant.clientID }
         }
-        let document = TokenDocument(access_token: accessToken, token_type: "Bearer",
+        if let proofKey { dpop.bind(accessToken: accessToken, to: proofKey) }
+        let tokenType = proofKey != nil && !dpop.settings.issuesBearer ? "DPoP" : "Bearer"
+        let document = TokenDocument(access_token: accessToken, token_type: tokenType,
                                      expires_in: options.accessTokenLifetime, refresh_token: refreshToken,
                                      id_token: idToken, scope: grant.scope)
         guard !options.tokenResponseOverrides.isEmpty else { return .json(document) }
@@ -613,9 +657,13 @@ private struct MetadataDocument: Encodable {
     var scopes_supported: [String]
     var subject_types_supported: [String]
     var authorization_response_iss_parameter_supported: Bool
+    var acr_values_supported: [String]?
     var device_authorization_endpoint: String?
     var revocation_endpoint: String?
     var end_session_endpoint: String?
+    var pushed_authorization_request_endpoint: String?
+    var dpop_signing_alg_values_supported: [String]?
+    var require_pushed_authorization_requests: Bool?
 }
 
 private struct TokenDocument: Encodable {

@@ -118,6 +118,9 @@ public struct LocalAuthorizationServerOptions: Sendable {
     /// RFC 8252 §7.3) or private-use scheme URI, as the authorization endpoint takes any redirect URI.
     /// A registered client's are its `post_logout_redirect_uris`, else its `redirect_uris`.
     public var postLogoutRedirectURIs: [String]? = nil
+    /// `acr_values_supported` as advertised (left out when empty): an `acr_values` request naming one of them
+    /// is honoured, the ID token's `acr` being the first such value; with `max_age`, ID tokens carry `auth_time`.
+    public var acrValuesSupported: [String] = []
 
     /// A well-behaved server for the public client `test-client` that approves `alice` at once, signs RS256,
     /// sends `iss`, issues access tokens for 3600 s and serves UserInfo. Properties not in the list

@@ -29,6 +29,14 @@ struct LocalHTTPServer: Sendable {
         /// The body as form fields (`application/x-www-form-urlencoded`).
         var form: [String: String] { Self.parseForm(String(decoding: body, as: UTF8.self)) }
 
+        /// The body's form fields in order, repeated names kept.
+        var orderedForm: [(name: String, value: String)] {
+            String(decoding: body, as: UTF8.self).split(separator: "&").map { pair in
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                return (Self.decode(String(parts[0])), parts.count > 1 ? Self.decode(String(parts[1])) : "")
+            }
+        }
+
         static func parseForm(_ text: String) -> [String: String] {
             var fields: [String: String] = [:]
             for pair in text.split(separator: "&") {

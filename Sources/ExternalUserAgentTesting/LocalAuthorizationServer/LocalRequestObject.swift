@@ -57,7 +57,7 @@ extension LocalAuthorizationServer {
 
     /// The client authentication of a token request with a `client_assertion` (RFC 7523): `private_key_jwt` or
     /// `client_secret_jwt` and the assertion's `aud`, or the reason it is refused.
-    func checkAssertion(_ form: [String: String], options: LocalAuthorizationServerOptions)
+    func checkAssertion(_ form: [String: String], options: LocalAuthorizationServerOptions, audiences: [String]? = nil)
         -> (method: String, audience: String?, refusal: String?) {
         guard let jwt = form["client_assertion"] else { return ("none", nil, "no client_assertion") }
         guard form["client_assertion_type"] == Self.assertionType else {
@@ -73,7 +73,9 @@ extension LocalAuthorizationServer {
             if verified.claims["iss"]?.stringValue != options.clientID || verified.claims["sub"]?.stringValue != options.clientID {
                 return (method, audience, "the assertion's iss and sub must be the client id")
             }
-            if audience != issuer + "/token" { return (method, audience, "the assertion's aud is not the token endpoint") }
+            if !(audiences ?? [issuer + "/token"]).contains(audience ?? "") {
+                return (method, audience, "the assertion's aud is not \(audiences == nil ? "the token endpoint" : "the issuer")")
+            }
             guard case .number(let exp)? = verified.claims["exp"], exp > now else {
                 return (method, audience, "the assertion has expired or has no exp")
             }

@@ -7,7 +7,8 @@ import ExternalUserAgentABI
 
 /// A request to a local server's UserInfo endpoint, as it came.
 public struct UserInfoRequestRecord: Sendable {
-    /// `header` (`Authorization: Bearer`), `body` (`access_token` in a form POST) or `none`.
+    /// `header` (`Authorization: Bearer`), `dpop` (`Authorization: DPoP` with a valid proof), `body` (`access_token`
+    /// in a form POST) or `none`.
     public var tokenPlacement: String
     /// Whether the token was one this server issued.
     public var knownToken: Bool
@@ -25,9 +26,19 @@ extension LocalAuthorizationServer {
         if let authorization = request.header("Authorization"), authorization.lowercased().hasPrefix("bearer ") {
             token = String(authorization.dropFirst(7))
             placement = "header"
+        } else if let authorization = request.header("Authorization"), authorization.hasPrefix("DPoP ") {
+            token = String(authorization.dropFirst(5))
+            placement = "dpop"
         } else if request.method == "POST", let value = request.form["access_token"] {
             token = value
             placement = "body"
+        }
+        if let token, let refusal = dpop.checkResource(request, accessToken: token, scheme: placement,
+                                                       url: issuer + "/userinfo") {
+            record(UserInfoRequestRecord(tokenPlacement: placement, knownToken: true, answeredSubject: nil))
+            var response = LocalHTTPServer.Response.json(["error": "invalid_token", "error_description": refusal], status: 401)
+            response.headers.append(("WWW-Authenticate", "DPoP error=\"invalid_token\""))
+            return response
         }
         guard let token, let subject = subject(ofAccessToken: token) else {
             record(UserInfoRequestRecord(tokenPlacement: placement, knownToken: false, answeredSubject: nil))

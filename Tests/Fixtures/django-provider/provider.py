@@ -13,7 +13,7 @@ Authorization header and the status.
 Usage (DIR holds the database, the key and the log):
   provider.py serve --dir DIR [--device] [--localhost-loopback] [--registration]
       prints "listening http://127.0.0.1:PORT" on stdout once it answers; the issuer is that URL + "/o"
-  provider.py user --dir DIR --username U --password P [--name N] [--email E]
+  provider.py user --dir DIR --username U --password P [--name N] [--email E] [--group G ...]
   provider.py app --dir DIR --client-id ID [--secret S] [--grant code|device] [--skip-authorization]
                   [--redirect-uri URI ...] [--post-logout-redirect-uri URI ...] [--algorithm RS256|HS256|none]
       without --secret the client is public; with it, confidential
@@ -191,7 +191,8 @@ def claims_validator():
     from oauth2_provider.oauth2_validators import OAuth2Validator
 
     class ClaimsValidator(OAuth2Validator):
-        oidc_claim_scope = OAuth2Validator.oidc_claim_scope
+        # DOT releases only the claims this maps to a granted scope: the custom ones go with "profile".
+        oidc_claim_scope = {**OAuth2Validator.oidc_claim_scope, "groups": "profile", "roles": "profile"}
 
         def get_additional_claims(self, request):
             user = request.user
@@ -201,6 +202,11 @@ def claims_validator():
                 claims["name"] = name
             if user.email:
                 claims["email"] = user.email
+            # Custom claims, as deployments add them: a list and a nested object (issue 21 §3).
+            groups = sorted(group.name for group in user.groups.all())
+            if groups:
+                claims["groups"] = groups
+                claims["roles"] = {"staff": user.is_staff, "groups": len(groups)}
             return claims
 
     return ClaimsValidator
@@ -245,10 +251,14 @@ def add_user(arguments):
     configure(arguments.dir)
     from django.contrib.auth.models import User
 
+    from django.contrib.auth.models import Group
+
     first, _, last = (arguments.name or "").partition(" ")
-    User.objects.create_user(
+    user = User.objects.create_user(
         arguments.username, email=arguments.email or "", password=arguments.password, first_name=first, last_name=last
     )
+    for name in arguments.group:
+        user.groups.add(Group.objects.get_or_create(name=name)[0])
 
 
 def add_app(arguments):
@@ -315,6 +325,7 @@ def records(arguments):
                 "code_challenge_method": g.code_challenge_method,
                 "nonce": g.nonce,
                 "scope": g.scope,
+                "resource": list(g.resource or []),
             }
             for g in get_grant_model().objects.all()
         ],
@@ -325,6 +336,7 @@ def records(arguments):
                 "token": t.token,
                 "scope": t.scope,
                 "has_id_token": t.id_token_id is not None,
+                "resource": list(t.resource or []),
             }
             for t in get_access_token_model().objects.all()
         ],
@@ -362,6 +374,7 @@ def main():
     user_parser.add_argument("--password", required=True)
     user_parser.add_argument("--name")
     user_parser.add_argument("--email")
+    user_parser.add_argument("--group", action="append", default=[])
     app_parser = commands.add_parser("app")
     app_parser.add_argument("--client-id", required=True)
     app_parser.add_argument("--secret")
