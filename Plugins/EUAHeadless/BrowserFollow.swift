@@ -179,7 +179,7 @@ struct BrowserFollow {
         }
     }
 
-    private static func isLoopback(_ url: URL) -> Bool {
+    static func isLoopback(_ url: URL) -> Bool {
         let host = url.host?.lowercased() ?? ""
         return host == "localhost" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
     }

@@ -1,11 +1,16 @@
 import CurlClient
 import FoundationEssentials
 import PluginNet
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// How follow mode fetches: `http` over plain sockets (``MiniHTTPClient``), `https` through libcurl, opened on
 /// the flow's first `https` request — a plain-http sign-in never loads libcurl, libssl, libcrypto or Kerberos
-/// (about 9 MiB and several milliseconds). One ``CookieJar`` serves both, so a flow that goes from `http` to
-/// `https` keeps its cookies; libcurl's own cookie engine stays off.
+/// (about 9 MiB and several milliseconds). Plain `http` to a host that is not loopback goes through libcurl too
+/// when the environment names a proxy (`http_proxy`, `all_proxy`), which curl applies with `no_proxy`. One
+/// ``CookieJar`` serves both, so a flow that goes from `http` to `https` keeps its cookies; libcurl's own cookie
+/// engine stays off.
 struct FollowTransport {
     /// What failed, already worded for the user (the URL without its query, then why).
     struct Failure: Error, CustomStringConvertible {
@@ -32,11 +37,25 @@ struct FollowTransport {
                        timeout: Duration, maximumBodyBytes: Int) throws -> HTTPResponse {
         var headers = headers
         if let cookie = cookies.header(for: url) { headers.append(("Cookie", cookie)) }
-        let response = url.scheme == "https"
+        let response = Self.needsLibcurl(url, proxy: Self.proxyVariable)
             ? try sendOverCurl(method: method, url: url, headers: headers, body: body, timeout: timeout, maximumBodyBytes: maximumBodyBytes)
             : try sendOverSocket(method: method, url: url, headers: headers, body: body, timeout: timeout, maximumBodyBytes: maximumBodyBytes)
         for field in response.headers("Set-Cookie") { cookies.store(field, from: url) }
         return response
+    }
+
+    /// Whether `url` goes through libcurl: `https`, or `http` to a host that is not loopback while `proxy` (the
+    /// environment's proxy variable) is set.
+    static func needsLibcurl(_ url: URL, proxy: String?) -> Bool {
+        url.scheme != "http" || (proxy.map { !$0.isEmpty } ?? false) && !BrowserFollow.isLoopback(url)
+    }
+
+    /// The proxy variable curl reads for `http` (only the lower-case `http_proxy`, as curl does), if any.
+    private static var proxyVariable: String? {
+        for name in ["http_proxy", "all_proxy", "ALL_PROXY"] {
+            if let value = getenv(name) { return String(cString: value) }
+        }
+        return nil
     }
 
     private func sendOverSocket(method: String, url: URL, headers: [(String, String)], body: [UInt8]?,

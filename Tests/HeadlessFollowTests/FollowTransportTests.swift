@@ -53,3 +53,23 @@ struct FollowTransportTests {
         #expect(log[3].cookie && log[4].cookie, "the cookie set over http reached the https consent page")
     }
 }
+
+/// The choice itself, for each kind of URL and proxy setting (the environment's value passed in).
+@Suite("headless follow mode: which URLs go through libcurl")
+struct FollowTransportChoiceTests {
+    @Test("https always; http only to a host that is not loopback while a proxy is set",
+          arguments: [
+              ("https://login.example.com/authorize", nil, true),
+              ("https://127.0.0.1:8443/authorize", nil, true),
+              ("http://127.0.0.1:8000/authorize", nil, false),
+              ("http://login.example.com/authorize", nil, false),
+              ("http://login.example.com/authorize", "", false),
+              ("http://login.example.com/authorize", "http://proxy.internal:3128", true),
+              ("http://127.0.0.1:8000/authorize", "http://proxy.internal:3128", false),
+              ("http://localhost:8000/authorize", "http://proxy.internal:3128", false),
+              ("http://[::1]:8000/authorize", "http://proxy.internal:3128", false),
+          ] as [(String, String?, Bool)])
+    func choice(url: String, proxy: String?, curl: Bool) throws {
+        #expect(FollowTransport.needsLibcurl(try #require(URL(string: url)), proxy: proxy) == curl)
+    }
+}
