@@ -90,6 +90,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // Plain-http requests over blocking sockets: no NIO event loop for an http provider.
+                "PluginNet",
             ]
         ),
         .target(

@@ -1,11 +1,10 @@
-import CurlClient
 import ExternalUserAgentWire
 import FoundationEssentials
 import ExternalUserAgentPluginKit
 import PluginNet
 
-/// `mode=follow`: acts like a browser with no person at it, against the real authorization server (`http` or
-/// `https`, through ``CurlClient`` with a cookie engine of its own for this one flow). GETs the authorization
+/// `mode=follow`: acts like a browser with no person at it, against the real authorization server (`http` over
+/// plain sockets, `https` through libcurl, one cookie jar for the flow: ``FollowTransport``). GETs the authorization
 /// URL, follows redirects itself (never from `https` to `http`), submits HTML forms filled with the `form.NAME`
 /// options and pressed by ``SubmitButtonRule``, and stops when the next URL is the redirect URI, which it
 /// returns for delivery to the receiver.
@@ -18,7 +17,7 @@ struct BrowserFollow {
     let script: HeadlessScript
     let redirectURI: URL
     private let stop: StopSignal
-    private let client: CurlClient
+    private(set) var transport: FollowTransport
     /// The names of the credential fields submitted so far.
     private var submittedCredentials: Set<String> = []
     /// Page URL + form shape of every form submitted so far.
@@ -33,12 +32,7 @@ struct BrowserFollow {
         self.script = script
         self.redirectURI = redirectURI
         self.stop = stop
-        do {
-            client = try CurlClient(.init(caFile: script.caFile, keepsCookies: true, maximumBodyBytes: Self.maximumBodyBytes,
-                                          connectTimeout: .seconds(10), userAgent: "eua-headless/\(HeadlessPlugin.version)"))
-        } catch {
-            throw PluginError("presentationFailed", "headless agent: follow mode needs libcurl: \(error)")
-        }
+        transport = FollowTransport(caFile: script.caFile, stop: stop)
     }
 
     /// Walks from `authorizationURL` to the callback URL (the redirect URI with the server's answer);
@@ -72,7 +66,7 @@ struct BrowserFollow {
     }
 
     /// The request a page leads to: its chosen form, filled and submitted, under the rules of the type.
-    private mutating func submit(page response: CurlResponse, at url: URL) throws -> Step {
+    private mutating func submit(page response: HTTPResponse, at url: URL) throws -> Step {
         let page = String(decoding: response.body, as: UTF8.self)
         let isHTML = response.header("Content-Type")?.lowercased().contains("html") ?? true
         guard response.status < 400 else {
@@ -155,8 +149,8 @@ struct BrowserFollow {
         var referrer: URL?
     }
 
-    private func fetch(_ step: Step) throws -> CurlResponse {
-        var headers: [(name: String, value: String)] = [("Accept", "text/html,application/xhtml+xml")]
+    private mutating func fetch(_ step: Step) throws -> HTTPResponse {
+        var headers: [(String, String)] = [("Accept", "text/html,application/xhtml+xml")]
         if step.body != nil { headers.append(("Content-Type", "application/x-www-form-urlencoded")) }
         // What a browser sends with a form: the page's origin (Django checks it on https), and the page itself
         // when the form stays on the same origin.
@@ -165,13 +159,11 @@ struct BrowserFollow {
             headers.append(("Referer", Self.origin(step.url) == origin ? referrer.absoluteString : origin + "/"))
         }
         do {
-            return try client.send(CurlRequest(method: step.method, url: step.url.absoluteString, headers: headers, body: step.body),
-                                   timeout: Self.requestTimeout, stopDescriptor: stop.descriptor)
-        } catch where error.kind == .stopped {
-            throw NetworkError.stopped
-        } catch where error.kind == .untrustedCertificate {
+            return try transport.send(method: step.method, url: step.url, headers: headers, body: step.body,
+                                      timeout: Self.requestTimeout, maximumBodyBytes: Self.maximumBodyBytes)
+        } catch let error as FollowTransport.Failure where error.untrustedCertificate {
             throw Self.failure("\(error); if the provider uses a test CA, give its certificate with --agent-option ca-file=PATH")
-        } catch {
+        } catch let error as FollowTransport.Failure {
             throw Self.failure("\(error)")
         }
     }
@@ -187,7 +179,7 @@ struct BrowserFollow {
         }
     }
 
-    private static func isLoopback(_ url: URL) -> Bool {
+    static func isLoopback(_ url: URL) -> Bool {
         let host = url.host?.lowercased() ?? ""
         return host == "localhost" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
     }

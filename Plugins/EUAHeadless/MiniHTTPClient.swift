@@ -1,7 +1,7 @@
 import PluginNet
 
 /// A small HTTP/1.1 client on plain blocking sockets: one request per connection (`Connection: close`),
-/// plain `http` only. Connecting has its own deadline, and sending plus reading the whole response another;
+/// plain `http` only (follow mode's `http` requests and the redirect's delivery). Connecting has its own deadline, and sending plus reading the whole response another;
 /// raising `stop` ends any wait at once (``NetworkError/stopped``).
 ///
 /// Plain sockets rather than SwiftNIO (each plugin would embed its own copy, with its own threads) or
@@ -22,7 +22,8 @@ enum MiniHTTPClient {
     static func send(method: String = "GET", host: String, port: Int, target: String,
                      headers: [(String, String)] = [], body: [UInt8]? = nil, stop: StopSignal,
                      connectTimeout: Duration = MiniHTTPClient.connectTimeout,
-                     exchangeTimeout: Duration = MiniHTTPClient.exchangeTimeout) throws -> HTTPResponse {
+                     exchangeTimeout: Duration = MiniHTTPClient.exchangeTimeout,
+                     maximumBodyBytes: Int = MiniHTTPClient.maximumBodyBytes) throws -> HTTPResponse {
         let connection = try TCPConnection.connect(host: host, port: port, deadline: Deadline(after: connectTimeout), stop: stop)
         let request = try requestBytes(method: method, hostHeader: connection.endpoint, target: target,
                                        headers: headers, body: body)

@@ -16,7 +16,7 @@ import NIOPosix
 import NIOSSL
 
 /// One HTTP/1.1 request on a connection of its own (`Connection: close`), over TCP or TLS, with the
-/// whole response read into memory.
+/// whole response read into memory: plain `http` over PluginNet's sockets (``PlainHTTPExchange``), `https` here.
 ///
 /// SwiftNIO and swift-nio-ssl directly rather than AsyncHTTPClient, which brings Foundation (through
 /// NIOFoundationCompat), HTTP/2 and more: start-up time, memory and build time for a few small requests.
@@ -48,6 +48,11 @@ struct HTTPRequestClient: Sendable {
     func execute(_ method: HTTPMethod, _ url: URL, headers: HTTPHeaders = [:], body: ByteBuffer? = nil,
                  start: NIODeadline = .now()) async throws -> Response {
         let target = try HTTPTarget(url)
+        guard target.isTLS else {
+            let deadline = ContinuousClock.now + timeout - .nanoseconds(max(0, (NIODeadline.now() - start).nanoseconds))
+            return try await PlainHTTPExchange(target: target, maximumBodyBytes: maximumBodyBytes, limitText: limitText)
+                .run(method, headers: headers, body: body, deadline: deadline)
+        }
         let deadline = start + TimeAmount(timeout)
         let channel = try await connect(to: target, deadline: deadline)
         // Closing the channel at the deadline ends whatever waits on it; the error is told apart below.

@@ -6,7 +6,7 @@ Binds 127.0.0.1 on a free port, writes the port to PORT_FILE, and appends one JS
 LOG_FILE: {"method", "path", "fields": [posted field names], "username"} (never a password). With a certificate
 and key it serves https. Pages, like django-oauth-toolkit behind Django's login:
 
-  GET  /authorize?redirect_uri=R&state=S  302 to /login (sets a session cookie)
+  GET  /authorize?redirect_uri=R&state=S  302 to /login (sets a session cookie, unless nocookie=1 is given)
   GET  /login                             the login form (csrf hidden field, username, password, Log in)
   POST /login                             password "right": 302 to /consent; else the form again with an errorlist
   GET  /consent                           403 without the session cookie; else Cancel / Authorize (name=allow)
@@ -17,6 +17,8 @@ and key it serves https. Pages, like django-oauth-toolkit behind Django's login:
   GET  /downgrade                         302 to http://127.0.0.1:PORT/login
   GET  /choices                           a form with two buttons, neither granting nor refusing
   GET  /remote-login                      a login form posting to plain http on another host
+  GET  /upgrade?to=URL                    302 to URL (another server, such as this flow over https), setting the
+                                          session cookie on the way
 """
 import html
 import json
@@ -105,7 +107,10 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/authorize":
             params = dict(urllib.parse.parse_qsl(query))
             STATE["redirect_uri"], STATE["state"] = params.get("redirect_uri", ""), params.get("state", "")
-            self.redirect("/login?next=/consent", [("Set-Cookie", "session=s1; Path=/; HttpOnly")])
+            cookie = [] if params.get("nocookie") else [("Set-Cookie", "session=s1; Path=/; HttpOnly")]
+            self.redirect("/login?next=/consent", cookie)
+        elif path == "/upgrade":
+            self.redirect(dict(urllib.parse.parse_qsl(query)).get("to", "/"), [("Set-Cookie", "session=s1; Path=/")])
         elif path == "/login":
             self.send(200, LOGIN.format(errors="", n=Handler.counter))
         elif path == "/consent":

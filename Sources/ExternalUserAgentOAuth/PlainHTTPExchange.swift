@@ -1,0 +1,133 @@
+import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import NIOCore
+import NIOHTTP1
+import PluginNet
+
+/// One plain-`http` request of ``HTTPRequestClient`` over PluginNet's blocking sockets and its fuzzed response
+/// parser (`FuzzHTTPResponse`), on a Dispatch worker so no task thread blocks. SwiftNIO's event loop is never
+/// started for it, so a sign-in against an `http` provider (a local or test one) runs no NIO threads.
+/// Cancelling the task ends every wait at once; the deadline bounds everything from the name lookup on.
+struct PlainHTTPExchange {
+    var target: HTTPTarget
+    var maximumBodyBytes: Int
+    /// How a message names the time limit (``HTTPRequestClient``'s wording).
+    var limitText: String
+
+    /// Sends the request (Host, `Connection: close` and, with a body, Content-Length added) and reads the whole response.
+    func run(_ method: HTTPMethod, headers: HTTPHeaders, body: ByteBuffer?, deadline: ContinuousClock.Instant)
+        async throws -> HTTPRequestClient.Response {
+        let stop: StopSignal
+        do {
+            stop = try StopSignal()
+        } catch {
+            throw HTTPRequestError(.failed, server: target.server, "the request to \(target.server) could not start: \(error)")
+        }
+        defer { stop.close() }
+        var lines = ["\(method.rawValue) \(target.requestTarget) HTTP/1.1", "Host: \(target.hostHeader)"]
+        lines += headers.map { "\($0.name): \($0.value)" }
+        lines.append("Connection: close")
+        if let body { lines.append("Content-Length: \(body.readableBytes)") }
+        // A value that would break the message (a token with a line break in it) is never sent, as NIO's
+        // header validation refuses it on the https path.
+        if let bad = lines.first(where: { $0.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 } }) {
+            throw HTTPRequestError(.failed, server: target.server,
+                "a header for \(target.server) holds a line break ('\(bad.prefix { $0 != ":" && $0 != " " })'); nothing was sent")
+        }
+        let request = Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8) + (body.map { Array($0.readableBytesView) } ?? [])
+        let limit = max(ContinuousClock.now.duration(to: deadline), .milliseconds(1))
+        let exchange = self
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                DispatchQueue.global().async {
+                    continuation.resume(with: Result { try exchange.exchange(request, limit: limit, stop: stop) })
+                }
+            }
+        } onCancel: {
+            stop.raise()
+        }
+    }
+
+    private func exchange(_ request: [UInt8], limit: Duration, stop: StopSignal) throws -> HTTPRequestClient.Response {
+        let deadline = Deadline(after: limit)
+        let connection: TCPConnection
+        do {
+            connection = try TCPConnection.connect(host: target.host, port: target.port, deadline: deadline, stop: stop)
+        } catch {
+            throw connectFailure(error)
+        }
+        var parser = HTTPResponseParser(maximumBodyBytes: maximumBodyBytes)
+        do {
+            try connection.send(request, until: deadline)
+            var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+            while true {
+                let count = try connection.receive(into: &buffer, until: deadline)
+                let response = count == 0 ? try parser.finish() : try parser.feed(buffer[0..<count])
+                if let response {
+                    var headers = HTTPHeaders()
+                    for field in response.headers { headers.add(name: field.name, value: field.value) }
+                    return .init(status: response.status, headers: headers, body: ByteBuffer(bytes: response.body))
+                }
+            }
+        } catch let error as NetworkError {
+            throw exchangeFailure(error)
+        } catch let error as HTTPParseError {
+            throw parseFailure(error)
+        }
+    }
+
+    private func connectFailure(_ error: NetworkError) -> any Error {
+        let server = target.server
+        switch error.kind {
+        case .stopped:
+            return CancellationError()
+        case .timedOut:
+            return HTTPRequestError(.timedOut, server: server,
+                "no connection to \(server) within \(limitText); check the host, the port and the network, or allow more time")
+        case .failed where error.description.contains("cannot be resolved"):
+            return HTTPRequestError(.connectFailed, server: server,
+                "the host name '\(target.host)' of \(server) could not be resolved; check the URL and the network")
+        case .failed where error.description.contains(String(cString: strerror(ECONNREFUSED))):
+            return HTTPRequestError(.connectFailed, server: server,
+                "\(server) refused the connection; check that the server is running and that the URL's host and port are right")
+        case .failed:
+            return HTTPRequestError(.connectFailed, server: server, "could not connect to \(server) (\(error)); check the URL and the network")
+        }
+    }
+
+    private func exchangeFailure(_ error: NetworkError) -> any Error {
+        switch error.kind {
+        case .stopped:
+            return CancellationError()
+        case .timedOut:
+            return HTTPRequestError(.timedOut, server: target.server,
+                "\(target.server) did not answer within \(limitText); check that it is the right server and that it is up, or allow more time")
+        case .failed:
+            return HTTPRequestError(.connectionClosed, server: target.server,
+                "the connection to \(target.server) failed before the whole response had arrived (\(error)); try again")
+        }
+    }
+
+    private func parseFailure(_ error: HTTPParseError) -> HTTPRequestError {
+        let server = target.server
+        if error.description.hasPrefix("the response body is larger than") {
+            return HTTPRequestError(.bodyTooLarge, server: server,
+                "the response from \(server) is larger than \(maximumBodyBytes) bytes, the limit "
+                    + "(OAuthHTTP.maximumBodyBytes); check the URL, or raise the limit")
+        }
+        if error.description.hasPrefix("the connection closed") {
+            return HTTPRequestError(.connectionClosed, server: server,
+                "\(server) closed the connection before the whole response had arrived (\(error)); try again, and check "
+                    + "that the URL's port is an http server")
+        }
+        return HTTPRequestError(.failed, server: server,
+            "the response from \(server) is not valid HTTP/1.1 (\(error)); check that the URL's port is an http server")
+    }
+}
