@@ -58,6 +58,11 @@ public struct AuthAccounts: Sendable, Hashable {
         }
     }
 
+    /// How many account files the folder holds, without reading them (nor moving ``legacyFile`` in).
+    public var savedCount: Int {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter(Self.isAccountFileName).count
+    }
+
     /// The account `selector` names, or the only one when it is `nil`.
     ///
     /// A selector names an account when it equals its ``SavedAccount/id``, subject, email or username;

@@ -82,6 +82,20 @@ struct AccountsTokenCommandTests {
         }
     }
 
+    @Test("eua doctor names the storage back end, its folder and how many accounts it holds")
+    func doctorStorage() async throws {
+        let setup = try await setup()
+        defer { setup.stop() }
+        for subject in ["alice", "alan"] { #expect(try await setup.login(as: subject).status == 0) }
+        let json = try await setup.eua(["doctor", "--json"])
+        let storage = try #require(try OIDCRun.lastJSON(json.stdout)["storage"] as? [String: Any], "\(json.stderr)")
+        #expect(storage["backend"] as? String == "file" && storage["accounts"] as? Int == 2)
+        #expect(storage["folder"] as? String == setup.accountsFolder)
+        let plain = try await setup.eua(["doctor"])
+        #expect(plain.stdout.contains("Tokens are saved in private files (mode 0600), one per account, in "
+            + "\(setup.accountsFolder) (2 accounts now; see 'eua accounts')."), "\(plain.stdout)")
+    }
+
     @Test("eua token prints the saved token, one line, with no token request; --account picks by subject or a unique prefix")
     func tokenWithoutNetwork() async throws {
         let setup = try await setup()
