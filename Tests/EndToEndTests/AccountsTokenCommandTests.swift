@@ -214,6 +214,42 @@ struct AccountsTokenCommandTests {
         #expect(listed.stdout.contains("sign in again"), "\(listed.stdout)")
     }
 
+    @Test("a hostile subject ('../../x', a terminal escape) names a plain file in the folder and is shown escaped")
+    func hostileSubject() async throws {
+        let setup = try await setup()
+        defer { setup.stop() }
+        for subject in ["../../escaped", "\u{1B}[31mred"] {
+            let login = try await setup.login(as: subject)
+            #expect(login.status == 0, "\(subject): \(login.stderr)")
+        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: setup.accountsFolder).filter { !$0.hasSuffix(".lock") }
+        #expect(names.count == 2 && names.allSatisfy { $0.count == 37 && $0.hasSuffix(".json") }, "\(names)")
+        #expect(!FileManager.default.fileExists(atPath: setup.folder.path + "/escaped"))
+        let plain = try await setup.eua(["accounts"])
+        #expect(plain.status == 0 && plain.stdout.contains("../../escaped (../../escaped@example.com) at ")
+            && plain.stdout.contains("\\x1b[31mred ("), "\(plain.stdout)")
+        #expect(!plain.stdout.contains("\u{1B}"), "the escape reached the terminal: \(plain.stdout)")
+        let chosen = try await setup.eua(["token", "--account", "../../esc"])
+        #expect(chosen.status == 0, "\(chosen.stderr)")
+    }
+
+    @Test("other files in the accounts folder are ignored; a corrupt account file is an error naming it")
+    func strayAndCorruptFiles() async throws {
+        let setup = try await setup()
+        defer { setup.stop() }
+        #expect(try await setup.login(as: "alice").status == 0)
+        for name in ["notes.txt", "x.json", "0123456789abcdef0123456789abcdeF.json"] {
+            FileManager.default.createFile(atPath: setup.accountsFolder + "/" + name, contents: Data("{".utf8))
+        }
+        let listed = try await setup.eua(["accounts", "--json"])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect((try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [Any])?.count == 1)
+        let corrupt = setup.accountsFolder + "/0123456789abcdef0123456789abcdef.json"
+        FileManager.default.createFile(atPath: corrupt, contents: Data("{\"format\":".utf8), attributes: [.posixPermissions: 0o600])
+        let broken = try await setup.eua(["token"])
+        #expect(broken.status == 1 && broken.stderr.contains("authorization state file \(corrupt): it is not JSON"), "\(broken.stderr)")
+    }
+
     @Test("--min-valid out of range is a usage error (exit 64)", arguments: ["-1", "86401", "lots"])
     func minValidRange(value: String) async throws {
         let result = try await OIDCRun.eua(["token", "--min-valid", value])
