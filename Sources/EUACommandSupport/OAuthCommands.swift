@@ -21,6 +21,10 @@ package enum OAuthCommands {
         "Register a native client with a provider (OpenID Connect dynamic registration), for 'eua login'.")
     package static let logout = ("logout",
         "Sign out: revoke the tokens, end the provider's session through an agent, forget the saved state.")
+    package static let accounts = ("accounts",
+        "List the signed-in accounts 'eua login' saved (issuer, client, subject, expiry; never a token).")
+    package static let token = ("token",
+        "Print a fresh access token for scripts, refreshing and saving first when needed.")
     package static let demo = ("demo",
         "Show a complete sign-in against a local authorization server: no account, browser or network needed.")
     package static let doctor = ("doctor",
@@ -30,7 +34,8 @@ package enum OAuthCommands {
     /// Sources/eua/main.c, has the same list of names.)
     package static let programName = "eua-oauth"
 
-    static var names: Set<String> { [explain.0, login.0, refresh.0, demo.0, doctor.0, userinfo.0, register.0, logout.0] }
+    static var names: Set<String> { [explain.0, login.0, refresh.0, demo.0, doctor.0, userinfo.0, register.0, logout.0,
+                                     accounts.0, token.0] }
 
     /// Replaces this process with `eua-oauth` when `arguments` (argv) name one of its commands, directly or
     /// as `help NAME`; returns otherwise. Exits with 127 and says what to do when `eua-oauth` is missing.

@@ -21,8 +21,7 @@ struct EUA: ParsableCommand {
         subcommands: [
             AgentsCommand.self, CapabilitiesCommand.self, ExplainForward.self, OpenCommand.self, ReceiveCommand.self, SchemeCommand.self,
             LoginForward.self, RefreshForward.self, DemoForward.self, DoctorForward.self, UserInfoForward.self,
-            RegisterForward.self,
-            LogoutForward.self,
+            RegisterForward.self, LogoutForward.self, AccountsForward.self, TokenForward.self,
         ]
     )
 

@@ -56,3 +56,16 @@ struct LogoutForward: ParsableCommand {
     @Argument(parsing: .allUnrecognized) var arguments: [String] = []
     func run() { OAuthCommands.forwardIfNeeded(CommandLine.arguments) }
 }
+
+struct AccountsForward: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: OAuthCommands.accounts.0,
+                                                    abstract: OAuthCommands.accounts.1)
+    @Argument(parsing: .allUnrecognized) var arguments: [String] = []
+    func run() { OAuthCommands.forwardIfNeeded(CommandLine.arguments) }
+}
+
+struct TokenForward: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: OAuthCommands.token.0, abstract: OAuthCommands.token.1)
+    @Argument(parsing: .allUnrecognized) var arguments: [String] = []
+    func run() { OAuthCommands.forwardIfNeeded(CommandLine.arguments) }
+}

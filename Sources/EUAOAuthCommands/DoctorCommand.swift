@@ -73,7 +73,8 @@ struct DoctorCommand: ParsableCommand {
         explanation.add(plan, issuerProblem: nil)
         let diagnosis = Diagnosis(plan: plan, capabilities: capabilities, findings: findings,
                                   pluginErrors: catalog.failures.map { .init(path: $0.path, error: $0.error.message) },
-                                  explanation: explanation)
+                                  explanation: explanation,
+                                  storage: .init(AuthAccounts.standard(environment: environment)))
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -87,6 +88,19 @@ struct DoctorCommand: ParsableCommand {
 
 /// What `eua doctor` found; its JSON keys are a contract other tools read.
 struct Diagnosis: Encodable {
+    /// Where `eua login` saves tokens.
+    struct Storage: Encodable {
+        /// `file`: one private (0600) file per account.
+        var backend = "file"
+        var folder: String
+        var accounts: Int
+
+        init(_ store: AuthAccounts) {
+            folder = store.folder
+            accounts = store.savedCount
+        }
+    }
+
     struct PluginError: Encodable {
         var path: String
         var error: String
@@ -101,9 +115,10 @@ struct Diagnosis: Encodable {
     var capabilities: CapabilityReport
     var pluginErrors: [PluginError]
     var issuer: [ProviderCheck.Finding]
+    var storage: Storage
 
     init(plan: SignInPlan, capabilities: CapabilityReport, findings: [ProviderCheck.Finding], pluginErrors: [PluginError],
-         explanation: Explanation) {
+         explanation: Explanation, storage: Storage) {
         var problems: [String] = []
         let chosen = plan.chosen
         if chosen == nil {
@@ -123,11 +138,12 @@ struct Diagnosis: Encodable {
         self.capabilities = capabilities
         self.pluginErrors = pluginErrors
         issuer = findings
+        self.storage = storage
     }
 
     private enum CodingKeys: String, CodingKey {
         case canSignIn = "can_sign_in", problems, way, agent, configuration, capabilities
-        case pluginErrors = "plugin_errors", issuer
+        case pluginErrors = "plugin_errors", issuer, storage
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -140,6 +156,7 @@ struct Diagnosis: Encodable {
         try container.encode(capabilities, forKey: .capabilities)
         try container.encode(pluginErrors, forKey: .pluginErrors)
         try container.encode(issuer, forKey: .issuer)
+        try container.encode(storage, forKey: .storage)
     }
 
     /// The plain-text report: the verdict first, then what it rests on.
@@ -162,6 +179,9 @@ struct Diagnosis: Encodable {
             lines.append("Plugins that could not be loaded:")
             lines += pluginErrors.map { "  \($0.path): \($0.error)" }
         }
+        lines.append("")
+        lines.append("Tokens are saved in private files (mode 0600), one per account, in \(storage.folder) "
+                     + "(\(storage.accounts) account\(storage.accounts == 1 ? "" : "s") now; see 'eua accounts').")
         lines.append("")
         lines += CapabilityTable.lines(capabilities)
         lines.append("")

@@ -10,11 +10,12 @@ struct EUAOAuth: ParsableCommand {
         abstract: "Sign in with OAuth 2.0 / OpenID Connect through an external user agent (RFC 8252).",
         discussion: """
             This is eua-oauth, which runs 'eua explain', 'eua login', 'eua refresh', 'eua demo', 'eua doctor', \
-            'eua userinfo', 'eua register' and 'eua logout'; 'eua --help' lists every command. Set EUA_LOG_LEVEL (trace, debug, \
+            'eua userinfo', 'eua register', 'eua logout', 'eua accounts' and 'eua token'; 'eua --help' lists every command. Set EUA_LOG_LEVEL (trace, debug, \
             info, notice, warning, error) to see more on stderr.
             """,
         version: EUAVersion.current,
         subcommands: [ExplainCommand.self, LoginCommand.self, RefreshCommand.self, DemoCommand.self, DoctorCommand.self,
-                      UserInfoCommand.self, RegisterCommand.self, LogoutCommand.self]
+                      UserInfoCommand.self, RegisterCommand.self, LogoutCommand.self,
+                      AccountsCommand.self, TokenCommand.self]
     )
 }

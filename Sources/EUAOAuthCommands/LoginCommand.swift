@@ -17,7 +17,8 @@ struct LoginCommand: ParsableCommand {
         abstract: OAuthCommands.login.1,
         discussion: """
             The state (tokens and the server's configuration, never the client secret) is saved with mode 0600 \
-            to --state-file, by default $XDG_STATE_HOME/eua/auth-state.json. Test agents (kind testDouble, \
+            to --state-file, else as an account in $XDG_STATE_HOME/eua/accounts (one per issuer, client and \
+            subject: signing in again replaces it, another person adds one; see 'eua accounts'). Test agents (kind testDouble, \
             like 'headless') need EUA_ALLOW_TEST_AGENTS=1 or --allow-test-agents. A confidential client's secret \
             comes from --client-secret-file (mode 0600) or EUA_CLIENT_SECRET, which keep it out of the process list; \
             the way it is sent (client_secret_basic or client_secret_post) is --client-auth, else what the server \
@@ -129,7 +130,7 @@ struct LoginCommand: ParsableCommand {
     @Option(help: "Seconds the whole sign-in may take, server requests included (default: timeouts.authorization from the configuration, else 300).")
     var timeout: Int?
 
-    @Option(help: "Where to save the authorization state.")
+    @Option(help: "Where to save the authorization state (default: an account, see 'eua accounts').")
     var stateFile: String?
 
     @Flag(help: "Allow test agents (kind testDouble), like EUA_ALLOW_TEST_AGENTS=1.")
@@ -261,7 +262,7 @@ struct LoginCommand: ParsableCommand {
         var signIn = SignInFlow(
             issuer: issuer, client: client, scopes: scope.split(separator: " ").map(String.init),
             additionalParameters: extraParameters,
-            timeout: timeout.map { .seconds($0) }, file: file, candidates: AgentSelection.candidates(catalog: catalog),
+            timeout: timeout.map { .seconds($0) }, file: stateFile == nil ? nil : file, candidates: AgentSelection.candidates(catalog: catalog),
             configuration: configuration, forcedStep: flow.flatMap(SignInStep.init(rawValue:)),
             agentOptions: agent == nil ? options : [:], receiver: .plugin(in: catalog), receiverOptions: receiverOptions,
             redirectURI: redirectURI, logger: logger)
@@ -275,11 +276,12 @@ struct LoginCommand: ParsableCommand {
         if dpop { signIn.usesDPoP = true }
         let display = LoginProgress(timeout: signIn.effectiveTimeout)
         signIn.hooks = display.hooks
-        let run = Blocking.runInterruptible { [signIn] in
+        let run = Blocking.runInterruptible { [signIn, stateFile, environment, file] in
             try await CommandFailure.reporting {
                 defer { display.stop() }
                 let state = try await signIn.run()
-                return (await state.lastTokenResponse, await state.idTokenClaims, await state.identity, state.client)
+                let saved = stateFile == nil ? try await AuthAccounts.standard(environment: environment).save(state) : file
+                return (await state.lastTokenResponse, await state.idTokenClaims, await state.identity, state.client, saved)
             }
         }
         if run.interrupted {
@@ -290,11 +292,11 @@ struct LoginCommand: ParsableCommand {
         guard let tokens = outcome.0 else { throw CommandFailure("the sign-in ended without tokens") }
         if json {
             Output.json(try TokenOutput(tokens: tokens, claims: outcome.1, identity: outcome.2, client: outcome.3,
-                                        issuer: issuer, stateFile: file.path,
+                                        issuer: issuer, stateFile: outcome.4.path,
                                         refusedCallbacks: display.refusedCallbacks).jsonText())
         } else {
             Output.line(SignedInAs.sentence(claims: outcome.1, identity: outcome.2, issuer: issuer))
-            Output.line("State saved to \(file.path).")
+            Output.line("State saved to \(outcome.4.path).")
         }
         let turnedAway = display.refusedCallbacks
         if turnedAway > 0 {

@@ -21,8 +21,11 @@ struct RefreshCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "The saved state (default: $XDG_STATE_HOME/eua/auth-state.json).")
+    @Option(help: "The saved state file (default: the account --account names, see 'eua accounts').")
     var stateFile: String?
+
+    @Option(help: ArgumentHelp("The signed-in account: an id, subject, email or username as 'eua accounts' lists, or the start of one (default: the only account).", valueName: "account"))
+    var account: String?
 
     @Option(help: "The client secret. Other users can read it in 'ps': prefer --client-secret-file or EUA_CLIENT_SECRET.")
     var clientSecret: String?
@@ -48,26 +51,29 @@ struct RefreshCommand: ParsableCommand {
         if clientSecret != nil, clientSecretFile != nil {
             throw ValidationError("give --client-secret-file or --client-secret, not both")
         }
+        if stateFile != nil, account != nil { throw ValidationError(SavedStateChoice.conflict) }
     }
 
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
         CommandLogging.bootstrap(environment: environment)
         let logger = Logger(label: "eua.refresh")
-        let file = stateFile.map(AuthStateFile.init(path:)) ?? AuthStateFile.standard(environment: environment)
         let secret = try ClientSecretSource.secret(file: clientSecretFile, flag: clientSecret, environment: environment)
         let force = !ifNeeded
         let seconds = timeout
         let outcome = try Blocking.run {
             try await CommandFailure.reporting {
                 let http = OAuthHTTP().ending(after: .seconds(seconds))
-                let state = try AuthState.loadUsingRegistration(from: file, clientSecret: secret, clientKeyPath: clientKey,
+                let choice = try await SavedStateChoice.choose(stateFile: stateFile, account: account, environment: environment)
+                let state = try AuthState.loadUsingRegistration(from: choice.file, registrationHome: choice.registrationHome,
+                                                                clientSecret: secret, clientKeyPath: clientKey,
                                                                 http: http, logger: logger)
                 let tokens = try await state.freshTokens(force: force)
-                return (tokens, await state.idTokenClaims, await state.identity, state.client, state.configuration.issuer)
+                return (tokens, await state.idTokenClaims, await state.identity, state.client, state.configuration.issuer,
+                        choice.file)
             }
         }
-        let (tokens, claims, identity, client, issuer) = outcome
+        let (tokens, claims, identity, client, issuer, file) = outcome
         if json {
             Output.json(try TokenOutput(tokens: tokens, claims: claims, identity: identity, client: client, issuer: issuer,
                                         stateFile: file.path).jsonText())

@@ -54,14 +54,16 @@ extension AuthState {
     /// ``AuthState/load(from:clientSecret:http:logger:)`` with, when no secret is given, the secret of the client
     /// registered beside the file (when it is the state's client).
     /// `clientKeyPath`: the client's private key file (`--client-key`), for `private_key_jwt`.
-    static func loadUsingRegistration(from file: AuthStateFile, clientSecret: String?, clientKeyPath: String?,
+    /// `registrationHome`: the state file the registration is beside, when not `file` (an account's).
+    static func loadUsingRegistration(from file: AuthStateFile, registrationHome: AuthStateFile? = nil,
+                                      clientSecret: String?, clientKeyPath: String?,
                                       http: OAuthHTTP = OAuthHTTP(), logger: Logger) throws -> AuthState {
         let key = try clientKeyPath.map(ClientSigningKey.load(path:))
         if clientSecret != nil {
             return try AuthState.load(from: file, clientSecret: clientSecret, clientKey: key, http: http, logger: logger)
         }
         let state = try AuthState.load(from: file, clientKey: key, http: http, logger: logger)
-        guard let registered = RegisteredClient.secret(beside: file, clientID: state.client.clientID) else { return state }
+        guard let registered = RegisteredClient.secret(beside: registrationHome ?? file, clientID: state.client.clientID) else { return state }
         return try AuthState.load(from: file, clientSecret: registered, clientKey: key, http: http, logger: logger)
     }
 }

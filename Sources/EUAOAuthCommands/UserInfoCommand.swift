@@ -23,8 +23,11 @@ struct UserInfoCommand: ParsableCommand {
             """
     )
 
-    @Option(help: "The saved state (default: $XDG_STATE_HOME/eua/auth-state.json).")
+    @Option(help: "The saved state file (default: the account --account names, see 'eua accounts').")
     var stateFile: String?
+
+    @Option(help: ArgumentHelp("The signed-in account: an id, subject, email or username as 'eua accounts' lists, or the start of one (default: the only account).", valueName: "account"))
+    var account: String?
 
     @Option(help: "The client secret, for a confidential client (default: $EUA_CLIENT_SECRET).")
     var clientSecret: String?
@@ -38,16 +41,21 @@ struct UserInfoCommand: ParsableCommand {
     @Flag(help: "Print every claim as one JSON object (claims held elsewhere with their sources, which may hold tokens).")
     var json = false
 
+    func validate() throws {
+        if stateFile != nil, account != nil { throw ValidationError(SavedStateChoice.conflict) }
+    }
+
     func run() throws {
         let environment = ProcessInfo.processInfo.environment
         CommandLogging.bootstrap(environment: environment)
         let logger = Logger(label: "eua.userinfo")
-        let file = stateFile.map(AuthStateFile.init(path:)) ?? AuthStateFile.standard(environment: environment)
         let secret = clientSecret ?? environment["EUA_CLIENT_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
         let placement: UserInfoEndpoint.TokenPlacement = tokenInBody ? .formBody : .authorizationHeader
         let userInfo = try Blocking.run {
             try await CommandFailure.reporting {
-                let state = try AuthState.loadUsingRegistration(from: file, clientSecret: secret, clientKeyPath: clientKey,
+                let choice = try await SavedStateChoice.choose(stateFile: stateFile, account: account, environment: environment)
+                let state = try AuthState.loadUsingRegistration(from: choice.file, registrationHome: choice.registrationHome,
+                                                                clientSecret: secret, clientKeyPath: clientKey,
                                                                 logger: logger)
                 return try await state.userInfo(placement: placement, logger: logger)
             }

@@ -14,4 +14,6 @@ extension ExternalUserAgentError.Code {
     public static let stateFileInvalid = Self("stateFileInvalid")
     /// There is no authorization to use: never signed in, or no refresh token to renew it.
     public static let notAuthorized = Self("notAuthorized")
+    /// An account choice (`--account`) names no saved account or several, or none was named among several.
+    public static let accountChoiceInvalid = Self("accountChoiceInvalid")
 }

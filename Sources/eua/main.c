@@ -1,7 +1,7 @@
 // eua: the command-line entry point, a few lines of C on purpose.
 //
 // The commands live in two Swift programs beside this one: eua-oauth (explain, login, refresh, demo, doctor,
-// userinfo, register:
+// userinfo, register, accounts, token:
 // the OAuth client, TLS, JWT) and eua-core (everything else: agents, capabilities, open, receive, and
 // the help that lists all commands). A Swift program pays several milliseconds of dynamic linking
 // before main (the runtime, FoundationEssentials); choosing in C costs well under one, so no command
@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 static const char *const oauth_commands[] = {"explain", "login", "refresh", "demo", "doctor", "userinfo", "register",
-                                             "logout", NULL};
+                                             "logout", "accounts", "token", NULL};
 
 static int is_oauth_command(const char *name) {
     for (const char *const *command = oauth_commands; name && *command; command++) {

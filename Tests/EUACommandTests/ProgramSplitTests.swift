@@ -10,7 +10,7 @@ struct ProgramSplitTests {
     func helpListsAll() throws {
         let result = try ProcessRunner.run(try TestPaths.product("eua"), ["--help"])
         #expect(result.status == 0)
-        for name in ["agents", "capabilities", "explain", "open", "receive", "login", "refresh", "demo", "doctor", "userinfo", "register", "logout"] {
+        for name in ["agents", "capabilities", "explain", "open", "receive", "login", "refresh", "demo", "doctor", "userinfo", "register", "logout", "accounts", "token"] {
             #expect(result.stdout.contains("\n  \(name) "), "\(name) in:\n\(result.stdout)")
         }
     }
@@ -59,7 +59,7 @@ struct ProgramSplitTests {
 
     @Test("every command eua-oauth runs is sent there by the launcher (the two lists agree)")
     func listsAgree() throws {
-        for name in ["explain", "login", "refresh", "demo", "doctor", "userinfo", "register", "logout"] {
+        for name in ["explain", "login", "refresh", "demo", "doctor", "userinfo", "register", "logout", "accounts", "token"] {
             let result = try ProcessRunner.run(try TestPaths.product("eua"), [name, "--help"])
             #expect(result.status == 0, "\(name): \(result.stderr)")
             #expect(result.stdout.contains("USAGE: eua \(name)"), "\(name): \(result.stdout)")

@@ -1,0 +1,84 @@
+import ArgumentParser
+import EUACommandSupport
+import ExternalUserAgent
+import ExternalUserAgentOAuth
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// `eua accounts`: the signed-in accounts `eua login` saved — who, where, until when; never a token.
+struct AccountsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: OAuthCommands.accounts.0,
+        abstract: OAuthCommands.accounts.1,
+        discussion: """
+            One account per issuer, client and subject, saved in $XDG_STATE_HOME/eua/accounts (a state file of \
+            the earlier single-account layout, auth-state.json, is moved there). Pick one for 'eua token', \
+            'eua refresh' or 'eua userinfo' with --account: its id, subject, email or username, or the start of \
+            one that names a single account.
+            """
+    )
+
+    @Flag(help: "Print one JSON array: id, issuer, client_id, subject, name, email, username, expires_at, can_refresh, needs_sign_in, backend, state_file.")
+    var json = false
+
+    func run() throws {
+        let environment = ProcessInfo.processInfo.environment
+        CommandLogging.bootstrap(environment: environment)
+        let store = AuthAccounts.standard(environment: environment)
+        let accounts = try Blocking.run { try await CommandFailure.reporting { try await store.accounts() } }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            Output.json(String(decoding: try encoder.encode(accounts.map(AccountJSON.init)), as: UTF8.self))
+            return
+        }
+        guard !accounts.isEmpty else {
+            Output.line("No account is signed in (none saved in \(store.folder)); sign in with 'eua login'.")
+            return
+        }
+        for account in accounts {
+            Output.line("\(account.label): \(Self.status(account)), back end file")
+        }
+    }
+
+    /// `access token valid until …, can refresh`, or what to do.
+    static func status(_ account: SavedAccount) -> String {
+        if account.needsSignIn { return "sign in again (the server refused the refresh token)" }
+        let expiry = account.accessTokenExpiry.map { ($0 > Date() ? "access token valid until " : "access token expired at ")
+            + $0.formatted(.iso8601) } ?? "access token of unknown lifetime"
+        return expiry + (account.canRefresh ? ", can refresh" : ", no refresh token")
+    }
+}
+
+/// One account in `eua accounts --json`.
+struct AccountJSON: Encodable {
+    var id: String
+    var issuer: String
+    var client_id: String
+    var subject: String?
+    var name: String?
+    var email: String?
+    var username: String?
+    var expires_at: String?
+    var can_refresh: Bool
+    var needs_sign_in: Bool
+    var backend = "file"
+    var state_file: String
+
+    init(_ account: SavedAccount) {
+        id = account.id
+        issuer = account.key.issuer
+        client_id = account.key.clientID
+        subject = account.key.subject
+        name = account.name
+        email = account.email
+        username = account.username
+        expires_at = account.accessTokenExpiry?.formatted(.iso8601)
+        can_refresh = account.canRefresh
+        needs_sign_in = account.needsSignIn
+        state_file = account.file.path
+    }
+}

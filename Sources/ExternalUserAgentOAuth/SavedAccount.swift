@@ -1,0 +1,51 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// One signed-in account of ``AuthAccounts``, as `eua accounts` lists it: who, where, until when — never a token.
+public struct SavedAccount: Sendable, Hashable {
+    /// The issuer, client and subject that tell it from the others.
+    public var key: AccountKey
+    /// The file that holds its state (load it with ``AuthState/load(from:clientSecret:clientKey:http:logger:)``).
+    public var file: AuthStateFile
+    /// A short, stable id for `--account`: the file name without `.json` (32 hexadecimal digits).
+    public var id: String
+    /// The `name` claim, when the ID token or UserInfo gave one.
+    public var name: String?
+    /// The `email` claim, when given.
+    public var email: String?
+    /// The `preferred_username` claim, when given.
+    public var username: String?
+    /// When the access token expires; `nil` when the server gave no lifetime.
+    public var accessTokenExpiry: Date?
+    /// Whether a refresh token is saved, so an expired access token can be renewed without signing in.
+    public var canRefresh: Bool
+    /// Whether the server refused the refresh token: sign in again.
+    public var needsSignIn: Bool
+
+    init(file: AuthStateFile, contents: AuthStateFile.Contents) {
+        let claims = contents.idTokenClaims
+        let identity = contents.identity
+        key = AccountKey(issuer: contents.configuration.issuer, clientID: contents.client.clientID,
+                         subject: claims?.subject ?? identity?.subject)
+        self.file = file
+        let name = String(file.path.split(separator: "/").last ?? "")
+        id = name.hasSuffix(".json") ? String(name.dropLast(5)) : name
+        self.name = claims?.name ?? identity?.name
+        email = claims?.email ?? identity?.email
+        username = claims?.preferredUsername ?? identity?.preferredUsername
+        accessTokenExpiry = contents.tokenResponse?.accessTokenExpirationDate
+        canRefresh = contents.tokenResponse?.refreshToken != nil
+        needsSignIn = contents.authorizationError != nil || contents.tokenResponse == nil
+    }
+
+    /// How a person recognises it in a list: `alice (alice@example.com) at https://id.example.com, client app`.
+    public var label: String {
+        let who = key.subject ?? "unknown subject"
+        let extra = [username, email].compactMap { $0 }.filter { !$0.isEmpty && $0 != who }
+        let more = extra.isEmpty ? "" : " (\(extra.joined(separator: ", ")))"
+        return "\(who)\(more) at \(key.issuer), client \(key.clientID) [id \(id)]"
+    }
+}
