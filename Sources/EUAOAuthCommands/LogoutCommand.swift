@@ -36,8 +36,11 @@ struct LogoutCommand: ParsableCommand {
             """
     )
 
-    @Option(name: [.customLong("state-file"), .customLong("state")], help: "The saved state (default: $XDG_STATE_HOME/eua/auth-state.json).")
+    @Option(name: [.customLong("state-file"), .customLong("state")], help: "The saved state file (default: the account --account names, see 'eua accounts').")
     var stateFile: String?
+
+    @Option(help: ArgumentHelp("The signed-in account: an id, subject, email or username as 'eua accounts' lists, or the start of one (default: the only account).", valueName: "account"))
+    var account: String?
 
     @Flag(help: "Only forget the saved state: no revocation, no end-session request, no network.")
     var local = false
@@ -83,6 +86,7 @@ struct LogoutCommand: ParsableCommand {
     var json = false
 
     func validate() throws {
+        if stateFile != nil, account != nil { throw ValidationError(SavedStateChoice.conflict) }
         guard (1...86_400).contains(timeout) else { throw ValidationError("--timeout must be a number of seconds from 1 to 86400") }
         if clientSecret != nil, clientSecretFile != nil {
             throw ValidationError("give --client-secret-file or --client-secret, not both")
@@ -102,7 +106,8 @@ struct LogoutCommand: ParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         CommandLogging.bootstrap(environment: environment)
         let logger = Logger(label: "eua.logout")
-        let file = stateFile.map(AuthStateFile.init(path:)) ?? AuthStateFile.standard(environment: environment)
+        let choice = savedState(environment: environment)
+        let file = choice.file
         guard FileManager.default.fileExists(atPath: file.path) else {
             report(LogoutOutput(stateFile: file.path, notSignedIn: true), status: 4,
                    message: "not signed in: there is no saved state at \(file.path); nothing to sign out of")
@@ -119,7 +124,7 @@ struct LogoutCommand: ParsableCommand {
         let seconds = timeout
         let state = try Blocking.run {
             try await CommandFailure.reporting {
-                try AuthState.loadUsingRegistration(from: file, clientSecret: secret, clientKeyPath: clientKey,
+                try AuthState.loadUsingRegistration(from: file, registrationHome: choice.registrationHome, clientSecret: secret, clientKeyPath: clientKey,
                                                     http: OAuthHTTP().ending(after: .seconds(seconds)), logger: logger)
             }
         }
@@ -242,6 +247,21 @@ struct LogoutCommand: ParsableCommand {
             return nil
         } catch {
             return error.description
+        }
+    }
+
+    /// The state to sign out of: `--state-file`, else the account `--account` names (the only one without it);
+    /// no account saved is "not signed in" (exit 4), a bad `--account` a failure (exit 1).
+    private func savedState(environment: [String: String]) -> SavedStateChoice {
+        let (stateFile, account) = (stateFile, account)
+        do {
+            return try Blocking.run { try await SavedStateChoice.choose(stateFile: stateFile, account: account, environment: environment) }
+        } catch let error as ExternalUserAgentError where error.code == .notAuthorized {
+            report(LogoutOutput(stateFile: AuthAccounts.standard(environment: environment).folder, notSignedIn: true), status: 4,
+                   message: "not signed in: \(error.message); nothing to sign out of")
+        } catch {
+            Output.errorLine("eua logout: \((error as? ExternalUserAgentError)?.message ?? "\(error)")")
+            Output.exit(1)
         }
     }
 
