@@ -54,6 +54,11 @@ struct BrowserFollow {
                 }
                 // 307 and 308 repeat the request as it was; the others become a GET.
                 if response.status == 307 || response.status == 308 {
+                    if request.carriesCredentials, next.scheme != "https", !Self.isLoopback(next) {
+                        throw Self.failure("\(Self.describe(url)) answered the login form with \(response.status), which "
+                            + "would send the credentials again over plain http to \(Self.describe(next)); they are sent "
+                            + "only over https (or to a loopback host)")
+                    }
                     request.url = next
                 } else {
                     request = Step(url: next, method: "GET", body: nil, referrer: nil)
@@ -124,7 +129,8 @@ struct BrowserFollow {
         PluginHost.log(.debug, "headless agent submits a form (\(form.method), \(fields.count) fields, "
             + "\(credentials.isEmpty ? "no credentials" : "credentials once"), button \(button.map { PageText.shown($0.description) } ?? "none")) on \(Self.describe(url))")
         if form.method == "POST" {
-            return Step(url: action, method: "POST", body: Array(encoded.utf8), referrer: url)
+            return Step(url: action, method: "POST", body: Array(encoded.utf8), referrer: url,
+                        carriesCredentials: !credentials.isEmpty)
         }
         var components = URLComponents(url: action, resolvingAgainstBaseURL: false)
         components?.percentEncodedQuery = encoded
@@ -147,6 +153,8 @@ struct BrowserFollow {
         var method: String
         var body: [UInt8]?
         var referrer: URL?
+        /// Whether the body holds credentials (a login form's): a 307/308 may repeat it only where they may go.
+        var carriesCredentials = false
     }
 
     private mutating func fetch(_ step: Step) throws -> HTTPResponse {

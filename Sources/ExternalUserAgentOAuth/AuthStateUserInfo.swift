@@ -25,6 +25,12 @@ extension AuthState {
                     "a DPoP-bound access token is sent in the Authorization header with a proof, not in a form body "
                         + "(RFC 9449 §7.1); leave the placement at the header")
             }
+            guard let dpopKey else {
+                // Sent as Bearer it would travel without its proof, and a server that binds tokens refuses it anyway.
+                throw ExternalUserAgentError(.stateFileInvalid,
+                    "the access token is DPoP-bound but the saved state has no DPoP key (dpop_key) to prove it with; "
+                        + "sign in again")
+            }
             endpoint.dpopKey = dpopKey
         }
         return try await endpoint.fetch(accessToken: tokens.accessToken, expectedSubject: subject, placement: placement)

@@ -122,6 +122,20 @@ public struct SignIn: Sendable {
         let client = try self.client.negotiated(with: configuration)
         if client.usesSecret { _ = try client.requiredSecret() }
         let (configuration, scopes, registered) = (self.configuration, self.scopes, redirectURI)
+        if parameters.maxAge != nil || !parameters.acrValues.isEmpty, !scopes.contains("openid") {
+            // Without an ID token there is no auth_time or acr to check: the request would go unverified.
+            throw ExternalUserAgentError(.invalidOptions,
+                "max_age and acr_values are checked against the ID token, which only the 'openid' scope brings; "
+                    + "add openid to the scopes, or leave them out")
+        }
+        if let clash = additionalParameters.first(where: { extra in
+            AuthorizationParameters.reservedAuthorizationParameters.subtracting(AuthorizationRequest.reservedParameters)
+                .contains(extra.name) || parameters.extraAuthorizationParameters.contains { $0.name == extra.name }
+        }) {
+            throw ExternalUserAgentError(.invalidOptions,
+                "the additional authorization parameter '\(clash.name)' is one the sign-in sets itself or is given "
+                    + "twice; set it once, through SignIn.parameters")
+        }
         let dpopKey = usesDPoP ? DPoPKey() : nil
         let extra = additionalParameters + parameters.authorizationFields + (dpopKey.map { [("dpop_jkt", $0.thumbprint)] } ?? [])
         logger.info("starting sign-in", metadata: [
@@ -170,6 +184,14 @@ public struct SignIn: Sendable {
             throw ExternalUserAgentError(.invalidOptions,
                 "DPoP-bound tokens (--dpop) are asked for in the code flow only; sign in with a browser or the manual agent "
                     + "(--flow browser or manual), or without --dpop")
+        }
+        if !parameters.isEmpty {
+            // The device authorization request (RFC 8628 §3.1) carries none of them: sending nothing and checking
+            // nothing (max_age, acr) would be accepting a sign-in that did not meet them.
+            throw ExternalUserAgentError(.invalidOptions,
+                "the request parameters (prompt, login_hint, max_age, acr_values, ui_locales, resource, extra parameters) "
+                    + "are sent in the code flow only; sign in with a browser or the manual agent (--flow browser or "
+                    + "manual), or without them")
         }
         let client = try self.client.negotiated(with: configuration)
         if client.usesSecret { _ = try client.requiredSecret() }

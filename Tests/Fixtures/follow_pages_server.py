@@ -17,6 +17,8 @@ and key it serves https. Pages, like django-oauth-toolkit behind Django's login:
   GET  /downgrade                         302 to http://127.0.0.1:PORT/login
   GET  /choices                           a form with two buttons, neither granting nor refusing
   GET  /remote-login                      a login form posting to plain http on another host
+  GET  /login-307                         a login form posting to /post-307 on this server
+  POST /post-307                          307 to http://login.example.invalid/login (the credentials would go again)
   GET  /upgrade?to=URL                    302 to URL (another server, such as this flow over https), setting the
                                           session cookie on the way
 """
@@ -128,6 +130,8 @@ class Handler(BaseHTTPRequestHandler):
             self.redirect("http://127.0.0.1:%d/login" % self.server.server_address[1])
         elif path == "/choices":
             self.send(200, CHOICES)
+        elif path == "/login-307":
+            self.send(200, LOGIN.replace('action="/login?next=/consent"', 'action="/post-307"').format(errors="", n=0))
         elif path == "/remote-login":
             self.send(200, LOGIN.replace('action="/login?next=/consent"', 'action="http://login.example.invalid/login"')
                       .format(errors="", n=0))
@@ -149,6 +153,8 @@ class Handler(BaseHTTPRequestHandler):
             self.redirect(self.back(code="good-code") if "allow" in form else self.back(error="access_denied"))
         elif path == "/loop":
             self.send(200, LOOP)
+        elif path == "/post-307":
+            self.send(307, "", [("Location", "http://login.example.invalid/login")])
         else:
             self.send(404, "<p>Not found</p>")
 

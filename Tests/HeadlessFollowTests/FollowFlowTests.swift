@@ -102,6 +102,16 @@ struct FollowFlowTests {
         #expect(try server.log().filter { $0.method == "POST" }.isEmpty)
     }
 
+    @Test("a login form answered with 307 to plain http on another host: the credentials are not sent again, the flow ends")
+    func credentialsNotRepeatedByTemporaryRedirect() throws {
+        let server = try FollowPagesServer()
+        let message = Self.message { try Self.follow(URL(string: "\(server.base)/login-307")!, ["form.username": "alice", "form.password": "pw"]) }
+        #expect(message == "headless agent: \(server.base)/post-307 answered the login form with 307, which would send the "
+            + "credentials again over plain http to http://login.example.invalid/login; they are sent only over https "
+            + "(or to a loopback host)")
+        #expect(try server.log().filter { $0.method == "POST" }.map(\.path) == ["/post-307"], "posted once, to the loopback server only")
+    }
+
     @Test("options: submit= and ca-file= are checked when the agent is made")
     func options() throws {
         #expect(try HeadlessScript(options: ["submit": "action=approve"]).submitChoice == SubmitButtonRule.Choice("action=approve"))
