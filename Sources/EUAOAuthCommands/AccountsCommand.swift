@@ -40,7 +40,7 @@ struct AccountsCommand: ParsableCommand {
             return
         }
         for account in accounts {
-            Output.line("\(account.label): \(Self.status(account)), back end file")
+            Output.line("\(account.label): \(Self.status(account)), back end \(account.backend.rawValue)")
         }
     }
 
@@ -65,7 +65,7 @@ struct AccountJSON: Encodable {
     var expires_at: String?
     var can_refresh: Bool
     var needs_sign_in: Bool
-    var backend = "file"
+    var backend: String
     var state_file: String
 
     init(_ account: SavedAccount) {
@@ -80,5 +80,6 @@ struct AccountJSON: Encodable {
         can_refresh = account.canRefresh
         needs_sign_in = account.needsSignIn
         state_file = account.file.path
+        backend = account.backend.rawValue
     }
 }

@@ -188,7 +188,16 @@ struct LoginCommand: ParsableCommand {
                 && configuration.preference.first == agent
         }
         let secret = try ClientSecretSource.secret(file: clientSecretFile, flag: clientSecret, environment: environment)
-        let file = stateFile.map(AuthStateFile.init(path:)) ?? AuthStateFile.standard(environment: environment)
+        var file = stateFile.map(AuthStateFile.init(path:)) ?? AuthStateFile.standard(environment: environment)
+        // --state-file keeps everything in that file unless the configuration forces a back end.
+        let storage: StorageChoice
+        do {
+            storage = stateFile != nil && configuration.storageBackend == nil
+                ? StorageChoice(backend: .file, reason: "--state-file") : try StorageChoice.choose(configuration)
+        } catch let error as ExternalUserAgentError {
+            throw CommandFailure("\(error.message) [\(error.code)]")
+        }
+        file.backend = storage.backend
         var client: ClientCredentials
         var receiverOptions: [String: String] = [:]
         if let clientID {
@@ -224,11 +233,13 @@ struct LoginCommand: ParsableCommand {
         }
         let display = LoginProgress(timeout: signIn.effectiveTimeout)
         signIn.hooks = display.hooks
-        let run = Blocking.runInterruptible { [signIn, stateFile, environment, file] in
+        let run = Blocking.runInterruptible { [signIn, stateFile, environment, file, storage] in
             try await CommandFailure.reporting {
                 defer { display.stop() }
                 let state = try await signIn.run()
-                let saved = stateFile == nil ? try await AuthAccounts.standard(environment: environment).save(state) : file
+                var accounts = AuthAccounts.standard(environment: environment)
+                accounts.backend = storage.backend
+                let saved = stateFile == nil ? try await accounts.save(state) : file
                 return (await state.lastTokenResponse, await state.idTokenClaims, await state.identity, state.client, saved)
             }
         }
@@ -244,7 +255,9 @@ struct LoginCommand: ParsableCommand {
                                         refusedCallbacks: display.refusedCallbacks).jsonText())
         } else {
             Output.line(SignedInAs.sentence(claims: outcome.1, identity: outcome.2, issuer: issuer))
-            Output.line("State saved to \(outcome.4.path).")
+            Output.line(storage.backend == .secretService
+                ? "Tokens saved in the Secret Service; the index beside them (no secrets) is \(outcome.4.path)."
+                : "State saved to \(outcome.4.path).")
         }
         let turnedAway = display.refusedCallbacks
         if turnedAway > 0 {

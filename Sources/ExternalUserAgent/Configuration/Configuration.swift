@@ -175,6 +175,9 @@ public struct Configuration: Sendable {
     /// `login.redirect-uri`, when a layer sets it.
     public var redirectURI: String? { settings[.loginRedirectURI]?.value.stringValue }
 
+    /// `storage.backend` (`"secret-service"` or `"file"`), when a layer sets it.
+    public var storageBackend: String? { settings[.storageBackend]?.value.stringValue }
+
     /// How long a sign-in may take, when a layer sets it.
     public var authorizationTimeout: Duration? { duration(.authorizationTimeout) }
 

@@ -27,6 +27,8 @@ public struct ConfigurationKey: Sendable, Hashable, Comparable, CustomStringConv
     /// The loopback redirect URI registered with the provider (`http://127.0.0.1/callback`); it sets the
     /// receiver's host and path, and its port when it has one.
     public static let loginRedirectURI = ConfigurationKey(["login", "redirect-uri"])
+    /// Where tokens are saved: `"secret-service"` or `"file"` (unset: the Secret Service when one answers).
+    public static let storageBackend = ConfigurationKey(["storage", "backend"])
     /// How long a sign-in may take, in seconds.
     public static let authorizationTimeout = ConfigurationKey(["timeouts", "authorization"])
     /// How long an agent may take to close, in seconds.

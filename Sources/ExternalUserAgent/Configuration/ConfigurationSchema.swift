@@ -9,7 +9,7 @@ import ExternalUserAgentWire
 enum ConfigurationSchema {
     /// What a key's value must be.
     enum Shape: Sendable {
-        case bool, port, portRange, redirectPath, redirectURI, seconds, page, text, agentList, matcherList, optionValue, flowList
+        case bool, port, portRange, redirectPath, redirectURI, seconds, page, text, agentList, matcherList, optionValue, flowList, storageBackend
 
         var expectation: String {
             switch self {
@@ -24,6 +24,7 @@ enum ConfigurationSchema {
             case .agentList: "an array of agent ids (and '*' for any other agent), like [\"firefox\", \"*\"]"
             case .matcherList: "an array of agent matchers, like [\"firefox>=115\", \"chromium 120..<130\"]"
             case .optionValue: "a string, a boolean or a number"
+            case .storageBackend: "\"secret-service\" or \"file\""
             case .flowList: "an array of sign-in steps, each at most once, from \"browser\", \"device\" and \"manual\", like [\"browser\", \"device\", \"manual\"]"
             }
         }
@@ -32,7 +33,7 @@ enum ConfigurationSchema {
     static let keys: [ConfigurationKey: Shape] = [
         .preference: .agentList, .allow: .matcherList, .deny: .matcherList, .allowTestAgents: .bool, .flowOrder: .flowList,
         .receiverPort: .port, .receiverPortRange: .portRange, .receiverPath: .redirectPath,
-        .loginRedirectURI: .redirectURI,
+        .loginRedirectURI: .redirectURI, .storageBackend: .storageBackend,
         .authorizationTimeout: .seconds, .dismissTimeout: .seconds, .presentTimeout: .seconds, .successPage: .page, .failurePage: .page,
     ]
 
@@ -47,7 +48,7 @@ enum ConfigurationSchema {
         "profile": .text, "private": .bool, "ephemeral": .bool, "executable": .text,
     ]
 
-    static let tables: Set<[String]> = [["receiver"], ["login"], ["timeouts"], ["pages"], ["agent-options"]]
+    static let tables: Set<[String]> = [["receiver"], ["login"], ["timeouts"], ["pages"], ["agent-options"], ["storage"]]
 
     /// Whether `path` names a table (`[receiver]`, `[agent-options.firefox]`).
     static func isTable(_ path: [String]) -> Bool {
@@ -99,6 +100,8 @@ enum ConfigurationSchema {
             return "got \(value)"
         case .text:
             return value.stringValue == nil ? got : nil
+        case .storageBackend:
+            return ["secret-service", "file"].contains(value.stringValue ?? "") ? nil : got
         case .agentList:
             guard let ids = value.stringList else { return got }
             let isID = { (entry: String) in
