@@ -17,7 +17,9 @@ struct AccountsCommand: ParsableCommand {
             One account per issuer, client and subject, saved in $XDG_STATE_HOME/eua/accounts (a state file of \
             the earlier single-account layout, auth-state.json, is moved there). Pick one for 'eua token', \
             'eua refresh' or 'eua userinfo' with --account: its id, subject, email or username, or the start of \
-            one that names a single account.
+            one that names a single account. With the Secret Service back end ('eua doctor' says which is used and \
+            why; [storage] backend or EUA_STORAGE forces one) each file there is an index without secrets and the \
+            tokens are a keyring item labelled 'eua: <issuer> <account> (<client>)'.
             """
     )
 

@@ -18,7 +18,8 @@ struct LoginCommand: ParsableCommand {
         discussion: """
             The state (tokens and the server's configuration, never the client secret) is saved with mode 0600 \
             to --state-file, else as an account in $XDG_STATE_HOME/eua/accounts (one per issuer, client and \
-            subject: signing in again replaces it, another person adds one; see 'eua accounts'). Test agents (kind testDouble, \
+            subject: signing in again replaces it, another person adds one; see 'eua accounts') — in the Secret \
+            Service when one answers on the session bus, else in the file ([storage] backend forces one). Test agents (kind testDouble, \
             like 'headless') need EUA_ALLOW_TEST_AGENTS=1 or --allow-test-agents. A confidential client's secret \
             comes from --client-secret-file (mode 0600) or EUA_CLIENT_SECRET, which keep it out of the process list; \
             the way it is sent (client_secret_basic or client_secret_post) is --client-auth, else what the server \
