@@ -60,6 +60,9 @@ let package = Package(
         // time), and the blocking HTTP(S) client built on it: the headless agent's follow mode uses it.
         .target(name: "CCurl"),
         .target(name: "CurlClient", dependencies: ["CCurl"]),
+        // libsecret (the freedesktop Secret Service), opened with dlopen on first use (no header needed to build;
+        // Debian's libsecret-1-0 to run): the token store's secret-service back end.
+        .target(name: "CSecret"),
         // The TOML v1.0.0 reader the configuration files are read with: standard library only.
         .target(name: "TOMLReader"),
         .target(
@@ -81,6 +84,7 @@ let package = Package(
             dependencies: [
                 "ExternalUserAgent",
                 "ExternalUserAgentWire",
+                "CSecret",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 // RSA signing of the client's own JWTs (request objects, private_key_jwt).

@@ -17,7 +17,9 @@ struct AccountsCommand: ParsableCommand {
             One account per issuer, client and subject, saved in $XDG_STATE_HOME/eua/accounts (a state file of \
             the earlier single-account layout, auth-state.json, is moved there). Pick one for 'eua token', \
             'eua refresh' or 'eua userinfo' with --account: its id, subject, email or username, or the start of \
-            one that names a single account.
+            one that names a single account. With the Secret Service back end ('eua doctor' says which is used and \
+            why; [storage] backend or EUA_STORAGE forces one) each file there is an index without secrets and the \
+            tokens are a keyring item labelled 'eua: <issuer> <account> (<client>)'.
             """
     )
 
@@ -40,7 +42,7 @@ struct AccountsCommand: ParsableCommand {
             return
         }
         for account in accounts {
-            Output.line("\(account.label): \(Self.status(account)), back end file")
+            Output.line("\(account.label): \(Self.status(account)), back end \(account.backend.rawValue)")
         }
     }
 
@@ -65,7 +67,7 @@ struct AccountJSON: Encodable {
     var expires_at: String?
     var can_refresh: Bool
     var needs_sign_in: Bool
-    var backend = "file"
+    var backend: String
     var state_file: String
 
     init(_ account: SavedAccount) {
@@ -80,5 +82,6 @@ struct AccountJSON: Encodable {
         can_refresh = account.canRefresh
         needs_sign_in = account.needsSignIn
         state_file = account.file.path
+        backend = account.backend.rawValue
     }
 }

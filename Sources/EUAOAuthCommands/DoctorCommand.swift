@@ -74,7 +74,7 @@ struct DoctorCommand: ParsableCommand {
         let diagnosis = Diagnosis(plan: plan, capabilities: capabilities, findings: findings,
                                   pluginErrors: catalog.failures.map { .init(path: $0.path, error: $0.error.message) },
                                   explanation: explanation,
-                                  storage: .init(AuthAccounts.standard(environment: environment)))
+                                  storage: .init(AuthAccounts.standard(environment: environment), configuration: configuration))
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -90,12 +90,20 @@ struct DoctorCommand: ParsableCommand {
 struct Diagnosis: Encodable {
     /// Where `eua login` saves tokens.
     struct Storage: Encodable {
-        /// `file`: one private (0600) file per account.
-        var backend = "file"
+        /// `secret-service` or `file`; `nil` when the back end the configuration forces is not available.
+        var backend: String?
+        /// Why that one, or why the forced one is not available.
+        var reason: String
         var folder: String
         var accounts: Int
 
-        init(_ store: AuthAccounts) {
+        init(_ store: AuthAccounts, configuration: Configuration) {
+            do {
+                let choice = try StorageChoice.choose(configuration)
+                (backend, reason) = (choice.backend.rawValue, choice.reason)
+            } catch {
+                (backend, reason) = (nil, (error as? ExternalUserAgentError)?.message ?? "\(error)")
+            }
             folder = store.folder
             accounts = store.savedCount
         }
@@ -120,6 +128,7 @@ struct Diagnosis: Encodable {
     init(plan: SignInPlan, capabilities: CapabilityReport, findings: [ProviderCheck.Finding], pluginErrors: [PluginError],
          explanation: Explanation, storage: Storage) {
         var problems: [String] = []
+        self.storage = storage
         let chosen = plan.chosen
         if chosen == nil {
             problems.append(plan.error.message)
@@ -130,6 +139,7 @@ struct Diagnosis: Encodable {
                             + "machine; check the network namespace or sandbox (a loopback interface must be up)")
         }
         problems += findings.filter { !$0.ok }.map { "\($0.check): \($0.detail)" }
+        if storage.backend == nil { problems.append("tokens cannot be saved: \(storage.reason)") }
         self.problems = problems
         canSignIn = problems.isEmpty
         way = chosen?.step.rawValue
@@ -138,7 +148,6 @@ struct Diagnosis: Encodable {
         self.capabilities = capabilities
         self.pluginErrors = pluginErrors
         issuer = findings
-        self.storage = storage
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -180,8 +189,17 @@ struct Diagnosis: Encodable {
             lines += pluginErrors.map { "  \($0.path): \($0.error)" }
         }
         lines.append("")
-        lines.append("Tokens are saved in private files (mode 0600), one per account, in \(storage.folder) "
-                     + "(\(storage.accounts) account\(storage.accounts == 1 ? "" : "s") now; see 'eua accounts').")
+        let count = "\(storage.accounts) account\(storage.accounts == 1 ? "" : "s") now; see 'eua accounts'"
+        switch storage.backend {
+        case "secret-service"?:
+            lines.append("Storage: secret-service — tokens in the Secret Service, an index without secrets in "
+                         + "\(storage.folder) (\(count)); why: \(storage.reason).")
+        case "file"?:
+            lines.append("Storage: file — private files (mode 0600), one per account, in \(storage.folder) (\(count)); "
+                         + "why: \(storage.reason).")
+        default:
+            lines.append("Storage: unavailable — \(storage.reason).")
+        }
         lines.append("")
         lines += CapabilityTable.lines(capabilities)
         lines.append("")

@@ -18,7 +18,8 @@ struct LoginCommand: ParsableCommand {
         discussion: """
             The state (tokens and the server's configuration, never the client secret) is saved with mode 0600 \
             to --state-file, else as an account in $XDG_STATE_HOME/eua/accounts (one per issuer, client and \
-            subject: signing in again replaces it, another person adds one; see 'eua accounts'). Test agents (kind testDouble, \
+            subject: signing in again replaces it, another person adds one; see 'eua accounts') — in the Secret \
+            Service when one answers on the session bus, else in the file ([storage] backend forces one). Test agents (kind testDouble, \
             like 'headless') need EUA_ALLOW_TEST_AGENTS=1 or --allow-test-agents. A confidential client's secret \
             comes from --client-secret-file (mode 0600) or EUA_CLIENT_SECRET, which keep it out of the process list; \
             the way it is sent (client_secret_basic or client_secret_post) is --client-auth, else what the server \
@@ -237,7 +238,16 @@ struct LoginCommand: ParsableCommand {
                 && configuration.preference.first == agent
         }
         let secret = try ClientSecretSource.secret(file: clientSecretFile, flag: clientSecret, environment: environment)
-        let file = stateFile.map(AuthStateFile.init(path:)) ?? AuthStateFile.standard(environment: environment)
+        var file = stateFile.map(AuthStateFile.init(path:)) ?? AuthStateFile.standard(environment: environment)
+        // --state-file keeps everything in that file unless the configuration forces a back end.
+        let storage: StorageChoice
+        do {
+            storage = stateFile != nil && configuration.storageBackend == nil
+                ? StorageChoice(backend: .file, reason: "--state-file") : try StorageChoice.choose(configuration)
+        } catch let error as ExternalUserAgentError {
+            throw CommandFailure("\(error.message) [\(error.code)]")
+        }
+        file.backend = storage.backend
         var client: ClientCredentials
         var receiverOptions: [String: String] = [:]
         if let clientID {
@@ -276,11 +286,13 @@ struct LoginCommand: ParsableCommand {
         if dpop { signIn.usesDPoP = true }
         let display = LoginProgress(timeout: signIn.effectiveTimeout)
         signIn.hooks = display.hooks
-        let run = Blocking.runInterruptible { [signIn, stateFile, environment, file] in
+        let run = Blocking.runInterruptible { [signIn, stateFile, environment, file, storage] in
             try await CommandFailure.reporting {
                 defer { display.stop() }
                 let state = try await signIn.run()
-                let saved = stateFile == nil ? try await AuthAccounts.standard(environment: environment).save(state) : file
+                var accounts = AuthAccounts.standard(environment: environment)
+                accounts.backend = storage.backend
+                let saved = stateFile == nil ? try await accounts.save(state) : file
                 return (await state.lastTokenResponse, await state.idTokenClaims, await state.identity, state.client, saved)
             }
         }
@@ -296,7 +308,9 @@ struct LoginCommand: ParsableCommand {
                                         refusedCallbacks: display.refusedCallbacks).jsonText())
         } else {
             Output.line(SignedInAs.sentence(claims: outcome.1, identity: outcome.2, issuer: issuer))
-            Output.line("State saved to \(outcome.4.path).")
+            Output.line(storage.backend == .secretService
+                ? "Tokens saved in the Secret Service; the index beside them (no secrets) is \(outcome.4.path)."
+                : "State saved to \(outcome.4.path).")
         }
         let turnedAway = display.refusedCallbacks
         if turnedAway > 0 {

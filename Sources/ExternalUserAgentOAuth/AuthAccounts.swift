@@ -24,6 +24,8 @@ public struct AuthAccounts: Sendable, Hashable {
     /// The single state file of earlier versions, moved into ``folder`` when found; the client that
     /// `eua register` saves stays beside it.
     public let legacyFile: AuthStateFile?
+    /// Where new sign-ins are saved (``StorageBackend/file`` unless set; see ``StorageChoice``).
+    public var backend: StorageBackend = .file
 
     /// The accounts in `folder`, taking in `legacyFile` when there is one.
     public init(folder: String, legacyFile: AuthStateFile? = nil) {
@@ -41,7 +43,7 @@ public struct AuthAccounts: Sendable, Hashable {
 
     /// The file of the account with `key` (whether or not it is signed in).
     public func file(for key: AccountKey) -> AuthStateFile {
-        AuthStateFile(path: folder + "/" + key.fileName)
+        AuthStateFile(path: folder + "/" + key.fileName, backend: backend)
     }
 
     /// Every saved account, sorted by issuer, then subject. Throws `stateFileInvalid` naming a file that

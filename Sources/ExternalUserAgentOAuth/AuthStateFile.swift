@@ -23,6 +23,12 @@ import Synchronization
 /// Processes that change the same file take turns: ``AuthState`` holds an advisory lock (`flock`) on
 /// ``lockPath`` (mode 0600, kept after use) from reading the file before a refresh to saving after it.
 /// Every save records a revision number, and a state read at an older revision never replaces a newer one.
+///
+/// With the ``StorageBackend/secretService`` back end the whole state is an item of the Secret Service, labelled
+/// `eua: <issuer> <account> (<client>)` with the attributes issuer, client and subject, and the file at
+/// ``path`` is an index without secrets (format, version, revision, storage, issuer, client_id, subject): the
+/// lock and the revision rule work on it as on a file that holds everything. Reading follows what the file says,
+/// whatever ``backend`` is.
 public struct AuthStateFile: Sendable, Hashable {
     /// The format marker written in every file.
     public static let format = "eua-auth-state"
@@ -33,6 +39,9 @@ public struct AuthStateFile: Sendable, Hashable {
     public let path: String
     /// How long to wait for another process that holds the lock (it may be refreshing) before giving up.
     public var lockTimeout: Duration
+    /// Where a new sign-in's save puts the tokens (``StorageBackend/file`` unless given); a refresh keeps them
+    /// where the saved state is.
+    public var backend: StorageBackend = .file
 
     /// The file at `path`, waiting up to 60 s for another process's lock.
     public init(path: String) {
@@ -43,6 +52,12 @@ public struct AuthStateFile: Sendable, Hashable {
     public init(path: String, lockTimeout: Duration) {
         self.path = path
         self.lockTimeout = lockTimeout
+    }
+
+    /// The file at `path`, saving to `backend`, waiting up to 60 s for another process's lock.
+    public init(path: String, backend: StorageBackend) {
+        self.init(path: path, lockTimeout: .seconds(60))
+        self.backend = backend
     }
 
     /// The lock file beside the state: `<path>.lock`.
@@ -156,6 +171,20 @@ public struct AuthStateFile: Sendable, Hashable {
         var format: String?
         var version: Int?
         var revision: Int?
+        var storage: String?
+    }
+
+    /// What the file holds with the secret-service back end: where to find the state, no secret.
+    private struct Index: Codable {
+        var format = AuthStateFile.format
+        var version = AuthStateFile.version
+        var revision: Int
+        var storage = StorageBackend.secretService.rawValue
+        var issuer: String
+        var client_id: String
+        var subject: String
+
+        var key: AccountKey { AccountKey(issuer: issuer, clientID: client_id, subject: subject.isEmpty ? nil : subject) }
     }
 
     // MARK: - Lock
@@ -232,7 +261,21 @@ public struct AuthStateFile: Sendable, Hashable {
         contents.revision = max(current ?? 0, base ?? 0) + 1
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let data = try encoder.encode(contents)
+        var data = try encoder.encode(contents)
+        let subject = contents.idTokenClaims?.subject ?? contents.identity?.subject
+        let key = AccountKey(issuer: contents.configuration.issuer, clientID: contents.client.clientID, subject: subject)
+        // A refresh (with `base`) stays where the state is; a new sign-in goes to ``backend``.
+        let target = base == nil ? backend : storedBackend()
+        if target == .secretService {
+            let claims = contents.idTokenClaims
+            let account = claims?.email ?? claims?.preferredUsername ?? contents.identity?.email ?? subject ?? "unknown account"
+            try SecretService.store(String(decoding: data, as: UTF8.self), key: key,
+                                    label: "eua: \(key.issuer) \(account) (\(key.clientID))", file: path)
+            data = try encoder.encode(Index(revision: contents.revision, issuer: key.issuer, client_id: key.clientID,
+                                            subject: subject ?? ""))
+        } else if let index = try? savedIndex() {
+            try SecretService.clear(key: index.key, file: path)
+        }
         try makeFolder()
         let temporary = path + ".tmp-\(getpid())-\(SecureRandom.string(length: 8))"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
@@ -260,17 +303,38 @@ public struct AuthStateFile: Sendable, Hashable {
         return contents.revision
     }
 
-    /// Deletes the saved state, holding the lock (a refresh that another process is running finishes
-    /// first); the lock file stays. Returns whether there was a
+    /// Deletes the saved state — and its Secret Service item when the file is an index — holding the lock (a
+    /// refresh that another process is running finishes first); the lock file stays. Returns whether there was a
     /// state to delete. Throws `stateFileInvalid` when the file cannot be deleted, and `timedOut` when another process holds the lock for longer than ``lockTimeout``.
     public func remove() async throws -> Bool {
         let lock = try await lock()
         defer { lock.release() }
+        try removeStoredSecrets()
         guard unlink(path) == 0 else {
             if errno == ENOENT { return false }
             throw invalid("it could not be deleted: \(Self.errnoText()); delete it yourself to forget the sign-in")
         }
         return true
+    }
+
+    /// The Secret Service index the file holds now; `nil` when it holds the state itself (or nothing).
+    private func savedIndex() throws -> Index? {
+        guard let data = FileManager.default.contents(atPath: path),
+              let marker = try? JSONDecoder().decode(Marker.self, from: data),
+              marker.storage == StorageBackend.secretService.rawValue else { return nil }
+        return try JSONDecoder().decode(Index.self, from: data)
+    }
+
+    /// Where the saved state's tokens are now, as the file says.
+    func storedBackend() -> StorageBackend {
+        (try? savedIndex()) != nil ? .secretService : .file
+    }
+
+    /// Removes the state's Secret Service item when the file is an index (nothing otherwise); call it under
+    /// the lock before deleting the file, so signing out leaves no tokens in the keyring.
+    public func removeStoredSecrets() throws {
+        guard let index = try savedIndex() else { return }
+        try SecretService.clear(key: index.key, file: path)
     }
 
     /// The revision in the file now; `nil` when there is no file, or none that can be read.
@@ -305,7 +369,24 @@ public struct AuthStateFile: Sendable, Hashable {
                 + "it holds tokens, so it was not used — run 'chmod 600 \(path)' if it is yours")
         }
         guard let data = FileManager.default.contents(atPath: path) else { throw invalid("it cannot be read") }
-        return try decode(data)
+        guard (try? JSONDecoder().decode(Marker.self, from: data))?.storage == StorageBackend.secretService.rawValue else {
+            return try decode(data)
+        }
+        let index: Index
+        do {
+            index = try JSONDecoder().decode(Index.self, from: data)
+        } catch {
+            throw invalid("it is a Secret Service index without issuer, client_id or subject — delete it and sign in again")
+        }
+        guard let secret = try SecretService.lookup(key: index.key, file: path) else {
+            throw invalid("its tokens are no longer in the Secret Service (item 'eua: \(index.issuer) … (\(index.client_id))' "
+                + "was removed, or another keyring is open); sign in again with 'eua login'")
+        }
+        let contents = try decode(Data(secret.utf8))
+        guard contents.configuration.issuer == index.issuer, contents.client.clientID == index.client_id else {
+            throw invalid("the Secret Service item it names is for another issuer or client; sign in again")
+        }
+        return contents
     }
 
     /// Reads the contents of a state file from `data`: `stateFileInvalid` when it is not one, naming

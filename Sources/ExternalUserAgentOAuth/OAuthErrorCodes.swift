@@ -16,4 +16,6 @@ extension ExternalUserAgentError.Code {
     public static let notAuthorized = Self("notAuthorized")
     /// An account choice (`--account`) names no saved account or several, or none was named among several.
     public static let accountChoiceInvalid = Self("accountChoiceInvalid")
+    /// The storage back end the configuration forces (`secret-service`) is not available here.
+    public static let storageUnavailable = Self("storageUnavailable")
 }

@@ -24,6 +24,8 @@ public struct SavedAccount: Sendable, Hashable {
     public var canRefresh: Bool
     /// Whether the server refused the refresh token: sign in again.
     public var needsSignIn: Bool
+    /// Where its tokens are: in the file, or in the Secret Service (the file is then an index).
+    public var backend: StorageBackend
 
     init(file: AuthStateFile, contents: AuthStateFile.Contents) {
         let claims = contents.idTokenClaims
@@ -39,6 +41,7 @@ public struct SavedAccount: Sendable, Hashable {
         accessTokenExpiry = contents.tokenResponse?.accessTokenExpirationDate
         canRefresh = contents.tokenResponse?.refreshToken != nil
         needsSignIn = contents.authorizationError != nil || contents.tokenResponse == nil
+        backend = file.storedBackend()
     }
 
     /// How a person recognises it in a list: `alice (alice@example.com) at https://id.example.com, client app`.

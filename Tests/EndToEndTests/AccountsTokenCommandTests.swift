@@ -47,7 +47,7 @@ struct AccountsTokenCommandTests {
         let server = try await LocalAuthorizationServer.start(options)
         let folder = try TemporaryFolder()
         return Setup(server: server, folder: folder,
-                     environment: OIDCRun.environment.merging(["XDG_STATE_HOME": folder.path]) { $1 })
+                     environment: OIDCRun.environment.merging(["XDG_STATE_HOME": folder.path, "DBUS_SESSION_BUS_ADDRESS": ""]) { $1 })
     }
 
     @Test("two subjects make two accounts, signing in again replaces one; 'eua accounts' lists them, no token")
@@ -82,7 +82,7 @@ struct AccountsTokenCommandTests {
         }
     }
 
-    @Test("eua doctor names the storage back end, its folder and how many accounts it holds")
+    @Test("eua doctor names the storage back end, why, its folder and how many accounts it holds")
     func doctorStorage() async throws {
         let setup = try await setup()
         defer { setup.stop() }
@@ -90,10 +90,12 @@ struct AccountsTokenCommandTests {
         let json = try await setup.eua(["doctor", "--json"])
         let storage = try #require(try OIDCRun.lastJSON(json.stdout)["storage"] as? [String: Any], "\(json.stderr)")
         #expect(storage["backend"] as? String == "file" && storage["accounts"] as? Int == 2)
+        #expect(storage["reason"] as? String == "no session bus: DBUS_SESSION_BUS_ADDRESS is not set; files of mode 0600 instead")
         #expect(storage["folder"] as? String == setup.accountsFolder)
         let plain = try await setup.eua(["doctor"])
-        #expect(plain.stdout.contains("Tokens are saved in private files (mode 0600), one per account, in "
-            + "\(setup.accountsFolder) (2 accounts now; see 'eua accounts')."), "\(plain.stdout)")
+        #expect(plain.stdout.contains("Storage: file — private files (mode 0600), one per account, in "
+            + "\(setup.accountsFolder) (2 accounts now; see 'eua accounts'); why: no session bus: "
+            + "DBUS_SESSION_BUS_ADDRESS is not set; files of mode 0600 instead."), "\(plain.stdout)")
     }
 
     @Test("eua token prints the saved token, one line, with no token request; --account picks by subject or a unique prefix")

@@ -177,6 +177,8 @@ public struct Configuration: Sendable {
 
     /// `logout.post-logout-redirect-uri`, when a layer sets it.
     public var postLogoutRedirectURI: String? { settings[.logoutPostLogoutRedirectURI]?.value.stringValue }
+    /// `storage.backend` (`"secret-service"` or `"file"`), when a layer sets it.
+    public var storageBackend: String? { settings[.storageBackend]?.value.stringValue }
 
     /// How long a sign-in may take, when a layer sets it.
     public var authorizationTimeout: Duration? { duration(.authorizationTimeout) }

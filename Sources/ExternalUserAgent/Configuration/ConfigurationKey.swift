@@ -45,6 +45,8 @@ public struct ConfigurationKey: Sendable, Hashable, Comparable, CustomStringConv
     public static let loginPAR = ConfigurationKey(["login", "par"])
     /// Whether a sign-in asks for DPoP-bound tokens (RFC 9449); default false.
     public static let loginDPoP = ConfigurationKey(["login", "dpop"])
+    /// Where tokens are saved: `"secret-service"` or `"file"` (unset: the Secret Service when one answers).
+    public static let storageBackend = ConfigurationKey(["storage", "backend"])
     /// How long a sign-in may take, in seconds.
     public static let authorizationTimeout = ConfigurationKey(["timeouts", "authorization"])
     /// How long an agent may take to close, in seconds.

@@ -9,7 +9,7 @@ import ExternalUserAgentWire
 enum ConfigurationSchema {
     /// What a key's value must be.
     enum Shape: Sendable {
-        case bool, port, portRange, redirectPath, redirectURI, seconds, page, text, agentList, matcherList, optionValue, flowList, textList, maxAge
+        case bool, port, portRange, redirectPath, redirectURI, seconds, page, text, agentList, matcherList, optionValue, flowList, textList, maxAge, storageBackend
 
         var expectation: String {
             switch self {
@@ -26,6 +26,7 @@ enum ConfigurationSchema {
             case .optionValue: "a string, a boolean or a number"
             case .textList: "an array of strings"
             case .maxAge: "a whole number of seconds from 0 to 2147483647"
+            case .storageBackend: "\"secret-service\" or \"file\""
             case .flowList: "an array of sign-in steps, each at most once, from \"browser\", \"device\" and \"manual\", like [\"browser\", \"device\", \"manual\"]"
             }
         }
@@ -37,6 +38,7 @@ enum ConfigurationSchema {
         .loginRedirectURI: .redirectURI, .logoutPostLogoutRedirectURI: .redirectURI,
         .loginPrompt: .text, .loginHint: .text, .loginMaxAge: .maxAge, .loginACRValues: .text, .loginUILocales: .text,
         .loginResource: .textList, .loginPAR: .bool, .loginDPoP: .bool,
+        .storageBackend: .storageBackend,
         .authorizationTimeout: .seconds, .dismissTimeout: .seconds, .presentTimeout: .seconds, .successPage: .page, .failurePage: .page,
     ]
 
@@ -51,7 +53,7 @@ enum ConfigurationSchema {
         "profile": .text, "private": .bool, "ephemeral": .bool, "executable": .text,
     ]
 
-    static let tables: Set<[String]> = [["receiver"], ["login"], ["logout"], ["timeouts"], ["pages"], ["agent-options"]]
+    static let tables: Set<[String]> = [["receiver"], ["login"], ["logout"], ["timeouts"], ["pages"], ["agent-options"], ["storage"]]
 
     /// Whether `path` names a table (`[receiver]`, `[agent-options.firefox]`).
     static func isTable(_ path: [String]) -> Bool {
@@ -111,6 +113,8 @@ enum ConfigurationSchema {
             return "got \(value)"
         case .text:
             return value.stringValue == nil ? got : nil
+        case .storageBackend:
+            return ["secret-service", "file"].contains(value.stringValue ?? "") ? nil : got
         case .agentList:
             guard let ids = value.stringList else { return got }
             let isID = { (entry: String) in

@@ -1,8 +1,9 @@
-/// Reads the environment layer: `EUA_AGENT`, `EUA_AGENT_OPTIONS`, `EUA_ALLOW_TEST_AGENTS`, `$BROWSER`.
+/// Reads the environment layer: `EUA_AGENT`, `EUA_AGENT_OPTIONS`, `EUA_ALLOW_TEST_AGENTS`, `EUA_STORAGE`, `$BROWSER`.
 ///
 /// - `EUA_AGENT=firefox` (or `firefox,chromium`): the preference, exactly these agents.
 /// - `EUA_AGENT_OPTIONS=profile=work,private=true`: options for the first agent of `EUA_AGENT`.
 /// - `EUA_ALLOW_TEST_AGENTS=1` (or `0`): allows (or forbids) test agents.
+/// - `EUA_STORAGE=file` (or `secret-service`): where tokens are saved (`[storage] backend`).
 /// - `BROWSER=firefox:/usr/bin/chromium %s`: when `EUA_AGENT` is unset, each command's program name is
 ///   taken as an agent id, in order, followed by `*` (any other agent): `$BROWSER` is a hint, not a demand.
 enum EnvironmentLayer {
@@ -62,6 +63,14 @@ enum EnvironmentLayer {
                 }
                 settings.append(ConfigurationSetting(key: key, value: value, origin: origin("EUA_AGENT_OPTIONS")))
             }
+        }
+
+        if let text = environment["EUA_STORAGE"]?.trimmingWhitespace(), !text.isEmpty {
+            guard ["secret-service", "file"].contains(text) else {
+                throw ExternalUserAgentError(.configurationInvalid,
+                    "environment EUA_STORAGE: expected \"secret-service\" or \"file\"; got '\(text)'")
+            }
+            settings.append(ConfigurationSetting(key: .storageBackend, value: .string(text), origin: origin("EUA_STORAGE")))
         }
 
         if let text = environment["EUA_ALLOW_TEST_AGENTS"] {

@@ -1,0 +1,31 @@
+#ifndef CSECRET_H
+#define CSECRET_H
+/* The freedesktop Secret Service through libsecret, opened with dlopen on first use (csecret_load) rather than
+ * linked, so commands that keep no token (eua agents, eua open) never map libsecret, GLib and GIO. No header is
+ * needed to build: the few types used are declared in csecret.c. Debian: libsecret-1-0 to run.
+ *
+ * Items use the schema "org.externaluseragent.Token" with three string attributes, issuer, client and subject,
+ * so a lookup names its item instead of scanning. Every call blocks; the caller runs it off the cooperative pool.
+ * A returned message or secret is the caller's to free with csecret_free. */
+#include <stddef.h>
+
+/* Opens libsecret-1.so.0 once per process, thread-safely; NULL on success, else what is missing. */
+const char *csecret_load(void);
+
+/* 1 when a Secret Service owns org.freedesktop.secrets on the session bus at DBUS_SESSION_BUS_ADDRESS (asked with
+ * a deadline of timeout_ms; a service that is only activatable does not count), else 0 with *why set. */
+int csecret_service_running(int timeout_ms, char **why);
+
+/* Stores secret (text) under the three attributes with label, in the default collection; 1, or 0 with *error. */
+int csecret_store(const char *issuer, const char *client, const char *subject, const char *label, const char *secret,
+                  char **error);
+
+/* The secret under the three attributes; NULL with *error NULL when there is none, NULL with *error on failure. */
+char *csecret_lookup(const char *issuer, const char *client, const char *subject, char **error);
+
+/* Removes the item under the three attributes; 1 (also when there was none), or 0 with *error. */
+int csecret_clear(const char *issuer, const char *client, const char *subject, char **error);
+
+/* Frees a secret or message returned above (a secret is wiped first). */
+void csecret_free(char *text);
+#endif
