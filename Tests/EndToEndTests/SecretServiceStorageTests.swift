@@ -91,6 +91,32 @@ struct SecretServiceStorageTests {
             "\(doctor.stdout)")
     }
 
+    /// The keyring items of eua's schema for `subject`, as the Secret Service itself lists them (D-Bus SearchItems).
+    func keyringItems(_ setup: Setup, subject: String) async throws -> [String] {
+        let arguments = ["--session", "--print-reply", "--dest=org.freedesktop.secrets", "/org/freedesktop/secrets",
+                         "org.freedesktop.Secret.Service.SearchItems",
+                         "dict:string:string:xdg:schema,org.externaluseragent.Token,subject,\(subject)"]
+        let result = try await offThePool { [session = setup.session] in
+            try session.run(URL(fileURLWithPath: "/usr/bin/dbus-send"), arguments)
+        }
+        #expect(result.status == 0, "\(result.stderr)")
+        return result.stdout.split(separator: "\n").filter { $0.contains("object path \"/org/freedesktop/secrets/collection") }
+            .map(String.init)
+    }
+
+    @Test("eua logout removes the account's keyring item, not only its index")
+    func logoutClearsKeyring() async throws {
+        let setup = try await setup()
+        defer { setup.stop() }
+        _ = try await setup.login(as: "alice")
+        #expect(try await keyringItems(setup, subject: "alice").count == 1)
+        let logout = try await setup.eua(["logout", "--local"])
+        #expect(logout.status == 0, "\(logout.stderr)")
+        #expect(try await keyringItems(setup, subject: "alice").isEmpty, "the tokens are gone from the keyring")
+        let left = try FileManager.default.contentsOfDirectory(atPath: setup.accountsFolder).filter { $0.hasSuffix(".json") }
+        #expect(left.isEmpty, "\(left)")
+    }
+
     @Test("two accounts in the Secret Service: --account picks each one's token")
     func twoAccounts() async throws {
         let setup = try await setup()
