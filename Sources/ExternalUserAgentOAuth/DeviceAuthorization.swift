@@ -154,8 +154,7 @@ public struct DeviceAuthorization: Sendable {
         }
         var fields: [(String, String)] = []
         if !scopes.isEmpty { fields.append(("scope", scopes.joined(separator: " "))) }
-        var (body, authorization) = try TokenEndpoint.authenticate(client, fields)
-        body += try ClientAssertion.fields(for: client, audience: configuration.tokenEndpoint)
+        let (body, authorization) = try TokenEndpoint.authenticate(client, fields, audience: configuration.tokenEndpoint)
         logger.debug("device authorization request", metadata: ["endpoint": "\(endpoint.absoluteString)"])
         let response: OAuthHTTP.Response
         do {

@@ -58,9 +58,8 @@ public struct PushedAuthorizationRequest: Sendable {
         let own = Self.endpointItems(configuration.authorizationEndpoint, signed: signed)
         let parameters = QueryParameters.parse(authorizationURL).dropFirst(own.count)
             .filter { $0.name != "client_id" }.map { ($0.name, $0.value) }
-        var (fields, authorization) = try TokenEndpoint.authenticate(client, Array(parameters))
         let audience = URL(string: configuration.issuer) ?? configuration.tokenEndpoint
-        fields += try ClientAssertion.fields(for: client, audience: audience)
+        let (fields, authorization) = try TokenEndpoint.authenticate(client, Array(parameters), audience: audience)
         logger.debug("pushed authorization request", metadata: [
             "endpoint": "\(endpoint.absoluteString)", "client_auth": "\(client.authenticationMethod.rawValue)",
         ])

@@ -63,9 +63,12 @@ public struct TokenEndpoint: Sendable {
     }
 
     /// `fields` with the client's authentication added: `client_id` (and the secret for
-    /// `client_secret_post`) in the body, or an `Authorization` header for `client_secret_basic`.
-    /// A confidential client without its secret is `invalidOptions` (nothing is sent).
-    static func authenticate(_ client: ClientCredentials, _ fields: [(String, String)]) throws -> ([(String, String)], String?) {
+    /// `client_secret_post`) in the body, or an `Authorization` header for `client_secret_basic`, and for the JWT
+    /// methods the `client_assertion` made for `audience` (``ClientAssertion``). The one rule for every endpoint
+    /// the client authenticates at (token, device, revocation, pushed authorization). A confidential client
+    /// without its secret is `invalidOptions` (nothing is sent).
+    static func authenticate(_ client: ClientCredentials, _ fields: [(String, String)], audience: URL) throws
+        -> ([(String, String)], String?) {
         var fields = fields
         var authorization: String?
         switch client.authenticationMethod {
@@ -80,12 +83,12 @@ public struct TokenEndpoint: Sendable {
             let pair = FormCoding.escape(client.clientID) + ":" + FormCoding.escape(try client.requiredSecret())
             authorization = "Basic " + Data(pair.utf8).base64EncodedString()
         }
+        fields += try ClientAssertion.fields(for: client, audience: audience)
         return (fields, authorization)
     }
 
     private func send(_ grantFields: [(String, String)], purpose: String) async throws -> TokenResponse {
-        var (fields, authorization) = try Self.authenticate(client, grantFields)
-        fields += try ClientAssertion.fields(for: client, audience: configuration.tokenEndpoint)
+        let (fields, authorization) = try Self.authenticate(client, grantFields, audience: configuration.tokenEndpoint)
         let endpoint = configuration.tokenEndpoint.absoluteString
         logger.debug("token request", metadata: [
             "endpoint": "\(endpoint)", "grant": "\(purpose)", "client_auth": "\(client.authenticationMethod.rawValue)",

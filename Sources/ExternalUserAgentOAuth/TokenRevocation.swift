@@ -47,8 +47,8 @@ public struct TokenRevocation: Sendable {
             throw ExternalUserAgentError(.invalidOptions,
                 "the server \(configuration.issuer) advertises no revocation_endpoint in its metadata; tokens cannot be revoked")
         }
-        var (fields, authorization) = try TokenEndpoint.authenticate(client, [("token", token), ("token_type_hint", kind.rawValue)])
-        fields += try ClientAssertion.fields(for: client, audience: endpoint)
+        let (fields, authorization) = try TokenEndpoint.authenticate(client, [("token", token), ("token_type_hint", kind.rawValue)],
+                                                                     audience: endpoint)
         logger.debug("revocation request", metadata: [
             "endpoint": "\(endpoint.absoluteString)", "token_type_hint": "\(kind.rawValue)",
             "client_auth": "\(client.authenticationMethod.rawValue)",

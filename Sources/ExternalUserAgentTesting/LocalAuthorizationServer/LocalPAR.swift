@@ -132,16 +132,7 @@ extension LocalAuthorizationServer {
     /// `POST /par`: the client checked as at the token endpoint, then the push kept.
     func pushAuthorization(_ request: LocalHTTPServer.Request) -> LocalHTTPServer.Response {
         let form = request.form
-        var clientID = form["client_id"]
-        var secret = form["client_secret"]
-        var method = secret == nil ? "none" : "client_secret_post"
-        if let authorization = request.header("Authorization"), authorization.hasPrefix("Basic "),
-           let decoded = Data(base64Encoded: String(authorization.dropFirst(6))).map({ String(decoding: $0, as: UTF8.self) }),
-           let colon = decoded.firstIndex(of: ":") {
-            clientID = LocalHTTPServer.Request.decode(String(decoded[..<colon]))
-            secret = LocalHTTPServer.Request.decode(String(decoded[decoded.index(after: colon)...]))
-            method = "client_secret_basic"
-        }
+        var (clientID, secret, method) = request.presentedClient
         let options = self.options(for: clientID)
         var refusal: String?
         if form["client_assertion"] != nil {

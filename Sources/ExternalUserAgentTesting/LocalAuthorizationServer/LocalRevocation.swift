@@ -25,16 +25,7 @@ extension LocalAuthorizationServer {
     /// fails at `/token` and a revoked access token at `/userinfo`. An unknown token answers 200 too.
     func revocation(_ request: LocalHTTPServer.Request) -> LocalHTTPServer.Response {
         let form = request.form
-        var clientID = form["client_id"]
-        var secret = form["client_secret"]
-        var method = secret == nil ? "none" : "client_secret_post"
-        if let authorization = request.header("Authorization"), authorization.hasPrefix("Basic "),
-           let decoded = Data(base64Encoded: String(authorization.dropFirst(6))).map({ String(decoding: $0, as: UTF8.self) }),
-           let colon = decoded.firstIndex(of: ":") {
-            clientID = LocalHTTPServer.Request.decode(String(decoded[..<colon]))
-            secret = LocalHTTPServer.Request.decode(String(decoded[decoded.index(after: colon)...]))
-            method = "client_secret_basic"
-        }
+        let (clientID, secret, method) = request.presentedClient
         var record = RevocationRecord(tokenTypeHint: form["token_type_hint"], revoked: nil, clientAuthentication: method,
                                       clientID: clientID, refusal: nil)
         func refuse(_ status: Int, _ error: String, _ description: String) -> LocalHTTPServer.Response {
