@@ -78,28 +78,20 @@ private struct GIODBus {
     private static let noAutoStart: Int32 = 1
 
     init() throws(SchemeCommandError) {
-        guard let library = dlopen("libgio-2.0.so.0", RTLD_NOW | RTLD_LOCAL) else {
-            throw SchemeCommandError("GIO (libgio-2.0.so.0) could not be loaded: \(dlerror().map { String(cString: $0) } ?? "?")")
-        }
-        func symbol<T>(_ name: String, as type: T.Type) throws(SchemeCommandError) -> T {
-            guard let address = dlsym(library, name) else {
-                throw SchemeCommandError("GIO (libgio-2.0.so.0) lacks \(name); it is too old (GLib 2.26 or later is needed)")
-            }
-            return unsafeBitCast(address, to: type)
-        }
-        busGetSync = try symbol("g_bus_get_sync", as: BusGetSync.self)
-        newString = try symbol("g_variant_new_string", as: NewString.self)
-        newUInt32 = try symbol("g_variant_new_uint32", as: NewUInt32.self)
-        newInt32 = try symbol("g_variant_new_int32", as: NewInt32.self)
-        newStrv = try symbol("g_variant_new_strv", as: NewStrv.self)
-        typeNew = try symbol("g_variant_type_new", as: TypeNew.self)
-        typeFree = try symbol("g_variant_type_free", as: TypeFree.self)
-        newArray = try symbol("g_variant_new_array", as: NewArray.self)
-        newTuple = try symbol("g_variant_new_tuple", as: NewTuple.self)
-        callSync = try symbol("g_dbus_connection_call_sync", as: CallSync.self)
-        variantUnref = try symbol("g_variant_unref", as: Unref.self)
-        objectUnref = try symbol("g_object_unref", as: Unref.self)
-        freeError = try symbol("g_error_free", as: FreeError.self)
+        let gio = try GIOLibrary()
+        busGetSync = try gio.function("g_bus_get_sync", as: BusGetSync.self)
+        newString = try gio.function("g_variant_new_string", as: NewString.self)
+        newUInt32 = try gio.function("g_variant_new_uint32", as: NewUInt32.self)
+        newInt32 = try gio.function("g_variant_new_int32", as: NewInt32.self)
+        newStrv = try gio.function("g_variant_new_strv", as: NewStrv.self)
+        typeNew = try gio.function("g_variant_type_new", as: TypeNew.self)
+        typeFree = try gio.function("g_variant_type_free", as: TypeFree.self)
+        newArray = try gio.function("g_variant_new_array", as: NewArray.self)
+        newTuple = try gio.function("g_variant_new_tuple", as: NewTuple.self)
+        callSync = try gio.function("g_dbus_connection_call_sync", as: CallSync.self)
+        variantUnref = try gio.function("g_variant_unref", as: Unref.self)
+        objectUnref = try gio.function("g_object_unref", as: Unref.self)
+        freeError = try gio.function("g_error_free", as: FreeError.self)
     }
 
     /// Calls `org.freedesktop.Notifications.Notify` (Desktop Notifications Specification 1.2) on the session bus.

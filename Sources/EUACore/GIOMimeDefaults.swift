@@ -33,24 +33,15 @@ struct GIOMimeDefaults {
 
     /// Loads GIO; throws a message naming the library and the Debian package when it is missing.
     init() throws(SchemeCommandError) {
-        guard let library = dlopen("libgio-2.0.so.0", RTLD_NOW | RTLD_LOCAL) else {
-            throw SchemeCommandError("GIO (libgio-2.0.so.0) could not be loaded: \(dlerror().map { String(cString: $0) } ?? "?"); "
-                + "install Debian's libglib2.0-0 (any GNOME or GTK desktop has it)")
-        }
-        func symbol<T>(_ name: String, as type: T.Type) throws(SchemeCommandError) -> T {
-            guard let address = dlsym(library, name) else {
-                throw SchemeCommandError("GIO (libgio-2.0.so.0) lacks \(name); it is too old (GLib 2.28 or later is needed)")
-            }
-            return unsafeBitCast(address, to: type)
-        }
-        getDefault = try symbol("g_app_info_get_default_for_type", as: GetDefault.self)
-        newDesktopApp = try symbol("g_desktop_app_info_new", as: NewDesktopApp.self)
-        setAsDefault = try symbol("g_app_info_set_as_default_for_type", as: SetDefault.self)
-        resetType = try symbol("g_app_info_reset_type_associations", as: ResetType.self)
-        getID = try symbol("g_app_info_get_id", as: GetString.self)
-        getName = try symbol("g_app_info_get_display_name", as: GetString.self)
-        unref = try symbol("g_object_unref", as: Unref.self)
-        freeError = try symbol("g_error_free", as: FreeError.self)
+        let gio = try GIOLibrary()
+        getDefault = try gio.function("g_app_info_get_default_for_type", as: GetDefault.self)
+        newDesktopApp = try gio.function("g_desktop_app_info_new", as: NewDesktopApp.self)
+        setAsDefault = try gio.function("g_app_info_set_as_default_for_type", as: SetDefault.self)
+        resetType = try gio.function("g_app_info_reset_type_associations", as: ResetType.self)
+        getID = try gio.function("g_app_info_get_id", as: GetString.self)
+        getName = try gio.function("g_app_info_get_display_name", as: GetString.self)
+        unref = try gio.function("g_object_unref", as: Unref.self)
+        freeError = try gio.function("g_error_free", as: FreeError.self)
     }
 
     /// The application GIO opens `mimeType` with, if any.
