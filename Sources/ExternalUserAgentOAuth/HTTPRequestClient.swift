@@ -16,7 +16,8 @@ import NIOPosix
 import NIOSSL
 
 /// One HTTP/1.1 request on a connection of its own (`Connection: close`), over TCP or TLS, with the
-/// whole response read into memory: plain `http` over PluginNet's sockets (``PlainHTTPExchange``), `https` here.
+/// whole response read into memory: plain `http` to an IP literal or localhost over PluginNet's sockets
+/// (``PlainHTTPExchange``), `https` and plain `http` to a DNS name here.
 ///
 /// SwiftNIO and swift-nio-ssl directly rather than AsyncHTTPClient, which brings Foundation (through
 /// NIOFoundationCompat), HTTP/2 and more: start-up time, memory and build time for a few small requests.
@@ -43,12 +44,19 @@ struct HTTPRequestClient: Sendable {
         Self.describe(timeout) + (limitedByDeadline ? ", what was left of the whole sign-in's time limit (--timeout)" : "")
     }
 
+    /// Whether `target` goes over PluginNet's plain sockets: plain `http` where no name server is asked (an IP
+    /// literal, localhost). PluginNet's blocking name lookup would not end at the deadline or on cancellation;
+    /// NIO's does, so an `http` DNS name goes through NIO like `https`.
+    static func usesPlainSockets(_ target: HTTPTarget) -> Bool {
+        !target.isTLS && (target.isIPLiteral || target.host.lowercased() == "localhost")
+    }
+
     /// Sends `method` with `headers` and `body` to `url` and reads the whole response, within
     /// `timeout` of `start`. Adds Host, `Connection: close` and, with a body, Content-Length.
     func execute(_ method: HTTPMethod, _ url: URL, headers: HTTPHeaders = [:], body: ByteBuffer? = nil,
                  start: NIODeadline = .now()) async throws -> Response {
         let target = try HTTPTarget(url)
-        guard target.isTLS else {
+        if Self.usesPlainSockets(target) {
             let deadline = ContinuousClock.now + timeout - .nanoseconds(max(0, (NIODeadline.now() - start).nanoseconds))
             return try await PlainHTTPExchange(target: target, maximumBodyBytes: maximumBodyBytes, limitText: limitText)
                 .run(method, headers: headers, body: body, deadline: deadline)

@@ -14,7 +14,9 @@ import PluginNet
 /// One plain-`http` request of ``HTTPRequestClient`` over PluginNet's blocking sockets and its fuzzed response
 /// parser (`FuzzHTTPResponse`), on a Dispatch worker so no task thread blocks. SwiftNIO's event loop is never
 /// started for it, so a sign-in against an `http` provider (a local or test one) runs no NIO threads.
-/// Cancelling the task ends every wait at once; the deadline bounds everything from the name lookup on.
+/// Used for IP literals and localhost only (``HTTPRequestClient``): there is then no DNS query, whose blocking
+/// lookup neither the deadline nor a cancellation would end. Cancelling the task ends every other wait at once,
+/// and the deadline bounds them all.
 struct PlainHTTPExchange {
     var target: HTTPTarget
     var maximumBodyBytes: Int

@@ -36,4 +36,14 @@ struct PlainHTTPExchangeTests {
         #expect(ContinuousClock.now - started < .seconds(5), "ended by the cancel, not the 30 s deadline")
         #expect(server.requests.count == 1, "the request had been sent before the cancel")
     }
+
+    @Test("plain sockets only where no name server is asked: http to an IP literal or localhost; a DNS name and https go through NIO")
+    func transportChoice() throws {
+        for (url, plain) in [("http://127.0.0.1:8080/token", true), ("http://[::1]:8080/token", true),
+                             ("http://localhost:8080/token", true), ("http://LOCALHOST/token", true),
+                             ("http://idp.example.com/token", false), ("https://127.0.0.1/token", false),
+                             ("https://idp.example.com/token", false)] {
+            #expect(HTTPRequestClient.usesPlainSockets(try HTTPTarget(URL(string: url)!)) == plain, "\(url)")
+        }
+    }
 }
