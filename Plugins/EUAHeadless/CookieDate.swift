@@ -1,12 +1,13 @@
+import ExternalUserAgentWire
 import FoundationEssentials
 
 /// A cookie's `Expires` date by RFC 6265 §5.1.1's lenient algorithm (`Thu, 01 Jan 1970 00:00:00 GMT` and the
 /// older forms servers still send): the first time, day of month, month name and year among its tokens.
-enum CookieDate {
+package enum CookieDate {
     private static let months = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 
     /// The date, or `nil` when a part is missing or out of range (the attribute is then ignored).
-    static func parse(_ text: String) -> Date? {
+    package static func parse(_ text: String) -> Date? {
         let tokens = text.split { !($0.isASCII && ($0.isLetter || $0.isNumber || $0 == ":")) }
         var time: (Int, Int, Int)?
         var day: Int?
@@ -25,7 +26,8 @@ enum CookieDate {
         }
         guard let (hour, minute, second) = time, let day, let month, let year, (1...31).contains(day), year >= 1601,
               year <= 9999, hour <= 23, minute <= 59, second <= 59 else { return nil }
-        let seconds = daysFromCivil(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second
+        let days = HTTPDate.daysFromCivil(year: Int64(year), month: month, day: Int64(day))
+        let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
         return Date(timeIntervalSince1970: Double(seconds))
     }
 
@@ -34,15 +36,5 @@ enum CookieDate {
         guard parts.count == 3, parts.allSatisfy({ (1...2).contains($0.count) }),
               let hour = Int(parts[0]), let minute = Int(parts[1]), let second = Int(parts[2]) else { return nil }
         return (hour, minute, second)
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let shifted = month <= 2 ? year - 1 : year
-        let era = (shifted >= 0 ? shifted : shifted - 399) / 400
-        let yearOfEra = shifted - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }

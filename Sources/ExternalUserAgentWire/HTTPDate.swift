@@ -34,8 +34,9 @@ public enum HTTPDate {
         }
     }
 
-    /// Days from 1970-01-01 to the given proleptic Gregorian date (Howard Hinnant's algorithm).
-    private static func daysFromCivil(year: Int64, month: Int, day: Int64) -> Int64 {
+    /// Days from 1970-01-01 to the given proleptic Gregorian date (Howard Hinnant's algorithm); also what the
+    /// headless agent's cookie dates (RFC 6265 §5.1.1) are counted with.
+    package static func daysFromCivil(year: Int64, month: Int, day: Int64) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400
