@@ -56,7 +56,6 @@ private struct GIODBus {
                                                  OpaquePointer?, Int32, Int32, OpaquePointer?,
                                                  UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> OpaquePointer?
     private typealias Unref = @convention(c) (OpaquePointer) -> Void
-    private typealias FreeError = @convention(c) (UnsafeMutableRawPointer) -> Void
 
     private let busGetSync: BusGetSync
     private let newString: NewString
@@ -70,7 +69,7 @@ private struct GIODBus {
     private let callSync: CallSync
     private let variantUnref: Unref
     private let objectUnref: Unref
-    private let freeError: FreeError
+    private let gio: GIOLibrary
 
     /// G_BUS_TYPE_SESSION.
     private static let sessionBus: Int32 = 2
@@ -78,7 +77,7 @@ private struct GIODBus {
     private static let noAutoStart: Int32 = 1
 
     init() throws(SchemeCommandError) {
-        let gio = try GIOLibrary()
+        gio = try GIOLibrary()
         busGetSync = try gio.function("g_bus_get_sync", as: BusGetSync.self)
         newString = try gio.function("g_variant_new_string", as: NewString.self)
         newUInt32 = try gio.function("g_variant_new_uint32", as: NewUInt32.self)
@@ -91,14 +90,13 @@ private struct GIODBus {
         callSync = try gio.function("g_dbus_connection_call_sync", as: CallSync.self)
         variantUnref = try gio.function("g_variant_unref", as: Unref.self)
         objectUnref = try gio.function("g_object_unref", as: Unref.self)
-        freeError = try gio.function("g_error_free", as: FreeError.self)
     }
 
     /// Calls `org.freedesktop.Notifications.Notify` (Desktop Notifications Specification 1.2) on the session bus.
     func notify(summary: String, body: String, timeoutMilliseconds: Int32) throws(SchemeCommandError) {
         var error: UnsafeMutableRawPointer?
         guard let bus = busGetSync(Self.sessionBus, nil, &error) else {
-            throw SchemeCommandError("the session bus could not be reached: \(take(error))")
+            throw SchemeCommandError("the session bus could not be reached: \(gio.takeMessage(error))")
         }
         defer { objectUnref(bus) }
         guard let hintsType = typeNew("{sv}") else { throw SchemeCommandError("GIO could not make the type {sv}") }
@@ -117,15 +115,8 @@ private struct GIODBus {
                              "org.freedesktop.Notifications", "Notify", parameters, nil, Self.noAutoStart,
                              timeoutMilliseconds, nil, &error)
         guard let reply else {
-            throw SchemeCommandError("the desktop's notification server did not take it: \(take(error))")
+            throw SchemeCommandError("the desktop's notification server did not take it: \(gio.takeMessage(error))")
         }
         variantUnref(reply)
-    }
-
-    /// The message of a `GError` (`{ GQuark domain; gint code; gchar *message; }`), which it frees.
-    private func take(_ error: UnsafeMutableRawPointer?) -> String {
-        guard let error else { return "unknown error" }
-        defer { freeError(error) }
-        return error.load(fromByteOffset: 8, as: UnsafePointer<CChar>?.self).map { String(cString: $0) } ?? "unknown error"
     }
 }

@@ -20,7 +20,6 @@ struct GIOMimeDefaults {
     private typealias ResetType = @convention(c) (UnsafePointer<CChar>) -> Void
     private typealias GetString = @convention(c) (OpaquePointer) -> UnsafePointer<CChar>?
     private typealias Unref = @convention(c) (OpaquePointer) -> Void
-    private typealias FreeError = @convention(c) (UnsafeMutableRawPointer) -> Void
 
     private let getDefault: GetDefault
     private let newDesktopApp: NewDesktopApp
@@ -29,11 +28,11 @@ struct GIOMimeDefaults {
     private let getID: GetString
     private let getName: GetString
     private let unref: Unref
-    private let freeError: FreeError
+    private let gio: GIOLibrary
 
     /// Loads GIO; throws a message naming the library and the Debian package when it is missing.
     init() throws(SchemeCommandError) {
-        let gio = try GIOLibrary()
+        gio = try GIOLibrary()
         getDefault = try gio.function("g_app_info_get_default_for_type", as: GetDefault.self)
         newDesktopApp = try gio.function("g_desktop_app_info_new", as: NewDesktopApp.self)
         setAsDefault = try gio.function("g_app_info_set_as_default_for_type", as: SetDefault.self)
@@ -41,7 +40,6 @@ struct GIOMimeDefaults {
         getID = try gio.function("g_app_info_get_id", as: GetString.self)
         getName = try gio.function("g_app_info_get_display_name", as: GetString.self)
         unref = try gio.function("g_object_unref", as: Unref.self)
-        freeError = try gio.function("g_error_free", as: FreeError.self)
     }
 
     /// The application GIO opens `mimeType` with, if any.
@@ -61,11 +59,7 @@ struct GIOMimeDefaults {
         defer { unref(info) }
         var error: UnsafeMutableRawPointer?
         guard setAsDefault(info, mimeType, &error) != 0 else {
-            // GError: { GQuark domain; gint code; gchar *message; }
-            let message = error.flatMap { $0.load(fromByteOffset: 8, as: UnsafePointer<CChar>?.self) }
-                .map { String(cString: $0) } ?? "unknown error"
-            if let error { freeError(error) }
-            throw SchemeCommandError("GIO could not make \(desktopID) the default for \(mimeType): \(message)")
+            throw SchemeCommandError("GIO could not make \(desktopID) the default for \(mimeType): \(gio.takeMessage(error))")
         }
     }
 
