@@ -106,7 +106,7 @@ struct HTMLTokenizer {
             }
             let name = String(key).lowercased()
             if !name.isEmpty, attributes[name] == nil { attributes[name] = Self.decodeEntities(value) }
-            if key.isEmpty { index += 1 }
+            if key.isEmpty { index = min(index + 1, scalars.count) }
         }
         return attributes
     }
