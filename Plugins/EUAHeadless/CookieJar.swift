@@ -8,8 +8,8 @@ import FoundationEssentials
 /// There is no public-suffix list, so a `Domain` must be the request's host or a parent of it with an inner dot;
 /// the jar lives for one flow and is never written to disk. Hostile sizes are capped: a cookie over
 /// ``maximumCookieBytes`` is dropped, and past ``maximumCookies`` the oldest cookie goes.
-struct CookieJar {
-    struct Cookie: Equatable {
+package struct CookieJar {
+    package struct Cookie: Equatable {
         var name: String
         var value: String
         /// The host (host-only) or the domain it is sent to, lower case.
@@ -23,12 +23,15 @@ struct CookieJar {
     /// The longest `name=value` kept.
     static let maximumCookieBytes = 4096
     /// The most cookies kept at once.
-    static let maximumCookies = 50
+    package static let maximumCookies = 50
 
-    private(set) var cookies: [Cookie] = []
+    package private(set) var cookies: [Cookie] = []
+
+    /// An empty jar.
+    package init() {}
 
     /// Stores what one `Set-Cookie` field of the answer from `url` says; a field that breaks a rule is ignored.
-    mutating func store(_ field: String, from url: URL, now: Date = Date()) {
+    package mutating func store(_ field: String, from url: URL, now: Date = Date()) {
         guard let host = url.host?.lowercased(), !host.isEmpty else { return }
         let parts = field.split(separator: ";", omittingEmptySubsequences: false)
         guard let pair = parts.first, let equals = pair.firstIndex(of: "=") else { return }
@@ -71,7 +74,7 @@ struct CookieJar {
     }
 
     /// The `Cookie` field for a request to `url`, longest paths first; `nil` when no cookie applies.
-    func header(for url: URL, now: Date = Date()) -> String? {
+    package func header(for url: URL, now: Date = Date()) -> String? {
         guard let host = url.host?.lowercased() else { return nil }
         var path = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath ?? "/"
         if path.isEmpty { path = "/" }
