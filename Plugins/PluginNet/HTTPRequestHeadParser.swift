@@ -8,12 +8,15 @@ package struct HTTPRequestHead: Equatable, Sendable {
     package var minorVersion: Int
     /// The value of every `Host` field, in order, without the white space around it.
     package var hostValues: [String]
+    /// Every header field in order, when the parser was asked to keep them (``HTTPRequestHeadParser/init(limit:keepsFields:)``).
+    package var fields: [HTTPField]
 
-    package init(method: String, target: String, minorVersion: Int = 1, hostValues: [String]) {
+    package init(method: String, target: String, minorVersion: Int = 1, hostValues: [String], fields: [HTTPField] = []) {
         self.method = method
         self.target = target
         self.minorVersion = minorVersion
         self.hostValues = hostValues
+        self.fields = fields
     }
 }
 
@@ -38,13 +41,16 @@ package struct HTTPRequestHeadParser: Sendable {
 
     /// The most bytes a head may have, its final CRLF included.
     package let limit: Int
+    /// Whether every header field is kept in the head (a server that reads them); else only `Host`.
+    package let keepsFields: Bool
     private var lines = HTTPLineReader()
     private var consumed = 0
     private var head: HTTPRequestHead?
     private var outcome = Outcome.needMore
 
-    package init(limit: Int) {
+    package init(limit: Int, keepsFields: Bool = false) {
         self.limit = limit
+        self.keepsFields = keepsFields
     }
 
     /// How many bytes have been taken as part of the head (0: nothing has arrived).
@@ -83,7 +89,7 @@ package struct HTTPRequestHeadParser: Sendable {
 
     /// One whole line: the request line, a header line, or the empty line that ends the head.
     private mutating func take(_ line: [UInt8]) -> Outcome? {
-        guard var current = head else {
+        guard head != nil else {
             switch Self.requestLine(line) {
             case .success(let parsed):
                 head = parsed
@@ -92,14 +98,18 @@ package struct HTTPRequestHeadParser: Sendable {
                 return .invalid(error)
             }
         }
-        if line.isEmpty { return .head(current) }
+        if line.isEmpty, let head { return .head(head) }
         switch HTTPField.parseParts(line) {
         case .failure(let error):
             return .invalid(error)
         case .success(let (name, value)):
+            // In place (`head!`), so the lists are not copied once per line.
             if HTTPSyntax.equalsLowercased(name, "host") {
-                current.hostValues.append(String(decoding: value, as: UTF8.self))
-                head = current
+                head!.hostValues.append(String(decoding: value, as: UTF8.self))
+            }
+            if keepsFields {
+                head!.fields.append(HTTPField(name: String(decoding: name, as: UTF8.self),
+                                              value: String(decoding: value, as: UTF8.self)))
             }
             return nil
         }

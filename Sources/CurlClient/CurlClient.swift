@@ -195,6 +195,8 @@ public final class CurlClient {
             let trust = configuration.caFile.map { "the CAs in \($0)" } ?? "the system's trust store"
             return CurlError(.untrustedCertificate,
                              "\(place): the server's certificate is not trusted by \(trust) (\(detail))")
+        case CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING, CURLE_RECV_ERROR:
+            return CurlError(.cutShort, "\(place): \(detail)")
         case CURLE_SSL_CACERT_BADFILE:
             return CurlError(.caFile, "\(place): the CA file \(configuration.caFile ?? "(system)") could not be read as PEM certificates (\(detail))")
         case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER, CURLE_USE_SSL_FAILED:

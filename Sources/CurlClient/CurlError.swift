@@ -18,6 +18,8 @@ public struct CurlError: Error, CustomStringConvertible, Sendable {
         case timedOut
         /// The body is larger than the configured maximum.
         case tooLarge
+        /// The connection ended before the whole answer had arrived (or with none at all).
+        case cutShort
         /// The stop descriptor became readable.
         case stopped
         /// Anything else libcurl reports.

@@ -4,9 +4,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import NIOCore
-import NIOHTTP1
-import NIOSSL
 
 /// The HTTP requests the OAuth client makes (metadata, JWKS, token endpoint), over `HTTPRequestClient`.
 ///
@@ -41,8 +38,8 @@ public struct OAuthHTTP: Sendable {
     /// When the whole flow must be over (``SignInFlow`` sets it from its timeout): every request ends by
     /// then, however much of ``timeout`` is left; `nil`: each request has ``timeout`` only.
     public var deadline: ContinuousClock.Instant?
-    /// The TLS context for https; `nil` for the system's trust roots (tests bring their own).
-    var tlsContext: NIOSSLContext?
+    /// A PEM file of the CAs to trust for https; `nil` for the system's trust store (tests bring their own).
+    var caFile: String?
 
     static let maximumRedirects = 5
 
@@ -64,7 +61,7 @@ public struct OAuthHTTP: Sendable {
                 byDeadline = true
             }
         }
-        return HTTPRequestClient(timeout: limit, maximumBodyBytes: maximumBodyBytes, tlsContext: tlsContext,
+        return HTTPRequestClient(timeout: limit, maximumBodyBytes: maximumBodyBytes, caFile: caFile,
                                  limitedByDeadline: byDeadline)
     }
 
@@ -76,19 +73,19 @@ public struct OAuthHTTP: Sendable {
         return copy
     }
 
-    private static let headers: HTTPHeaders = ["Accept": "application/json", "User-Agent": "eua"]
+    private static let headers: [(name: String, value: String)] = [("Accept", "application/json"), ("User-Agent", "eua")]
 
     /// GETs `url`, asking for JSON; with `authorization`, that is the `Authorization` header and no redirect is
     /// followed (the credential must not travel on to another URL).
     public func get(_ url: URL, authorization: String? = nil) async throws -> Response {
-        let start = NIODeadline.now()
+        let start = ContinuousClock.now
         var url = url
         var headers = Self.headers
-        if let authorization { headers.add(name: "Authorization", value: authorization) }
+        if let authorization { headers.append(("Authorization", authorization)) }
         for _ in 0...Self.maximumRedirects {
-            let response = try await client.execute(.GET, url, headers: headers, start: start)
+            let response = try await client.execute("GET", url, headers: headers, start: start)
             guard authorization == nil, [301, 302, 303, 307, 308].contains(response.status),
-                  let location = response.headers.first(name: "Location") else {
+                  let location = response.header("Location") else {
                 return Response(response)
             }
             url = try Self.redirect(from: url, to: location)
@@ -102,9 +99,8 @@ public struct OAuthHTTP: Sendable {
     /// `Accept`, then `extraHeaders` (a `DPoP` proof). Follows no redirect, so the credential never goes to another server.
     public func get(_ url: URL, authorization: String, accept: String,
                     headers extraHeaders: [(String, String)] = []) async throws -> Response {
-        var headers: HTTPHeaders = ["Accept": accept, "User-Agent": "eua", "Authorization": authorization]
-        for (name, value) in extraHeaders { headers.add(name: name, value: value) }
-        return Response(try await client.execute(.GET, url, headers: headers))
+        let headers = [("Accept", accept), ("User-Agent", "eua"), ("Authorization", authorization)] + extraHeaders
+        return Response(try await client.execute("GET", url, headers: headers.map { (name: $0.0, value: $0.1) }))
     }
 
     /// POSTs `fields` as `application/x-www-form-urlencoded`, with `authorization` as the
@@ -112,19 +108,18 @@ public struct OAuthHTTP: Sendable {
     public func postForm(_ url: URL, fields: [(String, String)], authorization: String? = nil,
                          headers extraHeaders: [(String, String)] = []) async throws -> Response {
         var headers = Self.headers
-        headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-        if let authorization { headers.add(name: "Authorization", value: authorization) }
-        for (name, value) in extraHeaders { headers.add(name: name, value: value) }
-        let body = ByteBuffer(string: FormCoding.encode(fields))
-        return Response(try await client.execute(.POST, url, headers: headers, body: body))
+        headers.append(("Content-Type", "application/x-www-form-urlencoded"))
+        if let authorization { headers.append(("Authorization", authorization)) }
+        headers += extraHeaders.map { (name: $0.0, value: $0.1) }
+        return Response(try await client.execute("POST", url, headers: headers, body: Array(FormCoding.encode(fields).utf8)))
     }
 
     /// POSTs `body` as `application/json`, with `authorization` as the `Authorization` header when given.
     public func postJSON(_ url: URL, body: Data, authorization: String? = nil) async throws -> Response {
         var headers = Self.headers
-        headers.add(name: "Content-Type", value: "application/json")
-        if let authorization { headers.add(name: "Authorization", value: authorization) }
-        return Response(try await client.execute(.POST, url, headers: headers, body: ByteBuffer(bytes: body)))
+        headers.append(("Content-Type", "application/json"))
+        if let authorization { headers.append(("Authorization", authorization)) }
+        return Response(try await client.execute("POST", url, headers: headers, body: Array(body)))
     }
 
     /// Where a redirect from `url` leads; never from https to http.
@@ -144,8 +139,7 @@ public struct OAuthHTTP: Sendable {
 
 extension OAuthHTTP.Response {
     init(_ response: HTTPRequestClient.Response) {
-        self.init(status: response.status, contentType: response.headers.first(name: "Content-Type"),
-                  body: Data(response.body.readableBytesView), date: response.headers.first(name: "Date"),
-                  headers: response.headers.map { (name: $0.name, value: $0.value) })
+        self.init(status: response.status, contentType: response.header("Content-Type"), body: Data(response.body),
+                  date: response.header("Date"), headers: response.headers)
     }
 }

@@ -7,13 +7,10 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import NIOCore
-import NIOHTTP1
 import PluginNet
 
 /// One plain-`http` request of ``HTTPRequestClient`` over PluginNet's blocking sockets and its fuzzed response
-/// parser (`FuzzHTTPResponse`), on a Dispatch worker so no task thread blocks. SwiftNIO's event loop is never
-/// started for it, so a sign-in against an `http` provider (a local or test one) runs no NIO threads.
+/// parser (`FuzzHTTPResponse`), on a Dispatch worker so no task thread blocks, and libcurl is never opened for it.
 /// Used for IP literals and localhost only (``HTTPRequestClient``): there is then no DNS query, whose blocking
 /// lookup neither the deadline nor a cancellation would end. Cancelling the task ends every other wait at once,
 /// and the deadline bounds them all.
@@ -24,7 +21,7 @@ struct PlainHTTPExchange {
     var limitText: String
 
     /// Sends the request (Host, `Connection: close` and, with a body, Content-Length added) and reads the whole response.
-    func run(_ method: HTTPMethod, headers: HTTPHeaders, body: ByteBuffer?, deadline: ContinuousClock.Instant)
+    func run(_ method: String, headers: [(name: String, value: String)], body: [UInt8]?, deadline: ContinuousClock.Instant)
         async throws -> HTTPRequestClient.Response {
         let stop: StopSignal
         do {
@@ -33,17 +30,17 @@ struct PlainHTTPExchange {
             throw HTTPRequestError(.failed, server: target.server, "the request to \(target.server) could not start: \(error)")
         }
         defer { stop.close() }
-        var lines = ["\(method.rawValue) \(target.requestTarget) HTTP/1.1", "Host: \(target.hostHeader)"]
+        var lines = ["\(method) \(target.requestTarget) HTTP/1.1", "Host: \(target.hostHeader)"]
         lines += headers.map { "\($0.name): \($0.value)" }
         lines.append("Connection: close")
-        if let body { lines.append("Content-Length: \(body.readableBytes)") }
-        // A value that would break the message (a token with a line break in it) is never sent, as NIO's
-        // header validation refuses it on the https path.
+        if let body { lines.append("Content-Length: \(body.count)") }
+        // A value that would break the message (a token with a line break in it) is never sent, as on the
+        // libcurl path (``CurlExchange``).
         if let bad = lines.first(where: { $0.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 } }) {
             throw HTTPRequestError(.failed, server: target.server,
                 "a header for \(target.server) holds a line break ('\(bad.prefix { $0 != ":" && $0 != " " })'); nothing was sent")
         }
-        let request = Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8) + (body.map { Array($0.readableBytesView) } ?? [])
+        let request = Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8) + (body ?? [])
         let limit = max(ContinuousClock.now.duration(to: deadline), .milliseconds(1))
         let exchange = self
         return try await withTaskCancellationHandler {
@@ -73,9 +70,8 @@ struct PlainHTTPExchange {
                 let count = try connection.receive(into: &buffer, until: deadline)
                 let response = count == 0 ? try parser.finish() : try parser.feed(buffer[0..<count])
                 if let response {
-                    var headers = HTTPHeaders()
-                    for field in response.headers { headers.add(name: field.name, value: field.value) }
-                    return .init(status: response.status, headers: headers, body: ByteBuffer(bytes: response.body))
+                    return .init(status: response.status, headers: response.headers.map { ($0.name, $0.value) },
+                                 body: response.body)
                 }
             }
         } catch let error as NetworkError {

@@ -3,7 +3,7 @@ import EUATestSupport
 import Foundation
 import Testing
 
-@Suite("the OAuth client's HTTP/1.1 client against local servers")
+@Suite("the OAuth client's HTTP client against local servers")
 struct HTTPClientTests {
     private static let json = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
 
@@ -134,7 +134,7 @@ struct HTTPClientTests {
                                                         answer: .bytes(Self.json + "Content-Length: 2\r\n\r\n{}", close: true))
         defer { Task { await server.stop() } }
         var http = OAuthHTTP()
-        http.tlsContext = certificate.trustingClient
+        http.caFile = certificate.caFile
         let response = try await http.get(try #require(URL(string: server.url("/jwks", scheme: "https", host: host))))
         #expect(response.status == 200 && String(decoding: response.body, as: UTF8.self) == "{}")
         #expect(server.requests.first?.lowercased().contains("host: \(host):\(server.port)\r\n") == true)
@@ -147,7 +147,7 @@ struct HTTPClientTests {
                                                     answer: .bytes(Self.json + "Content-Length: 2\r\n\r\n{}", close: true))
         defer { Task { await v6.stop() } }
         var trusting = OAuthHTTP()
-        trusting.tlsContext = certificate.trustingClient
+        trusting.caFile = certificate.caFile
         await expectFailure(.tlsFailed, mentioning: ["https://[::1]:\(v6.port)", "not for this host"]) {
             try await trusting.get(try #require(URL(string: v6.url(scheme: "https"))))
         }
@@ -186,7 +186,7 @@ struct HTTPClientTests {
             "HTTP/1.1 301 Moved\r\nLocation: \(target.url("/plain"))\r\nContent-Length: 0\r\n\r\n", close: true))
         defer { Task { await downgrading.stop() } }
         var http = OAuthHTTP()
-        http.tlsContext = certificate.trustingClient
+        http.caFile = certificate.caFile
         await expectFailure(.failed, mentioning: ["https://127.0.0.1:\(downgrading.port)", "not https"]) {
             try await http.get(try #require(URL(string: downgrading.url(scheme: "https"))))
         }

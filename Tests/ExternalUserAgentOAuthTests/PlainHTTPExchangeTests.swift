@@ -37,7 +37,7 @@ struct PlainHTTPExchangeTests {
         #expect(server.requests.count == 1, "the request had been sent before the cancel")
     }
 
-    @Test("plain sockets only where no name server is asked: http to an IP literal or localhost; a DNS name and https go through NIO")
+    @Test("plain sockets only where no name server is asked: http to an IP literal or localhost; a DNS name and https go through libcurl")
     func transportChoice() throws {
         for (url, plain) in [("http://127.0.0.1:8080/token", true), ("http://[::1]:8080/token", true),
                              ("http://localhost:8080/token", true), ("http://LOCALHOST/token", true),

@@ -5,10 +5,11 @@ import SwiftASN1
 import X509
 
 /// A self-signed certificate made for one test run, for `localhost` and `127.0.0.1`: the server's
-/// TLS context, and a client context that trusts only it.
+/// TLS context, and a PEM file holding only it, for a client that trusts nothing else (`OAuthHTTP.caFile`).
 struct TestCertificate {
     let server: NIOSSLContext
-    let trustingClient: NIOSSLContext
+    /// A temporary PEM file with the certificate: the only CA a client given it trusts.
+    let caFile: String
 
     init() throws {
         let key = P256.Signing.PrivateKey()
@@ -29,8 +30,7 @@ struct TestCertificate {
         let nioKey = try NIOSSLPrivateKey(bytes: Array(key.pemRepresentation.utf8), format: .pem)
         server = try NIOSSLContext(configuration: .makeServerConfiguration(
             certificateChain: [.certificate(nioCertificate)], privateKey: .privateKey(nioKey)))
-        var client = TLSConfiguration.makeClientConfiguration()
-        client.trustRoots = .certificates([nioCertificate])
-        trustingClient = try NIOSSLContext(configuration: client)
+        caFile = FileManager.default.temporaryDirectory.appendingPathComponent("eua-test-ca-\(UUID().uuidString).pem").path
+        try certificate.serializeAsPEM().pemString.write(toFile: caFile, atomically: true, encoding: .utf8)
     }
 }

@@ -4,12 +4,18 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Dispatch
 import ExternalUserAgent
-import NIOCore
-import NIOHTTP1
-import NIOPosix
+#if canImport(Glibc)
+import Glibc
+#endif
+import CPluginNet
+import PluginNet
+import Synchronization
 
-/// A small HTTP/1.1 server on SwiftNIO: one request per connection, answered by a handler.
+/// A small HTTP/1.1 server on blocking sockets (PluginNet's strict request parser): one request per connection,
+/// each on a thread of its own, answered by a handler. No SwiftNIO, so `eua demo` (which runs it in process)
+/// starts no event loop and `eua-oauth` links no NIO.
 struct LocalHTTPServer: Sendable {
     struct Request: Sendable {
         var method: String
@@ -76,66 +82,181 @@ struct LocalHTTPServer: Sendable {
 
     typealias Handler = @Sendable (Request) async -> Response
 
-    let channel: NIOAsyncChannel<NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>, Never>
+    /// The longest a connection may take to send its request; then it is closed unanswered.
+    static let requestTimeout: Duration = .seconds(30)
+    /// The largest request head and body read.
+    static let maximumHeadBytes = 64 * 1024
+    static let maximumBodyBytes = 1 << 20
 
+    private let listener: Int32
+    private let stop: StopSignal
+    /// Signalled once the listening socket is closed.
+    private let closed = DispatchSemaphore(value: 0)
+    /// The port the server listens on, on 127.0.0.1.
+    let port: Int
+
+    /// Listens on `host` (`127.0.0.1` or `::1`) on `port` (0: a free one).
     static func bind(host: String, port: Int) async throws -> LocalHTTPServer {
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .bind(host: host, port: port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    return try NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>(wrappingChannelSynchronously: channel)
-                }
-            }
-        return LocalHTTPServer(channel: channel)
+        let listener = try LoopbackSocket.listen(host: host, port: port)
+        do {
+            return LocalHTTPServer(listener: listener, stop: try StopSignal(), port: try LoopbackSocket.port(of: listener))
+        } catch {
+            Glibc.close(listener)
+            throw error
+        }
     }
 
-    var port: Int { channel.channel.localAddress?.port ?? 0 }
-
-    /// Serves until the listening channel closes.
+    /// Serves until ``close()``: each connection on a thread of its own, one request each, answered by `handler`.
     func serve(_ handler: @escaping Handler) async {
-        try? await channel.executeThenClose { inbound in
-            try await withThrowingDiscardingTaskGroup { group in
-                for try await connection in inbound {
-                    group.addTask { await Self.handle(connection, handler) }
-                }
+        await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
+            let failure = NetThread.start(name: "eua-local-http") { [self] in
+                acceptUntilStopped(handler)
+                finished.resume()
+            }
+            if failure != nil { finished.resume() }
+        }
+    }
+
+    /// Stops accepting and closes the listening socket (waiting up to 2 s for that); requests already being
+    /// answered are finished.
+    func close() async {
+        stop.raise()
+        _ = closed.wait(timeout: .now() + 2)
+    }
+
+    private func acceptUntilStopped(_ handler: @escaping Handler) {
+        defer {
+            Glibc.close(listener)
+            stop.close()
+            closed.signal()
+        }
+        var entries = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: stop.descriptor, events: Int16(POLLIN), revents: 0)]
+        while !stop.isRaised {
+            entries[0].revents = 0
+            entries[1].revents = 0
+            guard poll(&entries, 2, -1) >= 0 || errno == EINTR else { return }
+            if entries[1].revents != 0 { return }
+            guard entries[0].revents != 0 else { continue }
+            let connection = plugin_net_accept(listener)
+            guard connection >= 0 else { continue }
+            if NetThread.start(name: "eua-local-conn", { Self.answer(connection, handler) }) != nil {
+                Glibc.close(connection)
             }
         }
     }
 
-    func close() async {
-        try? await channel.channel.close()
+    /// Reads one request from `fd`, answers it with `handler`, and closes the connection.
+    private static func answer(_ fd: Int32, _ handler: @escaping Handler) {
+        defer { Glibc.close(fd) }
+        let deadline = Deadline(after: requestTimeout)
+        guard let request = read(fd, until: deadline) else { return }
+        let response = Self.wait(for: handler, request)
+        var lines = ["HTTP/1.1 \(response.status) \(reasonPhrase(response.status))"]
+        for (name, value) in response.headers
+        where !["content-length", "connection"].contains(name.lowercased()) {
+            lines.append("\(name): \(value)")
+        }
+        lines += ["Content-Length: \(response.body.count)", "Connection: close", "", ""]
+        write(fd, Array(lines.joined(separator: "\r\n").utf8) + response.body, until: deadline)
     }
 
-    private static func handle(_ connection: NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>,
-                               _ handler: Handler) async {
-        try? await connection.executeThenClose { inbound, outbound in
-            var head: HTTPRequestHead?
-            var body: [UInt8] = []
-            for try await part in inbound {
-                switch part {
-                case .head(let value): head = value
-                case .body(var buffer):
-                    body += buffer.readBytes(length: buffer.readableBytes) ?? []
-                    if body.count > 1 << 20 { return }
-                case .end:
-                    guard let head else { return }
-                    let components = URLComponents(string: head.uri)
-                    let query = Request.parseForm(components?.percentEncodedQuery ?? "")
-                    let request = Request(method: head.method.rawValue, target: head.uri, version: "\(head.version)",
-                                          path: components?.path ?? head.uri, query: query,
-                                          headers: head.headers.map { ($0.name, $0.value) }, body: body)
-                    let response = await handler(request)
-                    var headers = HTTPHeaders(response.headers)
-                    headers.replaceOrAdd(name: "Content-Length", value: String(response.body.count))
-                    headers.replaceOrAdd(name: "Connection", value: "close")
-                    try await outbound.write(.head(HTTPResponseHead(
-                        version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers)))
-                    if !response.body.isEmpty { try await outbound.write(.body(.byteBuffer(ByteBuffer(bytes: response.body)))) }
-                    try await outbound.write(.end(nil))
-                    return
-                }
+    /// The handler's answer, waited for on this (non-task) thread.
+    private static func wait(for handler: @escaping Handler, _ request: Request) -> Response {
+        let answer = Mutex<Response?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            let response = await handler(request)
+            answer.withLock { $0 = response }
+            done.signal()
+        }
+        done.wait()
+        return answer.withLock { $0 } ?? .text(500, "no answer")
+    }
+
+    /// The request: its head (strictly parsed, at most ``maximumHeadBytes``) and a `Content-Length` body (at most
+    /// ``maximumBodyBytes``); `nil` (the connection is closed unanswered) for anything else or at the deadline.
+    private static func read(_ fd: Int32, until deadline: Deadline) -> Request? {
+        var parser = HTTPRequestHeadParser(limit: maximumHeadBytes, keepsFields: true)
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        var received: [UInt8] = []
+        var head: HTTPRequestHead?
+        while head == nil {
+            guard let count = receive(fd, into: &buffer, until: deadline), count > 0 else { return nil }
+            let before = parser.bytesConsumed
+            switch parser.feed(buffer[0..<count]) {
+            case .needMore:
+                continue
+            case .head(let value):
+                head = value
+                received = Array(buffer[(parser.bytesConsumed - before)..<count])
+            case .invalid, .tooLarge:
+                return nil
             }
+        }
+        guard let head, !head.fields.contains(where: { $0.name.lowercased() == "transfer-encoding" }) else { return nil }
+        let lengths = head.fields.filter { $0.name.lowercased() == "content-length" }.map(\.value)
+        guard lengths.count <= 1 else { return nil }
+        let length = lengths.first.map { Int($0) } ?? 0
+        guard let length, (0...maximumBodyBytes).contains(length) else { return nil }
+        while received.count < length {
+            guard let count = receive(fd, into: &buffer, until: deadline), count > 0 else { return nil }
+            received += buffer[0..<count]
+        }
+        let components = URLComponents(string: head.target)
+        return Request(method: head.method, target: head.target, version: "HTTP/1.\(head.minorVersion)",
+                       path: components?.path ?? head.target,
+                       query: Request.parseForm(components?.percentEncodedQuery ?? ""),
+                       headers: head.fields.map { ($0.name, $0.value) }, body: Array(received[0..<length]))
+    }
+
+    /// What arrived (0: the peer closed), or `nil` on an error or at the deadline.
+    private static func receive(_ fd: Int32, into buffer: inout [UInt8], until deadline: Deadline) -> Int? {
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count >= 0 { return count }
+            guard errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR else { return nil }
+            guard !deadline.hasPassed, waitUntilReady(fd, Int16(POLLIN), deadline) else { return nil }
+        }
+    }
+
+    /// Sends all of `bytes`, giving up at the deadline.
+    private static func write(_ fd: Int32, _ bytes: [UInt8], until deadline: Deadline) {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            if sent >= 0 {
+                offset += sent
+            } else if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR {
+                guard !deadline.hasPassed, waitUntilReady(fd, Int16(POLLOUT), deadline) else { return }
+            } else {
+                return
+            }
+        }
+    }
+
+    private static func waitUntilReady(_ fd: Int32, _ events: Int16, _ deadline: Deadline) -> Bool {
+        var entry = pollfd(fd: fd, events: events, revents: 0)
+        return poll(&entry, 1, deadline.pollTimeout) >= 0 || errno == EINTR
+    }
+
+    /// The reason phrase of the statuses this server sends.
+    private static func reasonPhrase(_ status: Int) -> String {
+        switch status {
+        case 200: "OK"
+        case 201: "Created"
+        case 204: "No Content"
+        case 302: "Found"
+        case 303: "See Other"
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 405: "Method Not Allowed"
+        case 429: "Too Many Requests"
+        case 500: "Internal Server Error"
+        case 503: "Service Unavailable"
+        default: ["OK", "Redirect", "Client Error", "Server Error"][min(max(status / 100 - 2, 0), 3)]
         }
     }
 }

@@ -1,13 +1,13 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import PluginNet
 
 /// A listening loopback socket, close-on-exec (a child process the app starts — a browser, a helper — must
 /// not inherit it and keep the one-shot port accepting after the flow closed it) and non-blocking.
-enum LoopbackSocket {
+/// The loopback receiver's listeners and the testing kit's local server use it.
+package enum LoopbackSocket {
     /// Binds `host` (`127.0.0.1` or `::1`) on `port` (0: the OS picks) and listens.
-    static func listen(host: String, port: Int, backlog: Int32 = 256) throws(SocketError) -> Int32 {
+    package static func listen(host: String, port: Int, backlog: Int32 = 256) throws(SocketError) -> Int32 {
         let ipv6 = host.contains(":")
         let fd = socket(ipv6 ? AF_INET6 : AF_INET,
                         Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
@@ -42,7 +42,7 @@ enum LoopbackSocket {
     }
 
     /// The port a bound socket listens on.
-    static func port(of fd: Int32) throws(SocketError) -> Int {
+    package static func port(of fd: Int32) throws(SocketError) -> Int {
         var address = sockaddr_storage()
         var size = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let result = withUnsafeMutablePointer(to: &address) {
