@@ -160,6 +160,40 @@ struct HTTPClientTests {
         #expect(v6.requests.isEmpty && v4.requests.isEmpty, "nothing was sent before the handshake")
     }
 
+    @Test("https through libcurl: cancelling the task ends a wait on a server that never answers, at once")
+    func httpsCancellation() async throws {
+        let certificate = try TestCertificate()
+        let server = try await ScriptedHTTPServer.start(tls: certificate.server, answer: .never)
+        defer { Task { await server.stop() } }
+        var http = OAuthHTTP(timeout: .seconds(30))
+        http.caFile = certificate.caFile
+        let url = try #require(URL(string: server.url("/slow", scheme: "https")))
+        let started = ContinuousClock.now
+        let request = Task { try await http.get(url) }
+        try await Task.sleep(for: .milliseconds(500))
+        request.cancel()
+        let outcome = await request.result
+        #expect(throws: CancellationError.self) { try outcome.get() }
+        #expect(ContinuousClock.now - started < .seconds(5), "ended by the cancel, not the 30 s deadline")
+        #expect(server.requests.count == 1, "the request had been sent over TLS before the cancel")
+    }
+
+    @Test("https through libcurl: a header value with a line break is refused and nothing is sent")
+    func httpsHeaderInjection() async throws {
+        let certificate = try TestCertificate()
+        let server = try await ScriptedHTTPServer.start(tls: certificate.server,
+                                                        answer: .bytes(Self.json + "Content-Length: 2\r\n\r\n{}", close: true))
+        defer { Task { await server.stop() } }
+        var http = OAuthHTTP()
+        http.caFile = certificate.caFile
+        await expectFailure(.failed, mentioning: ["holds a line break ('Authorization')", "nothing was sent"]) {
+            try await http.get(try #require(URL(string: server.url("/userinfo", scheme: "https"))),
+                               authorization: "Bearer abc\r\nX-Injected: 1", accept: "application/json")
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(server.requests.isEmpty, "nothing reached the server")
+    }
+
     @Test("an https URL to a plain-http port fails with a TLS error naming the server")
     func httpsToPlainHTTP() async throws {
         let server = try await ScriptedHTTPServer.start(
