@@ -8,26 +8,13 @@ import Glibc
 /// cannot hang the host: the caller waits up to a deadline and then goes on, leaving that thread blocked
 /// inside the plugin (it cannot be stopped, and the plugin's memory must not be freed under it).
 enum PluginCall {
-    private final class Work {
-        let body: () -> Void
-        init(_ body: @escaping () -> Void) { self.body = body }
-    }
-
-    /// Starts `work` on a new detached thread; `returned` is set when it returns.
+    /// Starts `work` on a thread of its own — a finished call's thread when one is idle (``PluginCallThreads``),
+    /// else a new detached one; `returned` is set when it returns.
     @discardableResult
     static func detach(signalling returned: Latch = Latch(), _ work: @escaping @Sendable () -> Void) -> Latch {
-        let box = Unmanaged.passRetained(Work {
+        PluginCallThreads.shared.run {
             work()
             returned.signal()
-        }).toOpaque()
-        var thread = pthread_t()
-        if pthread_create(&thread, nil, { context in
-            Unmanaged<Work>.fromOpaque(context!).takeRetainedValue().body()
-            return nil
-        }, box) == 0 {
-            pthread_detach(thread)
-        } else {
-            Unmanaged<Work>.fromOpaque(box).takeRetainedValue().body()
         }
         return returned
     }
