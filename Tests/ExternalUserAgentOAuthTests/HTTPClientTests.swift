@@ -130,7 +130,7 @@ struct HTTPClientTests {
           arguments: ["localhost", "127.0.0.1"])
     func https(host: String) async throws {
         let certificate = try TestCertificate()
-        let server = try await ScriptedHTTPServer.start(tls: certificate.server,
+        let server = try await ScriptedHTTPServer.start(tls: certificate,
                                                         answer: .bytes(Self.json + "Content-Length: 2\r\n\r\n{}", close: true))
         defer { Task { await server.stop() } }
         var http = OAuthHTTP()
@@ -143,7 +143,7 @@ struct HTTPClientTests {
     @Test("https: a certificate for other names, or not trusted by the system, fails the handshake")
     func httpsRefused() async throws {
         let certificate = try TestCertificate()
-        let v6 = try await ScriptedHTTPServer.start(host: "::1", tls: certificate.server,
+        let v6 = try await ScriptedHTTPServer.start(host: "::1", tls: certificate,
                                                     answer: .bytes(Self.json + "Content-Length: 2\r\n\r\n{}", close: true))
         defer { Task { await v6.stop() } }
         var trusting = OAuthHTTP()
@@ -151,7 +151,7 @@ struct HTTPClientTests {
         await expectFailure(.tlsFailed, mentioning: ["https://[::1]:\(v6.port)", "not for this host"]) {
             try await trusting.get(try #require(URL(string: v6.url(scheme: "https"))))
         }
-        let v4 = try await ScriptedHTTPServer.start(tls: certificate.server,
+        let v4 = try await ScriptedHTTPServer.start(tls: certificate,
                                                     answer: .bytes(Self.json + "Content-Length: 2\r\n\r\n{}", close: true))
         defer { Task { await v4.stop() } }
         await expectFailure(.tlsFailed, mentioning: ["https://127.0.0.1:\(v4.port)", "certificate verify failed"]) {
@@ -163,7 +163,7 @@ struct HTTPClientTests {
     @Test("https through libcurl: cancelling the task ends a wait on a server that never answers, at once")
     func httpsCancellation() async throws {
         let certificate = try TestCertificate()
-        let server = try await ScriptedHTTPServer.start(tls: certificate.server, answer: .never)
+        let server = try await ScriptedHTTPServer.start(tls: certificate, answer: .never)
         defer { Task { await server.stop() } }
         var http = OAuthHTTP(timeout: .seconds(30))
         http.caFile = certificate.caFile
@@ -181,7 +181,7 @@ struct HTTPClientTests {
     @Test("https through libcurl: a header value with a line break is refused and nothing is sent")
     func httpsHeaderInjection() async throws {
         let certificate = try TestCertificate()
-        let server = try await ScriptedHTTPServer.start(tls: certificate.server,
+        let server = try await ScriptedHTTPServer.start(tls: certificate,
                                                         answer: .bytes(Self.json + "Content-Length: 2\r\n\r\n{}", close: true))
         defer { Task { await server.stop() } }
         var http = OAuthHTTP()
@@ -216,7 +216,7 @@ struct HTTPClientTests {
         #expect(target.requests.first?.hasPrefix("GET /moved HTTP/1.1\r\n") == true)
 
         let certificate = try TestCertificate()
-        let downgrading = try await ScriptedHTTPServer.start(tls: certificate.server, answer: .bytes(
+        let downgrading = try await ScriptedHTTPServer.start(tls: certificate, answer: .bytes(
             "HTTP/1.1 301 Moved\r\nLocation: \(target.url("/plain"))\r\nContent-Length: 0\r\n\r\n", close: true))
         defer { Task { await downgrading.stop() } }
         var http = OAuthHTTP()

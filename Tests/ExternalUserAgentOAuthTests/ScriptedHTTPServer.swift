@@ -1,13 +1,13 @@
+import EUATestSupport
 import Foundation
-import NIOCore
-import NIOPosix
-import NIOSSL
-import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// A local server for the HTTP client's tests: reads each request (head and a Content-Length body),
-/// records it, and answers with exactly the bytes it was given — or never. Runs on NIO's threads, so
-/// waiting for it never holds the cooperative pool.
-final class ScriptedHTTPServer: Sendable {
+/// A local server for the HTTP client's tests (`Tests/Fixtures/scripted_http_server.py`): reads each request
+/// (head and a Content-Length body), records it, and answers with exactly the bytes it was given — or never;
+/// over TLS with a ``TestCertificate``. A process of its own, so waiting for it never holds the test's threads.
+final class ScriptedHTTPServer: @unchecked Sendable {
     enum Answer: Sendable {
         /// Writes these bytes, then closes the connection or leaves it open.
         case bytes(String, close: Bool)
@@ -19,11 +19,18 @@ final class ScriptedHTTPServer: Sendable {
 
     let host: String
     let port: Int
-    private let channel: any Channel
-    private let log: RequestLog
+    private let process: Process
+    private let folder: TemporaryFolder
 
-    /// The requests received, head and body as text.
-    var requests: [String] { log.requests.withLock { $0 } }
+    /// The requests received, head and body as text, in order.
+    var requests: [String] {
+        guard let text = try? String(contentsOfFile: folder.path + "/log", encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap { line in
+            guard let entry = try? JSONDecoder().decode([String: String].self, from: Data(line.utf8)),
+                  let request = entry["request"].flatMap({ Data(base64Encoded: $0) }) else { return nil }
+            return String(decoding: request, as: UTF8.self)
+        }
+    }
 
     /// `http(s)://host:port` (IPv6 in brackets).
     func url(_ pathAndQuery: String = "/", scheme: String = "http", host: String? = nil) -> String {
@@ -31,89 +38,48 @@ final class ScriptedHTTPServer: Sendable {
         return "\(scheme)://\(name.contains(":") ? "[\(name)]" : name):\(port)\(pathAndQuery)"
     }
 
-    private init(host: String, port: Int, channel: any Channel, log: RequestLog) {
+    private init(host: String, port: Int, process: Process, folder: TemporaryFolder) {
         self.host = host
         self.port = port
-        self.channel = channel
-        self.log = log
+        self.process = process
+        self.folder = folder
     }
 
-    /// Listens on `host` at a free port; with `tls`, speaks TLS first.
-    static func start(host: String = "127.0.0.1", tls: NIOSSLContext? = nil, answer: Answer) async throws -> ScriptedHTTPServer {
-        let log = RequestLog()
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
-                    try channel.pipeline.syncOperations.addHandler(ScriptHandler(answer: answer, log: log))
-                }
+    /// Listens on `host` at a free port; with `tls`, speaks TLS first with that certificate.
+    static func start(host: String = "127.0.0.1", tls: TestCertificate? = nil, answer: Answer) async throws -> ScriptedHTTPServer {
+        guard let python = ProcessRunner.which("python3") else { throw TestSupportError("python3 is not on PATH") }
+        let folder = try TemporaryFolder("eua-scripted-http")
+        let (mode, bytes): (String, String) = switch answer {
+        case .bytes(let text, let close): (close ? "bytes" : "bytes-keep-open", text)
+        case .atOnce(let text): ("at-once", text)
+        case .never: ("never", "")
+        }
+        try Data(bytes.utf8).write(to: URL(fileURLWithPath: folder.path + "/answer"))
+        let portFile = folder.path + "/port"
+        let process = Process()
+        process.executableURL = python
+        process.arguments = [TestPaths.fixture("scripted_http_server.py").path, host, portFile, folder.path + "/log",
+                             mode, folder.path + "/answer"] + (tls.map { [$0.certificateFile, $0.keyFile] } ?? [])
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let port = Int(text) {
+                return ScriptedHTTPServer(host: host, port: port, process: process, folder: folder)
             }
-            .bind(host: host, port: 0).get()
-        let port = channel.localAddress?.port ?? 0
-        return ScriptedHTTPServer(host: host, port: port, channel: channel, log: log)
+            guard process.isRunning else { throw TestSupportError("scripted_http_server.py exited at start") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        kill(process.processIdentifier, SIGKILL)
+        throw TestSupportError("scripted_http_server.py did not start within 20 s")
     }
 
+    /// Stops the server (SIGKILL: no waitUntilExit, which can hang in a test process).
     func stop() async {
-        try? await channel.close()
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 
-    /// Where the handlers record requests.
-    final class RequestLog: Sendable {
-        let requests = Mutex<[String]>([])
-    }
-}
-
-/// Per connection: collects one request, records it, answers as scripted.
-private final class ScriptHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    typealias OutboundOut = ByteBuffer
-
-    private let answer: ScriptedHTTPServer.Answer
-    private let log: ScriptedHTTPServer.RequestLog
-    private var received: [UInt8] = []
-    private var answered = false
-
-    init(answer: ScriptedHTTPServer.Answer, log: ScriptedHTTPServer.RequestLog) {
-        self.answer = answer
-        self.log = log
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        var buffer = unwrapInboundIn(data)
-        received += buffer.readBytes(length: buffer.readableBytes) ?? []
-        guard !answered else { return }
-        if case .atOnce(let text) = answer {
-            answered = true
-            reply(text, close: true, context: context)
-            return
-        }
-        guard let request = completeRequest() else { return }
-        answered = true
-        log.requests.withLock { $0.append(request) }
-        if case .bytes(let text, let close) = answer { reply(text, close: close, context: context) }
-    }
-
-    private func reply(_ text: String, close: Bool, context: ChannelHandlerContext) {
-        let write = context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: text)))
-        if close {
-            let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-            write.whenComplete { _ in loopBound.value.close(promise: nil) }
-        }
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        context.close(promise: nil)
-    }
-
-    /// The request as text once its head and its Content-Length body have arrived.
-    private func completeRequest() -> String? {
-        let text = String(decoding: received, as: UTF8.self)
-        guard let end = text.range(of: "\r\n\r\n") else { return nil }
-        let head = text[..<end.lowerBound].lowercased()
-        let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
-            .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
-        let bodyBytes = received.count - text[..<end.upperBound].utf8.count
-        return bodyBytes >= length ? text : nil
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 }

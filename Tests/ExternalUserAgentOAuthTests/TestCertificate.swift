@@ -1,15 +1,19 @@
 import Crypto
+import EUATestSupport
 import Foundation
-import NIOSSL
 import SwiftASN1
 import X509
 
-/// A self-signed certificate made for one test run, for `localhost` and `127.0.0.1`: the server's
-/// TLS context, and a PEM file holding only it, for a client that trusts nothing else (`OAuthHTTP.caFile`).
+/// A self-signed certificate made for one test run, for `localhost` and `127.0.0.1`, as PEM files: the
+/// certificate (also the only CA a client given ``caFile`` trusts) and its private key, for ``ScriptedHTTPServer``.
 struct TestCertificate {
-    let server: NIOSSLContext
-    /// A temporary PEM file with the certificate: the only CA a client given it trusts.
-    let caFile: String
+    /// The certificate, PEM: the server's, and the only CA a client given it trusts (`OAuthHTTP.caFile`).
+    let certificateFile: String
+    /// The server's private key, PEM.
+    let keyFile: String
+    private let folder: TemporaryFolder
+
+    var caFile: String { certificateFile }
 
     init() throws {
         let key = P256.Signing.PrivateKey()
@@ -24,13 +28,10 @@ struct TestCertificate {
                 SubjectAlternativeNames([.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))])
             },
             issuerPrivateKey: Certificate.PrivateKey(key))
-        var serializer = DER.Serializer()
-        try serializer.serialize(certificate)
-        let nioCertificate = try NIOSSLCertificate(bytes: serializer.serializedBytes, format: .der)
-        let nioKey = try NIOSSLPrivateKey(bytes: Array(key.pemRepresentation.utf8), format: .pem)
-        server = try NIOSSLContext(configuration: .makeServerConfiguration(
-            certificateChain: [.certificate(nioCertificate)], privateKey: .privateKey(nioKey)))
-        caFile = FileManager.default.temporaryDirectory.appendingPathComponent("eua-test-ca-\(UUID().uuidString).pem").path
-        try certificate.serializeAsPEM().pemString.write(toFile: caFile, atomically: true, encoding: .utf8)
+        folder = try TemporaryFolder("eua-test-certificate")
+        certificateFile = folder.path + "/certificate.pem"
+        keyFile = folder.path + "/key.pem"
+        try certificate.serializeAsPEM().pemString.write(toFile: certificateFile, atomically: true, encoding: .utf8)
+        try key.pemRepresentation.write(toFile: keyFile, atomically: true, encoding: .utf8)
     }
 }
