@@ -18,7 +18,8 @@ enum Fixture {
 
 /// libFuzzer target: raw bytes as the loopback receiver reads them — request line, headers, target and
 /// query — through its own request-head parser and checks, with two properties on top:
-/// - the parser decides the same whether the bytes come at once or in two pieces (as TCP may cut them);
+/// - the parser decides the same whether the bytes come at once or in two pieces (as TCP may cut them), and
+///   whether it keeps every header field or only `Host`;
 /// - whatever the receiver accepts as the redirect, the app reads the same way (same redirect URI, same
 ///   `state`). The `#` bug (the page said success, the app never saw the state) broke exactly that.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -31,6 +32,21 @@ public func fuzzLoopbackRequest(_ data: UnsafePointer<UInt8>, _ count: Int) -> C
     var inPieces = split.feed(bytes[..<cut])
     if inPieces == .needMore { inPieces = split.feed(bytes[cut...]) }
     guard inPieces == outcome else { fatalError("the parser decides differently when the head comes in two pieces") }
+    // Keeping every field (the testing kit's local server does) changes nothing but the fields kept.
+    var keeping = HTTPRequestHeadParser(limit: Fixture.headLimit, keepsFields: true)
+    let kept = keeping.feed(bytes[...])
+    switch (outcome, kept) {
+    case (.head(var plain), .head(let full)):
+        guard full.fields.filter({ $0.name.lowercased() == "host" }).map(\.value) == full.hostValues else {
+            fatalError("the kept Host fields are not the host values")
+        }
+        plain.fields = full.fields
+        guard plain == full else { fatalError("keeping the fields changed the head") }
+    case (let a, let b) where a == b:
+        break
+    default:
+        fatalError("keeping the fields changed the parser's decision")
+    }
     guard case .head(let head) = outcome else { return 0 }
     guard whole.bytesConsumed <= Fixture.headLimit, head.target.utf8.allSatisfy(HTTPSyntax.isVisibleASCII) else {
         fatalError("the parser accepted a head over its limit or a target that is not visible ASCII")
