@@ -1,12 +1,12 @@
 import CurlClient
-import Dispatch
 import PluginNet
 
 /// One request of ``HTTPRequestClient`` through libcurl (`CurlClient`, opened with dlopen on first use): `https`,
 /// and plain `http` to a DNS name. libcurl verifies the certificate chain against the system's trust store (or
 /// ``caFile``) and the host name (an IP literal against the certificate's IP addresses), resolves names without
 /// blocking past the deadline, and takes proxies from the environment as curl does (never for a loopback host).
-/// It runs on a Dispatch worker so no task thread blocks; cancelling the task ends the wait at once.
+/// It runs on a Dispatch worker so no task thread blocks; cancelling the task ends the wait at once. Headers
+/// are checked by ``HTTPRequestClient``.
 struct CurlExchange {
     var target: HTTPTarget
     var maximumBodyBytes: Int
@@ -18,29 +18,10 @@ struct CurlExchange {
     /// Sends the request (curl adds Host and Content-Length) and reads the whole response by `deadline`.
     func run(_ method: String, headers: [(name: String, value: String)], body: [UInt8]?, deadline: ContinuousClock.Instant)
         async throws -> HTTPRequestClient.Response {
-        let stop: StopSignal
-        do {
-            stop = try StopSignal()
-        } catch {
-            throw HTTPRequestError(.failed, server: target.server, "the request to \(target.server) could not start: \(error)")
-        }
-        defer { stop.close() }
-        if let bad = headers.first(where: { ($0.name + $0.value).utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 } }) {
-            throw HTTPRequestError(.failed, server: target.server,
-                "a header for \(target.server) holds a line break ('\(bad.name)'); nothing was sent")
-        }
         let request = CurlRequest(method: method, url: target.curlURL, headers: headers, body: body)
         let limit = max(ContinuousClock.now.duration(to: deadline), .milliseconds(1))
         let exchange = self
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                DispatchQueue.global().async {
-                    continuation.resume(with: Result { try exchange.send(request, limit: limit, stop: stop) })
-                }
-            }
-        } onCancel: {
-            stop.raise()
-        }
+        return try await HTTPRequestClient.onBlockingThread(target) { stop in try exchange.send(request, limit: limit, stop: stop) }
     }
 
     private func send(_ request: CurlRequest, limit: Duration, stop: StopSignal) throws -> HTTPRequestClient.Response {

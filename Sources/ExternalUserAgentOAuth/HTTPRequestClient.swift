@@ -1,8 +1,10 @@
+import Dispatch
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
+import PluginNet
 
 /// One HTTP request with the whole response read into memory: plain `http` to an IP literal or localhost over
 /// PluginNet's sockets (``PlainHTTPExchange``), `https` and plain `http` to a DNS name through libcurl
@@ -51,6 +53,11 @@ struct HTTPRequestClient: Sendable {
     func execute(_ method: String, _ url: URL, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
                  start: ContinuousClock.Instant = .now) async throws -> Response {
         let target = try HTTPTarget(url)
+        // A value that would break the message (a token with a line break in it) is never sent, on either path.
+        if let bad = headers.first(where: { ($0.name + $0.value).utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 } }) {
+            throw HTTPRequestError(.failed, server: target.server,
+                "a header for \(target.server) holds a line break ('\(bad.name)'); nothing was sent")
+        }
         let deadline = start + timeout
         if Self.usesPlainSockets(target) {
             return try await PlainHTTPExchange(target: target, maximumBodyBytes: maximumBodyBytes, limitText: limitText)
@@ -58,6 +65,28 @@ struct HTTPRequestClient: Sendable {
         }
         return try await CurlExchange(target: target, maximumBodyBytes: maximumBodyBytes, caFile: caFile, limitText: limitText)
             .run(method, headers: headers, body: body, deadline: deadline)
+    }
+
+    /// Runs the blocking `exchange` on a Dispatch worker, so no task thread blocks, with a fresh stop signal that
+    /// cancelling the task raises (the exchange's waits end at once then).
+    static func onBlockingThread(_ target: HTTPTarget, _ exchange: @escaping @Sendable (StopSignal) throws -> Response)
+        async throws -> Response {
+        let stop: StopSignal
+        do {
+            stop = try StopSignal()
+        } catch {
+            throw HTTPRequestError(.failed, server: target.server, "the request to \(target.server) could not start: \(error)")
+        }
+        defer { stop.close() }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                DispatchQueue.global().async {
+                    continuation.resume(with: Result { try exchange(stop) })
+                }
+            }
+        } onCancel: {
+            stop.raise()
+        }
     }
 
     /// `15 s`, `0.5 s`.

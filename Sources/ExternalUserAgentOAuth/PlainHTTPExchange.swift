@@ -1,4 +1,3 @@
-import Dispatch
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -23,35 +22,14 @@ struct PlainHTTPExchange {
     /// Sends the request (Host, `Connection: close` and, with a body, Content-Length added) and reads the whole response.
     func run(_ method: String, headers: [(name: String, value: String)], body: [UInt8]?, deadline: ContinuousClock.Instant)
         async throws -> HTTPRequestClient.Response {
-        let stop: StopSignal
-        do {
-            stop = try StopSignal()
-        } catch {
-            throw HTTPRequestError(.failed, server: target.server, "the request to \(target.server) could not start: \(error)")
-        }
-        defer { stop.close() }
         var lines = ["\(method) \(target.requestTarget) HTTP/1.1", "Host: \(target.hostHeader)"]
         lines += headers.map { "\($0.name): \($0.value)" }
         lines.append("Connection: close")
         if let body { lines.append("Content-Length: \(body.count)") }
-        // A value that would break the message (a token with a line break in it) is never sent, as on the
-        // libcurl path (``CurlExchange``).
-        if let bad = lines.first(where: { $0.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 } }) {
-            throw HTTPRequestError(.failed, server: target.server,
-                "a header for \(target.server) holds a line break ('\(bad.prefix { $0 != ":" && $0 != " " })'); nothing was sent")
-        }
         let request = Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8) + (body ?? [])
         let limit = max(ContinuousClock.now.duration(to: deadline), .milliseconds(1))
         let exchange = self
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                DispatchQueue.global().async {
-                    continuation.resume(with: Result { try exchange.exchange(request, limit: limit, stop: stop) })
-                }
-            }
-        } onCancel: {
-            stop.raise()
-        }
+        return try await HTTPRequestClient.onBlockingThread(target) { stop in try exchange.exchange(request, limit: limit, stop: stop) }
     }
 
     private func exchange(_ request: [UInt8], limit: Duration, stop: StopSignal) throws -> HTTPRequestClient.Response {
