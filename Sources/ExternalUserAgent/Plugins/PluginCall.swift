@@ -32,7 +32,7 @@ enum PluginCall {
         return returned
     }
 
-    /// Runs `work` on the long-lived ``PluginWorker`` and blocks this one up to `timeout` from when it starts;
+    /// Runs `work` on the long-lived `PluginWorker` and blocks this one up to `timeout` from when it starts;
     /// `nil` when it did not return in time.
     static func run<Value: Sendable>(timeout: Duration, _ work: @escaping @Sendable () -> Value) -> Value? {
         PluginWorker.run(timeout: timeout, work)

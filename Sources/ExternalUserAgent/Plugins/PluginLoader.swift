@@ -105,7 +105,8 @@ public struct PluginLoader: Sendable {
     /// A file loaded and described, or why it was refused.
     private typealias LoadOutcome = Result<(LoadedPlugin, PluginInput.CheckedDescription), ExternalUserAgentError>
 
-    /// Opens and describes `files` at once, each on a thread of its own, then adds them to the catalog in
+    /// Opens `files` at once, each on a thread of its own (their `describe()` calls then take turns on the
+    /// one `PluginWorker`), then adds them to the catalog in
     /// search order, noting in `table` what each offers: the catalog is the one loading them one after the
     /// other would give (the first id wins, failures in order), only sooner.
     ///
