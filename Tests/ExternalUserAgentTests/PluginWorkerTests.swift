@@ -30,6 +30,21 @@ struct PluginWorkerTests {
         }
     }
 
+    @Test("three describe() calls that never return, on two loader threads: each costs at most two deadlines")
+    func threeHung() throws {
+        let folder = try TemporaryFolder()
+        for name in ["liba-hung.so", "libb-hung.so", "libc-hung.so"] {
+            _ = try CPluginBuilder.build(defines: ["DESCRIBE_HANGS", "PLUGIN_ID=\"\(name)\""], name: name, in: folder.url)
+        }
+        _ = try CPluginBuilder.build(defines: ["PLUGIN_ID=\"fine\""], name: "libd-fine.so", in: folder.url)
+        let started = ContinuousClock.now
+        let catalog = PluginLoader(searchPath: PluginSearchPath(folders: [folder.path]), callTimeout: Self.callTimeout).load()
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed < Self.callTimeout * 6 + Self.slack, "took \(elapsed)")
+        #expect(catalog.plugins.map(\.description.id) == ["fine"])
+        #expect(catalog.failures.count == 3)
+    }
+
     @Test("after a describe() that never returns, the next plugin loaded gets a fresh worker")
     func freshWorkerAfterHang() throws {
         let folder = try TemporaryFolder()
