@@ -11,6 +11,7 @@
  *   ANSWERS_TWICE   start() sends presented, finished, then finished again and another event
  *   EMBEDDED        offers an agent of kind embeddedWebView
  *   DESCRIBE_HANGS  describe() never returns
+ *   DESCRIBE_SLEEP_MS=n  describe() sleeps n milliseconds before it returns
  *   START_HANGS     start() never returns
  *   CANCEL_HANGS    cancel() never returns
  *   LISTENING_URI="http://…"  start() sends {"event":"listening"} with that redirect URI, then waits
@@ -78,6 +79,9 @@ static char *describe(void *context) {
     (void)context;
 #if defined(DESCRIBE_HANGS)
     hang();
+#endif
+#ifdef DESCRIBE_SLEEP_MS
+    usleep(DESCRIBE_SLEEP_MS * 1000);
 #endif
 #ifdef BAD_JSON
     return strdup("this is { not json");

@@ -4,9 +4,9 @@ import Synchronization
 import Glibc
 #endif
 
-/// Runs one call into a plugin on a thread of its own, so that a plugin function that never returns
-/// cannot hang the host: the caller waits up to a deadline and then goes on, leaving that thread blocked
-/// inside the plugin (it cannot be stopped, and the plugin's memory must not be freed under it).
+/// Runs one call into a plugin on another thread, so that a plugin function that never returns cannot hang
+/// the host: the caller waits up to a deadline and then goes on, leaving that thread blocked inside the plugin
+/// (it cannot be stopped, and the plugin's memory must not be freed under it).
 enum PluginCall {
     /// Starts `work` on a thread of its own — a finished call's thread when one is idle (``PluginCallThreads``),
     /// else a new detached one; `returned` is set when it returns.
@@ -19,8 +19,14 @@ enum PluginCall {
         return returned
     }
 
-    /// Runs `work` on its own thread and blocks this one up to `timeout`; `nil` when it did not return in time.
+    /// Runs `work` on the long-lived `PluginWorker` and blocks this one up to `timeout` from when it starts;
+    /// `nil` when it did not return in time.
     static func run<Value: Sendable>(timeout: Duration, _ work: @escaping @Sendable () -> Value) -> Value? {
+        PluginWorker.run(timeout: timeout, work)
+    }
+
+    /// Runs `work` on its own thread and blocks this one up to `timeout`; `nil` when it did not return in time.
+    static func runOnOwnThread<Value: Sendable>(timeout: Duration, _ work: @escaping @Sendable () -> Value) -> Value? {
         let result = ResultBox<Value>()
         let done = DispatchSemaphore(value: 0)
         _ = detach {
@@ -43,7 +49,7 @@ enum PluginCall {
 }
 
 /// A value written by one thread and read by another after a signal.
-private final class ResultBox<Value: Sendable>: Sendable {
+final class ResultBox<Value: Sendable>: Sendable {
     private let value = Mutex<Value?>(nil)
 
     func set(_ newValue: Value) { value.withLock { $0 = newValue } }
