@@ -7,7 +7,7 @@ import Glibc
 /// The threads plugin calls run on. Every call gets a thread to itself at once, as if each had a new one, so a
 /// call that never returns holds only its own thread and delays no other; but a thread whose call has returned
 /// waits a while (``idleTime``) for the next call instead of ending, so the many short calls of one command
-/// (load, describe, make, start, free) reuse a few threads rather than start one each.
+/// (loading, make, start, cancel, free) reuse a few threads rather than start one each.
 final class PluginCallThreads: Sendable {
     /// The threads of this process's plugin calls.
     static let shared = PluginCallThreads()
