@@ -57,7 +57,7 @@ let package = Package(
         // libcurl, opened with dlopen on first use (only its header, from Debian's libcurl4-openssl-dev, at build
         // time), and the blocking HTTP(S) client built on it: the headless agent's follow mode uses it.
         .target(name: "CCurl"),
-        .target(name: "CurlClient", dependencies: ["CCurl"]),
+        .target(name: "CurlClient", dependencies: ["CCurl", "PluginNet"]),
         // libsecret (the freedesktop Secret Service), opened with dlopen on first use (no header needed to build;
         // Debian's libsecret-1-0 to run): the token store's secret-service back end.
         .target(name: "CSecret"),

@@ -10,7 +10,7 @@ package struct NetworkError: Error, CustomStringConvertible, Sendable {
 
     /// `step` (such as "connecting to 127.0.0.1:8400") did not finish within `limit`.
     package static func timedOut(_ step: String, after limit: Duration) -> NetworkError {
-        NetworkError(kind: .timedOut, description: "\(step) took longer than \(limit.wholeMilliseconds) ms")
+        NetworkError(kind: .timedOut, description: "\(step) took longer than \(limit.spoken)")
     }
 
     /// The work was cancelled through its ``StopSignal``.
@@ -26,5 +26,11 @@ extension Duration {
     package var wholeMilliseconds: Int64 {
         let parts = components
         return parts.seconds * 1000 + parts.attoseconds / 1_000_000_000_000_000
+    }
+
+    /// For messages: `15 s` when a whole number of seconds, else `300 ms` (rounded down).
+    package var spoken: String {
+        let milliseconds = wholeMilliseconds
+        return milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
     }
 }

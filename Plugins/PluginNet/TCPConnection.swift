@@ -3,18 +3,28 @@ import Glibc
 #endif
 
 /// One TCP connection for one request, on a non-blocking socket driven by `poll()`: connecting, sending
-/// and receiving each wait at most until the deadline they are given, and end at once when `stop` is raised.
-/// Close-on-exec; closed when released.
+/// and receiving each wait at most until the deadline they are given, and end at once when `stop` (if any) is
+/// raised. Close-on-exec; closed when released. A client connects with ``connect(host:port:deadline:stop:)``; a
+/// server wraps a socket it accepted with ``init(accepted:endpoint:stop:)``.
 package final class TCPConnection {
     private let fd: Int32
-    private let stop: StopSignal
+    private let stop: StopSignal?
     /// `host:port` as a message names it (`[::1]:8400` for IPv6).
     package let endpoint: String
+    /// What this side sends and receives, for messages: a client sends the request, a server the response.
+    private let sends: String, receives: String
 
-    private init(fd: Int32, stop: StopSignal, endpoint: String) {
+    private init(fd: Int32, stop: StopSignal?, endpoint: String, isServer: Bool = false) {
         self.fd = fd
         self.stop = stop
         self.endpoint = endpoint
+        (sends, receives) = isServer ? ("the response", "the request") : ("the request", "the response")
+    }
+
+    /// Takes over `fd`, a non-blocking socket a server accepted (closed when this is released); messages name
+    /// the peer `endpoint`.
+    package convenience init(accepted fd: Int32, endpoint: String, stop: StopSignal? = nil) {
+        self.init(fd: fd, stop: stop, endpoint: endpoint, isServer: true)
     }
 
     deinit { close(fd) }
@@ -81,7 +91,7 @@ package final class TCPConnection {
             if sent >= 0 {
                 offset += sent
             } else if errno == EAGAIN || errno == EWOULDBLOCK {
-                try Self.wait(fd, for: Int16(POLLOUT), until: deadline, stop: stop, step: "sending the request to \(endpoint)")
+                try Self.wait(fd, for: Int16(POLLOUT), until: deadline, stop: stop, step: "sending \(sends) to \(endpoint)")
             } else if errno != EINTR {
                 throw .failed("\(endpoint): \(SocketError("send"))")
             }
@@ -94,7 +104,7 @@ package final class TCPConnection {
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count >= 0 { return count }
             if errno == EAGAIN || errno == EWOULDBLOCK {
-                try Self.wait(fd, for: Int16(POLLIN), until: deadline, stop: stop, step: "reading the response from \(endpoint)")
+                try Self.wait(fd, for: Int16(POLLIN), until: deadline, stop: stop, step: "reading \(receives) from \(endpoint)")
             } else if errno != EINTR {
                 throw .failed("\(endpoint): \(SocketError("recv"))")
             }
@@ -102,12 +112,12 @@ package final class TCPConnection {
     }
 
     /// Waits until `fd` is ready for `events` (or has an error to report), the deadline passes, or `stop` is raised.
-    private static func wait(_ fd: Int32, for events: Int16, until deadline: Deadline, stop: StopSignal,
+    private static func wait(_ fd: Int32, for events: Int16, until deadline: Deadline, stop: StopSignal?,
                              step: String) throws(NetworkError) {
         var entries = [pollfd(fd: fd, events: events, revents: 0),
-                       pollfd(fd: stop.descriptor, events: Int16(POLLIN), revents: 0)]
+                       pollfd(fd: stop?.descriptor ?? -1, events: Int16(POLLIN), revents: 0)]
         while true {
-            if stop.isRaised { throw .stopped }
+            if stop?.isRaised == true { throw .stopped }
             guard !deadline.hasPassed else { throw .timedOut(step, after: deadline.limit) }
             entries[0].revents = 0
             entries[1].revents = 0

@@ -1,4 +1,5 @@
 import CCurl
+import PluginNet
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -166,7 +167,7 @@ public final class CurlClient {
             if running == 0 { return ccurl_multi_result(multi, easy) }
             // curl's own timeout ends the transfer; this one only guards against a wait that outlives it.
             guard ContinuousClock.now < deadline + .seconds(1) else {
-                throw CurlError(.timedOut, "\(place) took longer than \(Self.describe(timeout))")
+                throw CurlError(.timedOut, "\(place) took longer than \(timeout.spoken)")
             }
             var stop = pollfd(fd: stopDescriptor ?? -1, events: Int16(POLLIN), revents: 0)
             var ready: Int32 = 0
@@ -188,7 +189,7 @@ public final class CurlClient {
         case CURLE_WRITE_ERROR where transfer.tooLarge, CURLE_FILESIZE_EXCEEDED:
             return CurlError(.tooLarge, "\(place): the answer is larger than \(configuration.maximumBodyBytes) bytes")
         case CURLE_OPERATION_TIMEDOUT:
-            return CurlError(.timedOut, "\(place) took longer than \(Self.describe(timeout)) (connect limit \(Self.describe(configuration.connectTimeout))): \(detail)")
+            return CurlError(.timedOut, "\(place) took longer than \(timeout.spoken) (connect limit \(configuration.connectTimeout.spoken)): \(detail)")
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT:
             return CurlError(.connect, "\(place): \(detail)")
         case CURLE_PEER_FAILED_VERIFICATION:
@@ -230,13 +231,7 @@ public final class CurlClient {
 
     /// A duration as whole milliseconds for curl: at least 1 (0 would mean "no limit"), at most a day.
     static func milliseconds(_ duration: Duration) -> Int {
-        min(max(Int(duration.components.seconds) * 1000 + Int(duration.components.attoseconds / 1_000_000_000_000_000), 1),
-            86_400_000)
-    }
-
-    static func describe(_ duration: Duration) -> String {
-        let milliseconds = milliseconds(duration)
-        return milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
+        Int(min(max(duration.wholeMilliseconds, 1), 86_400_000))
     }
 
     /// A URL without its query and fragment, which may carry codes.

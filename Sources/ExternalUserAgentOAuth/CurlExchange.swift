@@ -19,9 +19,10 @@ struct CurlExchange {
     func run(_ method: String, headers: [(name: String, value: String)], body: [UInt8]?, deadline: ContinuousClock.Instant)
         async throws -> HTTPRequestClient.Response {
         let request = CurlRequest(method: method, url: target.curlURL, headers: headers, body: body)
-        let limit = max(ContinuousClock.now.duration(to: deadline), .milliseconds(1))
         let exchange = self
-        return try await HTTPRequestClient.onBlockingThread(target) { stop in try exchange.send(request, limit: limit, stop: stop) }
+        return try await HTTPRequestClient.onBlockingThread(target, deadline: deadline) { stop, limit in
+            try exchange.send(request, limit: limit, stop: stop)
+        }
     }
 
     private func send(_ request: CurlRequest, limit: Duration, stop: StopSignal) throws -> HTTPRequestClient.Response {

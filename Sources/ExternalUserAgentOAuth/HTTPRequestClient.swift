@@ -38,7 +38,7 @@ struct HTTPRequestClient: Sendable {
 
     /// How a message names the time limit: `15 s`, or `1.2 s, what was left of the sign-in's time`.
     private var limitText: String {
-        Self.describe(timeout) + (limitedByDeadline ? ", what was left of the whole sign-in's time limit (--timeout)" : "")
+        timeout.spoken + (limitedByDeadline ? ", what was left of the whole sign-in's time limit (--timeout)" : "")
     }
 
     /// Whether `target` goes over PluginNet's plain sockets: plain `http` where no name server is asked (an IP
@@ -68,8 +68,10 @@ struct HTTPRequestClient: Sendable {
     }
 
     /// Runs the blocking `exchange` on a Dispatch worker, so no task thread blocks, with a fresh stop signal that
-    /// cancelling the task raises (the exchange's waits end at once then).
-    static func onBlockingThread(_ target: HTTPTarget, _ exchange: @escaping @Sendable (StopSignal) throws -> Response)
+    /// cancelling the task raises (the exchange's waits end at once then) and the time left until `deadline` as
+    /// it starts there (at least 1 ms: a request whose time is up still gets a chance to say so).
+    static func onBlockingThread(_ target: HTTPTarget, deadline: ContinuousClock.Instant,
+                                 _ exchange: @escaping @Sendable (StopSignal, Duration) throws -> Response)
         async throws -> Response {
         let stop: StopSignal
         do {
@@ -81,18 +83,13 @@ struct HTTPRequestClient: Sendable {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 DispatchQueue.global().async {
-                    continuation.resume(with: Result { try exchange(stop) })
+                    continuation.resume(with: Result {
+                        try exchange(stop, max(ContinuousClock.now.duration(to: deadline), .milliseconds(1)))
+                    })
                 }
             }
         } onCancel: {
             stop.raise()
         }
-    }
-
-    /// `15 s`, `0.5 s`.
-    static func describe(_ duration: Duration) -> String {
-        let (seconds, attoseconds) = duration.components
-        let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
-        return milliseconds % 1000 == 0 ? "\(seconds) s" : "\(Double(milliseconds) / 1000) s"
     }
 }

@@ -27,9 +27,10 @@ struct PlainHTTPExchange {
         lines.append("Connection: close")
         if let body { lines.append("Content-Length: \(body.count)") }
         let request = Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8) + (body ?? [])
-        let limit = max(ContinuousClock.now.duration(to: deadline), .milliseconds(1))
         let exchange = self
-        return try await HTTPRequestClient.onBlockingThread(target) { stop in try exchange.exchange(request, limit: limit, stop: stop) }
+        return try await HTTPRequestClient.onBlockingThread(target, deadline: deadline) { stop, limit in
+            try exchange.exchange(request, limit: limit, stop: stop)
+        }
     }
 
     private func exchange(_ request: [UInt8], limit: Duration, stop: StopSignal) throws -> HTTPRequestClient.Response {

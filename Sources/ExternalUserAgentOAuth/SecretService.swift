@@ -1,5 +1,6 @@
 import CSecret
 import ExternalUserAgent
+import PluginNet
 
 /// The freedesktop Secret Service through libsecret (opened on first use): items of the schema
 /// `org.externaluseragent.Token`, found by their issuer, client and subject attributes.
@@ -7,7 +8,7 @@ enum SecretService {
     /// Whether a Secret Service answers on the session bus (asked with a deadline of `timeout`), and if not, why.
     static func running(timeout: Duration = .milliseconds(500)) -> (running: Bool, why: String?) {
         var why: UnsafeMutablePointer<CChar>?
-        let milliseconds = Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int32(clamping: timeout.wholeMilliseconds)
         let running = csecret_service_running(milliseconds, &why) == 1
         return (running, take(why))
     }

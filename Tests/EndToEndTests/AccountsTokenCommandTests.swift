@@ -241,13 +241,13 @@ struct AccountsTokenCommandTests {
         defer { setup.stop() }
         #expect(try await setup.login(as: "alice").status == 0)
         for name in ["notes.txt", "x.json", "0123456789abcdef0123456789abcdeF.json"] {
-            FileManager.default.createFile(atPath: setup.accountsFolder + "/" + name, contents: Data("{".utf8))
+            _ = FileManager.default.createFile(atPath: setup.accountsFolder + "/" + name, contents: Data("{".utf8))
         }
         let listed = try await setup.eua(["accounts", "--json"])
         #expect(listed.status == 0, "\(listed.stderr)")
         #expect((try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [Any])?.count == 1)
         let corrupt = setup.accountsFolder + "/0123456789abcdef0123456789abcdef.json"
-        FileManager.default.createFile(atPath: corrupt, contents: Data("{\"format\":".utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: corrupt, contents: Data("{\"format\":".utf8), attributes: [.posixPermissions: 0o600])
         let broken = try await setup.eua(["token"])
         #expect(broken.status == 1 && broken.stderr.contains("authorization state file \(corrupt): it is not JSON"), "\(broken.stderr)")
     }

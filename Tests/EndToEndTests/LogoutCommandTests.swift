@@ -338,7 +338,7 @@ struct LogoutCommandTests {
     func corruptState() async throws {
         let folder = try TemporaryFolder()
         let stateFile = folder.path + "/s.json"
-        FileManager.default.createFile(atPath: stateFile, contents: Data("not json".utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: stateFile, contents: Data("not json".utf8), attributes: [.posixPermissions: 0o600])
         let result = try await eua(["logout", "--state-file", stateFile])
         #expect(result.status == 1)
         #expect(result.stderr.contains("it is not JSON") && result.stderr.contains("[stateFileInvalid]"))

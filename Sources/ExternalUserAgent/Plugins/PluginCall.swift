@@ -33,9 +33,7 @@ enum PluginCall {
             result.set(work())
             done.signal()
         }
-        let (seconds, attoseconds) = timeout.components
-        let nanoseconds = max(0, seconds) * 1_000_000_000 + max(0, attoseconds) / 1_000_000_000
-        guard done.wait(timeout: .now() + .nanoseconds(Int(clamping: nanoseconds))) == .success else { return nil }
+        guard done.wait(timeout: .after(timeout)) == .success else { return nil }
         return result.get()
     }
 

@@ -52,8 +52,7 @@ final class PluginCallThreads: Sendable {
         while true {
             if let job = worker.job.withLock({ job in defer { job = nil }; return job }) { job() }
             idle.withLock { $0.append(worker) }
-            let (seconds, attoseconds) = Self.idleTime.components
-            if worker.wake.wait(timeout: .now() + .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))) == .timedOut {
+            if worker.wake.wait(timeout: .after(Self.idleTime)) == .timedOut {
                 // Gone from the list: a caller took it just now and its signal is on the way.
                 let stillIdle = idle.withLock { list in
                     guard let index = list.firstIndex(where: { $0 === worker }) else { return false }

@@ -37,13 +37,17 @@ final class PluginWorker: Sendable {
 
     /// Queues `job` on the current worker, making one first if there is none.
     static func submit(_ job: Job) {
-        let worker = current.withLock { current -> PluginWorker in
+        currentOrNew().enqueue([job])
+    }
+
+    /// The worker new calls go to, made now if there is none.
+    private static func currentOrNew() -> PluginWorker {
+        current.withLock { current in
             if let worker = current { return worker }
             let worker = PluginWorker()
             current = worker
             return worker
         }
-        worker.enqueue([job])
     }
 
     /// Runs `work` on the worker and waits up to `timeout` from the moment it starts; `nil` when it overran.
@@ -53,7 +57,7 @@ final class PluginWorker: Sendable {
         submit(job)
         var deadline = ContinuousClock.now + timeout
         while true {
-            if job.done.wait(timeout: .now() + Self.dispatchInterval(until: deadline)) == .success {
+            if job.done.wait(timeout: .after(deadline - .now)) == .success {
                 return result.get()
             }
             let phase = job.phase.withLock { phase -> Job.Phase in
@@ -78,11 +82,6 @@ final class PluginWorker: Sendable {
         }
     }
 
-    private static func dispatchInterval(until deadline: ContinuousClock.Instant) -> DispatchTimeInterval {
-        let (seconds, attoseconds) = max(.zero, deadline - .now).components
-        return .nanoseconds(Int(clamping: seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
-    }
-
     /// Retires the current worker if `job` is blocking it, moving the calls queued behind it to a fresh one.
     private static func retire(ownerOf job: Job) {
         let stranded = current.withLock { current -> [Job] in
@@ -95,13 +94,7 @@ final class PluginWorker: Sendable {
             }
         }
         guard !stranded.isEmpty else { return }
-        let fresh = current.withLock { current -> PluginWorker in
-            if let worker = current { return worker }
-            let worker = PluginWorker()
-            current = worker
-            return worker
-        }
-        fresh.enqueue(stranded)
+        currentOrNew().enqueue(stranded)
     }
 
     private let running = Mutex<ObjectIdentifier?>(nil)

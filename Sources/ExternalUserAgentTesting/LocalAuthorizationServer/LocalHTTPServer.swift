@@ -148,17 +148,18 @@ struct LocalHTTPServer: Sendable {
 
     /// Reads one request from `fd`, answers it with `handler`, and closes the connection.
     private static func answer(_ fd: Int32, _ handler: @escaping Handler) {
-        defer { Glibc.close(fd) }
+        let connection = TCPConnection(accepted: fd, endpoint: "the client")
         let deadline = Deadline(after: requestTimeout)
-        guard let request = read(fd, until: deadline) else { return }
+        guard let request = read(connection, until: deadline) else { return }
         let response = Self.wait(for: handler, request)
-        var lines = ["HTTP/1.1 \(response.status) \(reasonPhrase(response.status))"]
+        var lines = ["HTTP/1.1 \(response.status) \(HTTPStatus(code: response.status).reason)"]
         for (name, value) in response.headers
         where !["content-length", "connection"].contains(name.lowercased()) {
             lines.append("\(name): \(value)")
         }
         lines += ["Content-Length: \(response.body.count)", "Connection: close", "", ""]
-        write(fd, Array(lines.joined(separator: "\r\n").utf8) + response.body, until: deadline)
+        // A client that went away or stopped reading is not waited for past the deadline.
+        try? connection.send(Array(lines.joined(separator: "\r\n").utf8) + response.body, until: deadline)
     }
 
     /// The handler's answer, waited for on this (non-task) thread.
@@ -176,13 +177,13 @@ struct LocalHTTPServer: Sendable {
 
     /// The request: its head (strictly parsed, at most ``maximumHeadBytes``) and a `Content-Length` body (at most
     /// ``maximumBodyBytes``); `nil` (the connection is closed unanswered) for anything else or at the deadline.
-    private static func read(_ fd: Int32, until deadline: Deadline) -> Request? {
+    private static func read(_ connection: TCPConnection, until deadline: Deadline) -> Request? {
         var parser = HTTPRequestHeadParser(limit: maximumHeadBytes, keepsFields: true)
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         var received: [UInt8] = []
         var head: HTTPRequestHead?
         while head == nil {
-            guard let count = receive(fd, into: &buffer, until: deadline), count > 0 else { return nil }
+            guard let count = try? connection.receive(into: &buffer, until: deadline), count > 0 else { return nil }
             let before = parser.bytesConsumed
             switch parser.feed(buffer[0..<count]) {
             case .needMore:
@@ -200,7 +201,7 @@ struct LocalHTTPServer: Sendable {
         let length = lengths.first.map { Int($0) } ?? 0
         guard let length, (0...maximumBodyBytes).contains(length) else { return nil }
         while received.count < length {
-            guard let count = receive(fd, into: &buffer, until: deadline), count > 0 else { return nil }
+            guard let count = try? connection.receive(into: &buffer, until: deadline), count > 0 else { return nil }
             received += buffer[0..<count]
         }
         let components = URLComponents(string: head.target)
@@ -208,55 +209,5 @@ struct LocalHTTPServer: Sendable {
                        path: components?.path ?? head.target,
                        query: Request.parseForm(components?.percentEncodedQuery ?? ""),
                        headers: head.fields.map { ($0.name, $0.value) }, body: Array(received[0..<length]))
-    }
-
-    /// What arrived (0: the peer closed), or `nil` on an error or at the deadline.
-    private static func receive(_ fd: Int32, into buffer: inout [UInt8], until deadline: Deadline) -> Int? {
-        while true {
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count >= 0 { return count }
-            guard errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR else { return nil }
-            guard !deadline.hasPassed, waitUntilReady(fd, Int16(POLLIN), deadline) else { return nil }
-        }
-    }
-
-    /// Sends all of `bytes`, giving up at the deadline.
-    private static func write(_ fd: Int32, _ bytes: [UInt8], until deadline: Deadline) {
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
-            if sent >= 0 {
-                offset += sent
-            } else if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR {
-                guard !deadline.hasPassed, waitUntilReady(fd, Int16(POLLOUT), deadline) else { return }
-            } else {
-                return
-            }
-        }
-    }
-
-    private static func waitUntilReady(_ fd: Int32, _ events: Int16, _ deadline: Deadline) -> Bool {
-        var entry = pollfd(fd: fd, events: events, revents: 0)
-        return poll(&entry, 1, deadline.pollTimeout) >= 0 || errno == EINTR
-    }
-
-    /// The reason phrase of the statuses this server sends.
-    private static func reasonPhrase(_ status: Int) -> String {
-        switch status {
-        case 200: "OK"
-        case 201: "Created"
-        case 204: "No Content"
-        case 302: "Found"
-        case 303: "See Other"
-        case 400: "Bad Request"
-        case 401: "Unauthorized"
-        case 403: "Forbidden"
-        case 404: "Not Found"
-        case 405: "Method Not Allowed"
-        case 429: "Too Many Requests"
-        case 500: "Internal Server Error"
-        case 503: "Service Unavailable"
-        default: ["OK", "Redirect", "Client Error", "Server Error"][min(max(status / 100 - 2, 0), 3)]
-        }
     }
 }
