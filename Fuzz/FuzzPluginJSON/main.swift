@@ -1,19 +1,34 @@
 import ExternalUserAgent
 import ExternalUserAgentABI
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// libFuzzer target: the JSON a plugin hands the host — its `describe()` text and its events — through
 /// the very checks the loader and a running instance apply (``PluginInput``). Any input must give a value
-/// or a refusal, never a trap; and an event that decodes must survive encode → decode unchanged.
+/// or a refusal, never a trap; an event that reads must survive write → read unchanged; and whatever the
+/// ABI's own JSON reader accepts, `JSONDecoder` must accept too and read as the same value (the reader may
+/// refuse more: duplicate member names, deeper nesting, numbers beyond a `Double`).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzPluginJSON(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let bytes = UnsafeBufferPointer(start: data, count: count)
     PluginInput.checkDescription(bytes: bytes)
     PluginInput.checkEvent(bytes: bytes)
     let text = String(decoding: bytes, as: UTF8.self)
-    if let event = try? PluginWire.decode(PluginWire.Event.self, from: text) {
-        guard let again = try? PluginWire.encode(event),
-              (try? PluginWire.decode(PluginWire.Event.self, from: again)) == event else {
-            fatalError("a plugin event does not survive encode → decode")
+    if let value = try? JSONValue(parsing: text) {
+        guard (try? JSONValue(parsing: value.jsonText)) == value else {
+            fatalError("a JSON value does not survive write → read")
+        }
+        guard (try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))) == value else {
+            fatalError("the ABI's JSON reader accepted a text JSONDecoder refuses or reads differently")
+        }
+    }
+    if let event = try? PluginWire.Event(jsonText: text) {
+        guard (try? PluginWire.Event(jsonText: event.jsonText)) == event,
+              (try? PluginWire.decode(PluginWire.Event.self, from: event.jsonText)) == event else {
+            fatalError("a plugin event does not survive write → read")
         }
     }
     return 0

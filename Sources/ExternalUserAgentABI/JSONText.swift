@@ -19,7 +19,6 @@ extension PluginWire {
 
     /// Options cross the ABI as a JSON object of string values.
     public static func decodeOptions(_ text: String?) throws -> [String: String] {
-        guard let text, !text.isEmpty else { return [:] }
-        return try decode([String: String].self, from: text)
+        try options(fromJSONText: text)
     }
 }

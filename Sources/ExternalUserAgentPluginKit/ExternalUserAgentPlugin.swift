@@ -66,11 +66,11 @@ public struct PluginStartRequest: Sendable {
 
     /// The request for an agent.
     public func agentRequest() throws -> PluginWire.AgentRequest {
-        try PluginWire.decode(PluginWire.AgentRequest.self, from: json)
+        try PluginWire.AgentRequest(jsonText: json)
     }
 
     /// The request for a receiver.
     public func receiverRequest() throws -> PluginWire.ReceiverRequest {
-        try PluginWire.decode(PluginWire.ReceiverRequest.self, from: json)
+        try PluginWire.ReceiverRequest(jsonText: json)
     }
 }

@@ -37,7 +37,8 @@ public final class PluginEvents: Sendable {
             if event.isTerminal { ended = true }
             return true
         }
-        guard allowed, let json = try? PluginWire.encode(event) else { return }
+        guard allowed else { return }
+        let json = event.jsonText
         json.withCString { sink.function(sink.context, $0) }
     }
 

@@ -66,7 +66,7 @@ public enum PluginExport {
                                error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> UnsafeMutableRawPointer? {
         func fail(_ failure: PluginError) -> UnsafeMutableRawPointer? {
             let value = PluginWire.ErrorValue(code: failure.code, message: failure.message)
-            error?.pointee = (try? PluginWire.encode(value)).flatMap { strdup($0) }
+            error?.pointee = strdup(value.jsonText)
             return nil
         }
         guard let type = plugin.withLock({ $0?.type }) else {
@@ -74,7 +74,7 @@ public enum PluginExport {
         }
         let id = componentID.map { String(cString: $0) } ?? ""
         do {
-            let parsed = try PluginWire.decodeOptions(options.map { String(cString: $0) })
+            let parsed = try PluginWire.options(fromJSONText: options.map { String(cString: $0) })
             let component = try type.makeInstance(componentID: id, options: parsed)
             return Unmanaged.passRetained(ComponentBox(component)).toOpaque()
         } catch let failure as PluginError {

@@ -17,7 +17,7 @@ public struct LoadedPlugin: Sendable {
     /// `pluginProtocolViolation` when `create` does not return within ``callTimeout``.
     func makeInstance(componentID: String, options: [String: String],
                       failureCode: ExternalUserAgentError.Code) async throws(ExternalUserAgentError) -> PluginInstance {
-        let optionsJSON = (try? PluginWire.encode(options)) ?? "{}"
+        let optionsJSON = PluginWire.jsonText(options: options)
         let table = self.table
         let where_ = "plugin \(path), component '\(componentID)'"
         let created = await PluginCall.run(timeout: callTimeout) { () -> Created in
@@ -39,7 +39,7 @@ public struct LoadedPlugin: Sendable {
         }
         guard let handle = created.handle else {
             guard let errorText = created.errorText,
-                  let error = try? PluginWire.decode(PluginWire.ErrorValue.self, from: errorText) else {
+                  let error = try? PluginWire.ErrorValue(jsonText: errorText) else {
                 throw ExternalUserAgentError(failureCode, "\(where_): create failed and gave no reason")
             }
             let code = ExternalUserAgentError.Code(name: error.code) ?? failureCode

@@ -68,7 +68,7 @@ public final class PluginAgent: ExternalUserAgent {
         let wire = PluginWire.AgentRequest(
             url: request.url.absoluteString, redirectURI: request.redirectURI.absoluteString,
             timeoutSeconds: request.timeout.map(Self.seconds))
-        try await instance.start(requestJSON: (try? PluginWire.encode(wire)) ?? "{}",
+        try await instance.start(requestJSON: wire.jsonText,
                                  returnTimeout: entry.plugin.callTimeout) { event in
             switch event {
             case .presented, .finished:

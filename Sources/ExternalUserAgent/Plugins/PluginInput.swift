@@ -40,7 +40,7 @@ package enum PluginInput {
         }
         let description: PluginWire.PluginDescription
         do {
-            description = try PluginWire.decode(PluginWire.PluginDescription.self, from: text)
+            description = try PluginWire.PluginDescription(jsonText: text)
         } catch {
             return .failure(ExternalUserAgentError(
                 .pluginDescriptionInvalid,
@@ -105,7 +105,7 @@ package enum PluginInput {
             return .failure(PluginInputProblem("an event of \(text.utf8.count) bytes (at most \(maximumEventBytes) are accepted)"))
         }
         do {
-            return .success(try PluginWire.decode(PluginWire.Event.self, from: text))
+            return .success(try PluginWire.Event(jsonText: text))
         } catch {
             return .failure(PluginInputProblem("an event that is not valid event JSON (\(explain(error)))"))
         }

@@ -63,7 +63,7 @@ public final class PluginReceiver: RedirectReceiver {
         let wire = PluginWire.ReceiverRequest(
             state: request.expectedState, path: options["path"],
             timeoutSeconds: request.timeout.map(PluginAgent.seconds))
-        try await instance.start(requestJSON: (try? PluginWire.encode(wire)) ?? "{}",
+        try await instance.start(requestJSON: wire.jsonText,
                                  returnTimeout: entry.plugin.callTimeout) { event in
             switch event {
             case .listening(let text):

@@ -1,0 +1,229 @@
+/// The wire types read from JSON text and written to it by hand (``JSONValue/init(parsing:)``,
+/// ``JSONValue/jsonText``): what host and plugins exchange on every load and sign-in, without `Codable`.
+/// The `Codable` conformances stay for code that wants them; both read `null` as absent.
+extension PluginWire {
+    /// Why a text is not the wire shape expected: not JSON, a member missing, or one of the wrong type.
+    public struct TextError: Error, Sendable, CustomStringConvertible {
+        /// `not JSON: …`, `missing key 'id'`, `wrong type at 'agents.0.available': expected true or false`.
+        public var description: String
+
+        init(_ description: String) { self.description = description }
+    }
+
+    /// Parses `text` as one JSON object.
+    static func object(_ text: String) throws(TextError) -> WireObject {
+        let value: JSONValue
+        do {
+            value = try JSONValue(parsing: text)
+        } catch {
+            throw TextError("not JSON: \(error)")
+        }
+        return try WireObject(value, path: "")
+    }
+
+    /// Reads an options object (string values only; empty or absent text is no options).
+    public static func options(fromJSONText text: String?) throws(TextError) -> [String: String] {
+        guard let text, !text.isEmpty else { return [:] }
+        let object = try object(text)
+        var options: [String: String] = [:]
+        for key in object.members.keys { options[key] = try object.string(key) }
+        return options
+    }
+
+    /// Options as the JSON object text that crosses the ABI.
+    public static func jsonText(options: [String: String]) -> String {
+        JSONValue.object(options.mapValues(JSONValue.string)).jsonText
+    }
+}
+
+/// One JSON object's members, read with the wire's rules; `path` names it in messages (`agents.0`).
+struct WireObject {
+    let members: [String: JSONValue]
+    let path: String
+
+    init(_ value: JSONValue, path: String) throws(PluginWire.TextError) {
+        guard case .object(let members) = value else {
+            throw PluginWire.TextError(path.isEmpty ? "not a JSON object" : "wrong type at '\(path)': expected an object")
+        }
+        self.members = members
+        self.path = path
+    }
+
+    private func place(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
+
+    private func wrongType(_ key: String, _ expected: String) -> PluginWire.TextError {
+        PluginWire.TextError("wrong type at '\(place(key))': expected \(expected)")
+    }
+
+    /// The member's value; `nil` when absent or `null`.
+    func present(_ key: String) -> JSONValue? {
+        guard let value = members[key], value != .null else { return nil }
+        return value
+    }
+
+    func string(_ key: String) throws(PluginWire.TextError) -> String {
+        guard let value = try optionalString(key) else { throw PluginWire.TextError("missing key '\(place(key))'") }
+        return value
+    }
+
+    func optionalString(_ key: String) throws(PluginWire.TextError) -> String? {
+        guard let value = present(key) else { return nil }
+        guard case .string(let text) = value else { throw wrongType(key, "a string") }
+        return text
+    }
+
+    func optionalBool(_ key: String) throws(PluginWire.TextError) -> Bool? {
+        guard let value = present(key) else { return nil }
+        guard case .bool(let flag) = value else { throw wrongType(key, "true or false") }
+        return flag
+    }
+
+    func optionalNumber(_ key: String) throws(PluginWire.TextError) -> Double? {
+        guard let value = present(key) else { return nil }
+        guard case .number(let number) = value else { throw wrongType(key, "a number") }
+        return number
+    }
+
+    func wholeNumber(_ key: String) throws(PluginWire.TextError) -> Int {
+        guard let number = try optionalNumber(key) else { throw PluginWire.TextError("missing key '\(place(key))'") }
+        guard let whole = Int(exactly: number) else { throw wrongType(key, "a whole number") }
+        return whole
+    }
+
+    func optionalStrings(_ key: String) throws(PluginWire.TextError) -> [String]? {
+        guard let value = present(key) else { return nil }
+        guard case .array(let elements) = value else { throw wrongType(key, "an array of strings") }
+        var strings: [String] = []
+        for (index, element) in elements.enumerated() {
+            guard case .string(let text) = element else { throw wrongType("\(key).\(index)", "a string") }
+            strings.append(text)
+        }
+        return strings
+    }
+
+    func optionalObjects(_ key: String) throws(PluginWire.TextError) -> [WireObject]? {
+        guard let value = present(key) else { return nil }
+        guard case .array(let elements) = value else { throw wrongType(key, "an array of objects") }
+        var objects: [WireObject] = []
+        for (index, element) in elements.enumerated() { objects.append(try WireObject(element, path: place("\(key).\(index)"))) }
+        return objects
+    }
+
+    func optionalMembers(_ key: String) throws(PluginWire.TextError) -> [String: JSONValue]? {
+        guard let value = present(key) else { return nil }
+        guard case .object(let members) = value else { throw wrongType(key, "an object") }
+        return members
+    }
+
+    func object(_ key: String) throws(PluginWire.TextError) -> WireObject {
+        guard let value = present(key) else { throw PluginWire.TextError("missing key '\(place(key))'") }
+        return try WireObject(value, path: place(key))
+    }
+}
+
+extension PluginWire.PluginDescription {
+    /// Reads `describe()`'s text (name defaults to the id, version to `unknown`, lists to empty).
+    public init(jsonText text: String) throws(PluginWire.TextError) {
+        let object = try PluginWire.object(text)
+        let id = try object.string("id")
+        self.init(id: id, name: try object.optionalString("name") ?? id,
+                  version: try object.optionalString("version") ?? "unknown",
+                  agents: try (object.optionalObjects("agents") ?? []).map(PluginWire.Component.init(wire:)),
+                  receivers: try (object.optionalObjects("receivers") ?? []).map(PluginWire.Component.init(wire:)))
+    }
+}
+
+extension PluginWire.Component {
+    init(wire object: WireObject) throws(PluginWire.TextError) {
+        let id = try object.string("id")
+        self.init(id: id, kind: try object.optionalString("kind"), family: try object.optionalString("family"),
+                  name: try object.optionalString("name") ?? id, version: try object.optionalString("version"),
+                  available: try object.optionalBool("available") ?? true,
+                  reasons: try object.optionalStrings("reasons") ?? [], details: try object.optionalMembers("details"))
+    }
+}
+
+extension PluginWire.AgentRequest {
+    /// Reads the request text `start()` gets.
+    public init(jsonText text: String) throws(PluginWire.TextError) {
+        let object = try PluginWire.object(text)
+        self.init(url: try object.string("url"), redirectURI: try object.optionalString("redirect_uri"),
+                  timeoutSeconds: try object.optionalNumber("timeout_seconds"))
+    }
+
+    /// The request as JSON text; absent values are left out.
+    public var jsonText: String {
+        var members: [String: JSONValue] = ["url": .string(url)]
+        if let redirectURI { members["redirect_uri"] = .string(redirectURI) }
+        if let timeoutSeconds { members["timeout_seconds"] = .number(timeoutSeconds) }
+        return JSONValue.object(members).jsonText
+    }
+}
+
+extension PluginWire.ReceiverRequest {
+    /// Reads the request text `start()` gets.
+    public init(jsonText text: String) throws(PluginWire.TextError) {
+        let object = try PluginWire.object(text)
+        self.init(state: try object.optionalString("state"), path: try object.optionalString("path"),
+                  timeoutSeconds: try object.optionalNumber("timeout_seconds"))
+    }
+
+    /// The request as JSON text; absent values are left out.
+    public var jsonText: String {
+        var members: [String: JSONValue] = [:]
+        if let state { members["state"] = .string(state) }
+        if let path { members["path"] = .string(path) }
+        if let timeoutSeconds { members["timeout_seconds"] = .number(timeoutSeconds) }
+        return JSONValue.object(members).jsonText
+    }
+}
+
+extension PluginWire.ErrorValue {
+    /// Reads an error text (`create`'s error).
+    public init(jsonText text: String) throws(PluginWire.TextError) {
+        try self.init(wire: PluginWire.object(text))
+    }
+
+    init(wire object: WireObject) throws(PluginWire.TextError) {
+        self.init(code: try object.string("code"), message: try object.string("message"))
+    }
+
+    /// The error as a JSON value.
+    public var jsonValue: JSONValue { .object(["code": .string(code), "message": .string(message)]) }
+
+    /// The error as JSON text.
+    public var jsonText: String { jsonValue.jsonText }
+}
+
+extension PluginWire.Event {
+    /// Reads one event text.
+    public init(jsonText text: String) throws(PluginWire.TextError) {
+        let object = try PluginWire.object(text)
+        let name = try object.string("event")
+        switch name {
+        case "presented": self = .presented
+        case "redirect": self = .redirect(url: try object.string("url"))
+        case "listening": self = .listening(redirectURI: try object.string("redirect_uri"))
+        case "callback": self = .callback(url: try object.string("url"))
+        case "refused": self = .refused(status: try object.wholeNumber("status"), reason: try object.string("reason"))
+        case "finished": self = .finished
+        case "failed": self = .failed(try PluginWire.ErrorValue(wire: object.object("error")))
+        default: throw PluginWire.TextError("unknown event \"\(name)\"")
+        }
+    }
+
+    /// The event as JSON text.
+    public var jsonText: String {
+        let members: [String: JSONValue] = switch self {
+        case .presented: ["event": .string("presented")]
+        case .redirect(let url): ["event": .string("redirect"), "url": .string(url)]
+        case .listening(let uri): ["event": .string("listening"), "redirect_uri": .string(uri)]
+        case .callback(let url): ["event": .string("callback"), "url": .string(url)]
+        case .refused(let status, let reason):
+            ["event": .string("refused"), "status": .number(Double(status)), "reason": .string(reason)]
+        case .finished: ["event": .string("finished")]
+        case .failed(let error): ["event": .string("failed"), "error": error.jsonValue]
+        }
+        return JSONValue.object(members).jsonText
+    }
+}
