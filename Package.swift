@@ -81,6 +81,7 @@ let package = Package(
             name: "ExternalUserAgentOAuth",
             dependencies: [
                 "ExternalUserAgent",
+                "ExternalUserAgentABI",
                 "ExternalUserAgentWire",
                 "CSecret",
                 .product(name: "JWTKit", package: "jwt-kit"),

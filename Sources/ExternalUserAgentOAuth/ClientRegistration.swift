@@ -77,7 +77,7 @@ public struct ClientRegistration: Sendable, Hashable, Codable, CustomStringConve
                                     problem: "is \(UntrustedText.quoted(method)), a method this client does not know")
         }
         tokenEndpointAuthMethod = known
-        idTokenAlgorithm = try fields.container.decodeIfPresent(IDTokenAlgorithm.self, forKey: .idTokenAlgorithm)
+        idTokenAlgorithm = try fields.container?.decodeIfPresent(IDTokenAlgorithm.self, forKey: .idTokenAlgorithm)
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -55,7 +55,7 @@ public struct Discovery: Sendable {
     static func decode(_ body: Data, from url: String, issuer: String) throws -> ServiceConfiguration {
         let configuration: ServiceConfiguration
         do {
-            configuration = try JSONDecoder().decode(ServiceConfiguration.self, from: body)
+            configuration = try ServiceConfiguration(fields: JSONFields(json: body))
         } catch {
             throw ExternalUserAgentError(.discoveryFailed,
                 "the metadata at \(url) is not valid authorization server metadata: \(error)", underlying: error)

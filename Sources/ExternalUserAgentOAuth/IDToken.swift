@@ -70,7 +70,14 @@ public struct IDTokenClaims: Sendable, Hashable, Codable {
     /// a claim of the wrong type or a time outside 1970…9999 throws ``InvalidFieldError`` naming it.
     /// `name`, `email` and `preferred_username` are for display only: of another type, they are left out.
     public init(from decoder: any Decoder) throws {
-        let fields = try JSONFields<CodingKeys>(decoder)
+        let every = try decoder.container(keyedBy: ClaimName.self)
+        var all: [String: JSONValue] = [:]
+        for key in every.allKeys { all[key.stringValue] = try every.decode(JSONValue.self, forKey: key) }
+        try self.init(fields: JSONFields(decoder), allClaims: all)
+    }
+
+    /// Reads the claims with the rules of ``JSONFields``; `allClaims` is every claim as it came.
+    init(fields: JSONFields<CodingKeys>, allClaims: [String: JSONValue]) throws {
         issuer = try fields.string(.issuer)
         subject = try fields.string(.subject)
         guard !subject.isEmpty else { throw InvalidFieldError(field: "sub", problem: "is empty") }
@@ -84,10 +91,7 @@ public struct IDTokenClaims: Sendable, Hashable, Codable {
         email = fields.lenientString(.email)
         preferredUsername = fields.lenientString(.preferredUsername)
         authenticationContextClass = try fields.optionalString(.authenticationContextClass)
-        let every = try decoder.container(keyedBy: ClaimName.self)
-        var all: [String: JSONValue] = [:]
-        for key in every.allKeys { all[key.stringValue] = try every.decode(JSONValue.self, forKey: key) }
-        allClaims = all
+        self.allClaims = allClaims
     }
 
     /// Writes the claims back as JSON: ``allClaims``, with the typed properties over them; a time outside
@@ -153,10 +157,13 @@ struct JOSEHeader: Decodable {
     enum CodingKeys: String, CodingKey { case alg, kid, crit }
 
     init(from decoder: any Decoder) throws {
-        let fields = try JSONFields<CodingKeys>(decoder)
+        try self.init(fields: JSONFields(decoder))
+    }
+
+    init(fields: JSONFields<CodingKeys>) throws {
         alg = try fields.string(.alg)
         kid = try fields.optionalString(.kid)
-        crit = fields.isPresent(.crit) ? (try? fields.container.decode([String].self, forKey: .crit)) ?? [] : nil
+        crit = fields.isPresent(.crit) ? fields.lenientStrings(.crit) ?? [] : nil
     }
 }
 
@@ -187,7 +194,7 @@ struct CompactJWT {
         }
         let header: JOSEHeader
         do {
-            header = try JSONDecoder().decode(JOSEHeader.self, from: headerData)
+            header = try JOSEHeader(fields: JSONFields(json: headerData))
         } catch let error as InvalidFieldError {
             throw invalid("\(what)'s header field \(error)", underlying: error)
         } catch {
@@ -205,7 +212,8 @@ struct CompactJWT {
     /// `idTokenInvalid` naming the claim (the one place this rule is applied to ID tokens).
     func claims() throws -> IDTokenClaims {
         do {
-            return try JSONDecoder().decode(IDTokenClaims.self, from: payload)
+            let fields = try JSONFields<IDTokenClaims.CodingKeys>(json: payload)
+            return try IDTokenClaims(fields: fields, allClaims: fields.objectMembers ?? [:])
         } catch let error as InvalidFieldError {
             throw Self.invalid("the ID token's claim \(error) (OpenID Connect Core §2); it was refused", underlying: error)
         } catch {

@@ -3,20 +3,24 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import ExternalUserAgentABI
 
 /// A provider's JSON Web Key Set (RFC 7517 §5), read leniently: a key this client cannot use (another
 /// type, a field of the wrong type) stays in the list, so that messages can name it, but never verifies.
 struct JSONWebKeySet: Sendable {
     var keys: [JSONWebKey]
 
-    /// Reads a JWK Set; throws `DecodingError` when `data` is not a JSON object with a `keys` array.
+    /// Reads a JWK Set; throws ``NotAJWKSet`` when `data` is not a JSON object with a `keys` array.
     init(data: Data) throws {
-        keys = try JSONDecoder().decode(Document.self, from: data).keys
+        guard case .object(let members)? = try? JSONValue(parsing: String(decoding: data, as: UTF8.self), hugeNumbers: true),
+              case .array(let elements)? = members["keys"] else {
+            throw NotAJWKSet()
+        }
+        keys = elements.enumerated().map { JSONWebKey($1, index: $0) }
     }
 
-    private struct Document: Decodable {
-        var keys: [JSONWebKey]
-    }
+    /// A body that is not a JSON object with a `keys` array.
+    struct NotAJWKSet: Error {}
 
     /// Why no key was chosen for a signature.
     struct SelectionFailure: Error, Equatable {
@@ -59,7 +63,7 @@ struct JSONWebKeySet: Sendable {
 }
 
 /// One key of a JWK Set: the fields that decide what it may verify, and its public parameters.
-struct JSONWebKey: Sendable, Decodable {
+struct JSONWebKey: Sendable {
     var kty: String?
     var kid: String?
     var use: String?
@@ -77,18 +81,18 @@ struct JSONWebKey: Sendable, Decodable {
 
     /// Never fails: a field of the wrong type is read as absent, and `refusal(for:)` then refuses
     /// the key (an absent `kty` fits no algorithm; a `use` or `key_ops` of the wrong type is not `sig`).
-    init(from decoder: any Decoder) throws {
-        index = decoder.codingPath.last?.intValue ?? 0
-        guard let container = try? decoder.container(keyedBy: CodingKeys.self) else { return }
-        func text(_ key: CodingKeys) -> String? { try? container.decodeIfPresent(String.self, forKey: key) }
-        kty = text(.kty)
-        kid = text(.kid)
-        alg = text(.alg)
-        crv = text(.crv)
-        (n, e, x, y) = (text(.n), text(.e), text(.x), text(.y))
-        use = container.contains(.use) ? text(.use) ?? "(not a string)" : nil
-        if container.contains(.keyOps) {
-            keyOps = (try? container.decode([String].self, forKey: .keyOps)) ?? []
+    init(_ value: JSONValue, index: Int) {
+        self.index = index
+        guard case .object(let members) = value else { return }
+        let fields = JSONFields<CodingKeys>(object: members)
+        kty = fields.lenientString(.kty)
+        kid = fields.lenientString(.kid)
+        alg = fields.lenientString(.alg)
+        crv = fields.lenientString(.crv)
+        (n, e, x, y) = (fields.lenientString(.n), fields.lenientString(.e), fields.lenientString(.x), fields.lenientString(.y))
+        use = fields.isPresent(.use) ? fields.lenientString(.use) ?? "(not a string)" : nil
+        if fields.isPresent(.keyOps) {
+            keyOps = fields.lenientStrings(.keyOps) ?? []
         }
     }
 

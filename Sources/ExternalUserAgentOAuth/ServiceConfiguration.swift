@@ -89,33 +89,34 @@ public struct ServiceConfiguration: Sendable, Hashable, Codable {
     }
 
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        issuer = try container.decode(String.self, forKey: .issuer)
-        authorizationEndpoint = try container.decode(URL.self, forKey: .authorizationEndpoint)
-        tokenEndpoint = try container.decode(URL.self, forKey: .tokenEndpoint)
-        jwksURI = try container.decodeIfPresent(URL.self, forKey: .jwksURI)
-        userinfoEndpoint = try container.decodeIfPresent(URL.self, forKey: .userinfoEndpoint)
-        authorizationResponseIssParameterSupported =
-            try container.decodeIfPresent(Bool.self, forKey: .authorizationResponseIssParameterSupported) ?? false
-        codeChallengeMethodsSupported = try container.decodeIfPresent([String].self, forKey: .codeChallengeMethodsSupported)
-        tokenEndpointAuthMethodsSupported = try container.decodeIfPresent([String].self, forKey: .tokenEndpointAuthMethodsSupported)
-        idTokenSigningAlgValuesSupported = try container.decodeIfPresent([String].self, forKey: .idTokenSigningAlgValuesSupported)
+        try self.init(fields: JSONFields(decoder))
+    }
+
+    /// Reads the metadata with the rules of ``JSONFields``: issuer and the two endpoints required, the rest
+    /// checked when present, the optional extras read leniently.
+    init(fields: JSONFields<CodingKeys>) throws {
+        issuer = try fields.string(.issuer)
+        authorizationEndpoint = try fields.url(.authorizationEndpoint)
+        tokenEndpoint = try fields.url(.tokenEndpoint)
+        jwksURI = try fields.optionalURL(.jwksURI)
+        userinfoEndpoint = try fields.optionalURL(.userinfoEndpoint)
+        authorizationResponseIssParameterSupported = try fields.optionalBool(.authorizationResponseIssParameterSupported) ?? false
+        codeChallengeMethodsSupported = try fields.optionalStrings(.codeChallengeMethodsSupported)
+        tokenEndpointAuthMethodsSupported = try fields.optionalStrings(.tokenEndpointAuthMethodsSupported)
+        idTokenSigningAlgValuesSupported = try fields.optionalStrings(.idTokenSigningAlgValuesSupported)
         // A value that is not a URL is treated as absent: the grant is an option, not a requirement.
-        deviceAuthorizationEndpoint = try? container.decodeIfPresent(URL.self, forKey: .deviceAuthorizationEndpoint)
-        registrationEndpoint = try? container.decodeIfPresent(URL.self, forKey: .registrationEndpoint)
+        deviceAuthorizationEndpoint = fields.lenientURL(.deviceAuthorizationEndpoint)
+        registrationEndpoint = fields.lenientURL(.registrationEndpoint)
         // Sign-out endpoints: only http(s) URLs count; anything else is treated as absent, and sign-out says so.
-        endSessionEndpoint = Self.webURL(try? container.decodeIfPresent(URL.self, forKey: .endSessionEndpoint))
-        revocationEndpoint = Self.webURL(try? container.decodeIfPresent(URL.self, forKey: .revocationEndpoint))
-        revocationEndpointAuthMethodsSupported =
-            try? container.decodeIfPresent([String].self, forKey: .revocationEndpointAuthMethodsSupported)
+        endSessionEndpoint = Self.webURL(fields.lenientURL(.endSessionEndpoint))
+        revocationEndpoint = Self.webURL(fields.lenientURL(.revocationEndpoint))
+        revocationEndpointAuthMethodsSupported = fields.lenientStrings(.revocationEndpointAuthMethodsSupported)
         // Not a list of strings: treated as absent, so no acr is checked (the request is then voluntary).
-        acrValuesSupported = try? container.decodeIfPresent([String].self, forKey: .acrValuesSupported)
+        acrValuesSupported = fields.lenientStrings(.acrValuesSupported)
         // Not an http(s) URL: treated as absent, so a server that requires pushing then fails the sign-in with a
         // clear error.
-        pushedAuthorizationRequestEndpoint =
-            Self.webURL(try? container.decodeIfPresent(URL.self, forKey: .pushedAuthorizationRequestEndpoint))
-        requirePushedAuthorizationRequests =
-            (try? container.decodeIfPresent(Bool.self, forKey: .requirePushedAuthorizationRequests)) ?? false
+        pushedAuthorizationRequestEndpoint = Self.webURL(fields.lenientURL(.pushedAuthorizationRequestEndpoint))
+        requirePushedAuthorizationRequests = fields.lenientBool(.requirePushedAuthorizationRequests) ?? false
     }
 
     /// `url` when it is an http or https URL with a host, else `nil`.

@@ -154,7 +154,7 @@ public struct TokenEndpoint: Sendable {
                     + (isJSON ? "" : " and a body that is not JSON (\(contentType ?? "no content type"))"))
         }
         do {
-            return try JSONDecoder().decode(TokenResponse.self, from: body)
+            return try TokenResponse(fields: JSONFields(json: body))
         } catch let error as InvalidFieldError {
             if let oauthError = try? JSONDecoder().decode(OAuthErrorResponse.self, from: body) {
                 throw refusal(oauthError, purpose: purpose, status: nil)

@@ -56,7 +56,11 @@ public struct TokenResponse: Sendable, Hashable, Codable {
     }
 
     public init(from decoder: any Decoder) throws {
-        let fields = try JSONFields<CodingKeys>(decoder)
+        try self.init(fields: JSONFields(decoder))
+    }
+
+    /// Reads a token response with the rules of ``JSONFields``.
+    init(fields: JSONFields<CodingKeys>) throws {
         accessToken = try fields.string(.accessToken)
         tokenType = try fields.string(.tokenType)
         // Some servers send expires_in as a string, or a fraction.
