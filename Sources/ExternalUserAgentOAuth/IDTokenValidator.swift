@@ -48,14 +48,20 @@ public struct IDTokenValidator: Sendable {
                   clientSecret: client.clientSecret, clockSkew: clockSkew, http: http, logger: logger)
     }
 
+    /// A validator for `client` that takes the provider's keys from `keys` (which may have fetched them ahead).
+    init(configuration: ServiceConfiguration, client: ClientCredentials, keys: JWKSCache, http: OAuthHTTP, logger: Logger) {
+        self.init(configuration: configuration, clientID: client.clientID, algorithm: client.idTokenAlgorithm,
+                  clientSecret: client.clientSecret, clockSkew: 60, http: http, logger: logger, keys: keys)
+    }
+
     init(configuration: ServiceConfiguration, clientID: String, algorithm: IDTokenAlgorithm?,
-         clientSecret: String?, clockSkew: TimeInterval, http: OAuthHTTP, logger: Logger) {
+         clientSecret: String?, clockSkew: TimeInterval, http: OAuthHTTP, logger: Logger, keys: JWKSCache? = nil) {
         self.configuration = configuration
         self.clientID = clientID
         self.algorithm = algorithm
         self.clientSecret = clientSecret
         self.clockSkew = clockSkew
-        self.keys = JWKSCache(jwksURI: configuration.jwksURI, http: http, logger: logger)
+        self.keys = keys ?? JWKSCache(jwksURI: configuration.jwksURI, http: http, logger: logger)
         self.logger = logger
     }
 

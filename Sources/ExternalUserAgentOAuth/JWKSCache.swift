@@ -6,14 +6,16 @@ import Foundation
 import ExternalUserAgent
 import Logging
 
-/// The provider's signing keys, fetched from `jwks_uri` when first needed and again, once per
-/// lookup, when a token names a key id the cached set lacks or no key fits a token without one
-/// (the provider rotated its keys).
+/// The provider's signing keys, fetched from `jwks_uri` when first needed (or ahead, ``prefetch()``) and
+/// again, once per lookup, when a token names a key id the cached set lacks or no key fits a token without
+/// one (the provider rotated its keys).
 actor JWKSCache {
     private let jwksURI: URL?
     private let http: OAuthHTTP
     private let logger: Logger
     private var cached: JSONWebKeySet?
+    /// A fetch started ahead of need; its failure is not reported (the fetch when needed reports its own).
+    private var pending: Task<JSONWebKeySet, any Error>?
 
     init(jwksURI: URL?, http: OAuthHTTP, logger: Logger) {
         self.jwksURI = jwksURI
@@ -26,6 +28,11 @@ actor JWKSCache {
     /// The one key that may verify a signature made with `alg` by key `kid` (`JSONWebKeySet.select(alg:kid:)`).
     func key(alg: String, kid: String?, what: String = "the ID token") async throws -> JSONWebKey {
         var fetchedNow = false
+        if cached == nil, let ahead = pending {
+            pending = nil
+            // Fetched during the sign-in, not for this token: a key id it lacks may still mean rotation.
+            cached = try? await ahead.value
+        }
         if cached == nil {
             cached = try await fetch()
             fetchedNow = true
@@ -48,7 +55,24 @@ actor JWKSCache {
         ExternalUserAgentError(.idTokenInvalid, "\(what) \(failure.reason); key set \(source)\(suffix)")
     }
 
+    /// Starts fetching the key set now, while the person signs in, so that checking the ID token later waits
+    /// for no round trip; returns the fetch, which the caller cancels once the keys can no longer be needed.
+    /// Nothing when there is no `jwks_uri` or a set is already here or on its way.
+    @discardableResult
+    func prefetch() -> Task<JSONWebKeySet, any Error>? {
+        guard jwksURI != nil, cached == nil, pending == nil else { return nil }
+        let (jwksURI, http, logger) = (jwksURI, http, logger)
+        let task = Task { try await Self.fetch(jwksURI, http: http, logger: logger) }
+        pending = task
+        return task
+    }
+
     private func fetch() async throws -> JSONWebKeySet {
+        try await Self.fetch(jwksURI, http: http, logger: logger)
+    }
+
+    private static func fetch(_ jwksURI: URL?, http: OAuthHTTP, logger: Logger) async throws -> JSONWebKeySet {
+        let source = jwksURI?.absoluteString ?? "(no jwks_uri)"
         guard let jwksURI else {
             throw ExternalUserAgentError(.idTokenInvalid,
                 "the provider's signatures cannot be checked: its configuration has no jwks_uri")

@@ -142,6 +142,12 @@ public struct SignIn: Sendable {
             "issuer": "\(configuration.issuer)", "client_id": "\(client.clientID)",
             "agent": "\(agent.descriptor.id)", "receiver": "\(receiver.id)",
         ])
+        // The provider's keys are fetched while the person signs in: the ID token is then checked without
+        // another round trip (a fetch that fails is done again, and reported, when the keys are needed).
+        let keys = JWKSCache(jwksURI: configuration.jwksURI, http: http, logger: logger)
+        let keysAhead = scopes.contains("openid") && client.idTokenAlgorithm.map { !$0.isSymmetric && !$0.isNone } ?? true
+            ? await keys.prefetch() : nil
+        defer { keysAhead?.cancel() }
         let callback = try await session.run { redirectURI in
             if let registered { try Self.check(redirectURI, registered: registered) }
             report(.receiverStarted(redirectURI: redirectURI))
@@ -167,7 +173,7 @@ public struct SignIn: Sendable {
         let tokens = try await endpoint.exchange(response, for: request, additionalParameters: parameters.tokenFields)
         report(.tokensReceived(tokens))
         return try await finish(tokens: tokens, client: client, authorization: response, nonce: request.nonce,
-                                dpopKey: dpopKey)
+                                dpopKey: dpopKey, keys: keys)
     }
 
     /// Signs in with the device authorization grant (RFC 8628): asks for a user code, hands it to
@@ -279,12 +285,13 @@ public struct SignIn: Sendable {
     /// Connect does not define, may not: who signed in then comes from the UserInfo endpoint when the
     /// server has one, else stays unknown.
     private func finish(tokens: TokenResponse, client: ClientCredentials, authorization: AuthorizationResponse?,
-                        nonce: String?, dpopKey: DPoPKey? = nil) async throws -> AuthState {
+                        nonce: String?, dpopKey: DPoPKey? = nil, keys: JWKSCache? = nil) async throws -> AuthState {
         var claims: IDTokenClaims?
         var identity: UserIdentity?
         if let idToken = tokens.idToken {
-            let validated = try await IDTokenValidator(configuration: configuration, client: client, http: http,
-                                                       logger: logger)
+            let validator = keys.map { IDTokenValidator(configuration: configuration, client: client, keys: $0, http: http, logger: logger) }
+                ?? IDTokenValidator(configuration: configuration, client: client, http: http, logger: logger)
+            let validated = try await validator
                 .validate(idToken, nonce: nonce, delivery: authorization == nil ? .deviceGrant : .codeExchange)
             if authorization != nil { try parameters.check(validated, configuration: configuration) }
             claims = validated

@@ -1,0 +1,30 @@
+import ExternalUserAgentOAuth
+import ExternalUserAgentTesting
+import Testing
+
+/// The provider's key set is fetched while the person signs in, so that checking the ID token waits for no
+/// round trip after the code exchange — once, and what the server recorded shows it came first.
+@Suite("JWKS fetched ahead during the sign-in")
+struct JWKSPrefetchTests {
+    @Test("one key set request, sent before the token request; the ID token checked with it")
+    func fetchedAhead() async throws {
+        let server = try await LocalAuthorizationServer.start()
+        defer { Task { await server.stop() } }
+        let state = try await FlowHarness.signIn(server)
+        #expect(await state.idTokenClaims?.subject != nil, "the ID token was checked and kept")
+        #expect(server.jwksFetchCount == 1)
+        let targets = server.requestLog.map(\.requestLine)
+        let keys = try #require(targets.firstIndex { $0.hasPrefix("GET /jwks") })
+        let token = try #require(targets.firstIndex { $0.hasPrefix("POST /token") })
+        #expect(keys < token, "\(targets)")
+    }
+
+    @Test("no openid scope: no ID token to check, so no key set is fetched")
+    func notWithoutOpenID() async throws {
+        let server = try await LocalAuthorizationServer.start()
+        defer { Task { await server.stop() } }
+        _ = try await FlowHarness.signIn(server, scopes: ["email"])
+        #expect(server.jwksFetchCount == 0)
+        #expect(!server.requestLog.contains { $0.target.hasPrefix("/jwks") })
+    }
+}
