@@ -5,7 +5,9 @@
  * EUA_PLUGIN_ENTRY_SYMBOL. The host calls it once, right after dlopen, and gets
  * back a table of function pointers. Only C types cross this boundary: numbers,
  * UTF-8 `const char *` (structured values are JSON objects), opaque `void *`
- * handles owned by the side that made them, and function pointers.
+ * handles owned by the side that made them, and function pointers. JSON is read
+ * strictly (RFC 8259): each member name at most once per object, at most 64
+ * nested arrays and objects, numbers that fit a 64-bit double; `null` is absent.
  *
  * Versioning
  *   - The major version is part of the entry symbol's name and is repeated in
