@@ -39,9 +39,11 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // Tests only: an independent JWT implementation that signs the tokens the OAuth client's own verifier
+        // (swift-crypto, `AsymmetricSignature`) must accept; no product links it.
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.8.0"),
         .package(url: "https://github.com/apple/swift-crypto", "4.5.2"..<"5.0.0"),
-        // Both already in the graph through jwt-kit; the OAuth tests make their TLS certificates with them.
+        // Tests only (and in the graph through jwt-kit): the OAuth tests make their TLS certificates with them.
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
     ],
@@ -84,7 +86,6 @@ let package = Package(
                 "ExternalUserAgentABI",
                 "ExternalUserAgentWire",
                 "CSecret",
-                .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 // RSA signing of the client's own JWTs (request objects, private_key_jwt).
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -101,7 +102,6 @@ let package = Package(
                 "ExternalUserAgent",
                 "ExternalUserAgentWire",
                 "ExternalUserAgentABI",
-                .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 // The local server's sockets and strict request parser: no SwiftNIO in the testing kit.

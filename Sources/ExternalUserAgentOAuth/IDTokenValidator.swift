@@ -4,7 +4,6 @@ import FoundationEssentials
 import Foundation
 #endif
 import ExternalUserAgent
-import JWTKit
 import Logging
 
 /// Validates ID tokens as OpenID Connect Core §3.1.3.7 asks, signature included.
@@ -12,7 +11,7 @@ import Logging
 /// The header's `alg` must be one of ``acceptedAlgorithms`` (RSA and ECDSA), or exactly the algorithm the
 /// client registered (``IDTokenAlgorithm``: `none` and HMAC only that way), and it decides the key: the one key of the provider's JWKS whose `kty`, curve, `alg`, `use` and `key_ops`
 /// allow that algorithm (and whose `kid` is the header's, when it names one). The signature is then
-/// checked with jwt-kit with that algorithm only, and the claims are read and checked. The key set is
+/// checked with swift-crypto with that algorithm only, and the claims are read and checked. The key set is
 /// cached, and fetched again once when no cached key fits. Keep one validator per provider to share the cache.
 public struct IDTokenValidator: Sendable {
     /// Algorithms accepted in an ID token header.
@@ -119,26 +118,16 @@ public struct IDTokenValidator: Sendable {
         return claims
     }
 
-    /// Checks the signature with `key`, made into a jwt-kit key for `alg` and nothing else.
+    /// Checks the signature with `key`, for `alg` and nothing else (``AsymmetricSignature``).
     private static func verifySignature(of token: String, alg: String, key: JSONWebKey, source: String,
                                         what: String = "the ID token") async throws {
-        let identifier = JWKIdentifier(string: key.kid ?? "#\(key.index)")
-        let algorithm = JWK.Algorithm(rawValue: alg)
-        let jwk: JWK = key.kty == "RSA"
-            ? .rsa(algorithm, identifier: identifier, modulus: key.n, exponent: key.e)
-            : .ecdsa(algorithm, identifier: identifier, x: key.x, y: key.y, curve: key.crv.flatMap(ECDSACurve.init(rawValue:)))
-        let collection = JWTKeyCollection()
-        do {
-            try await collection.add(jwk: jwk)
-        } catch {
+        do throws(AsymmetricSignature.Failure) {
+            try AsymmetricSignature.verify(token, alg: alg, key: key)
+        } catch .unusableKey(let why) {
             throw invalid("\(key.label) of the provider's key set \(source) cannot be used: its public key is not valid "
-                + "(\(error))", underlying: error)
-        }
-        do {
-            _ = try await collection.verify(token, as: SignatureOnly.self)
-        } catch {
-            throw invalid("\(what)'s \(alg) signature does not verify with \(key.label) of \(source): \(error)",
-                          underlying: error)
+                + "(\(why))")
+        } catch .mismatch(let why) {
+            throw invalid("\(what)'s \(alg) signature does not verify with \(key.label) of \(source): \(why)")
         }
     }
 
@@ -179,13 +168,4 @@ public struct IDTokenValidator: Sendable {
     static func invalid(_ message: String, underlying: (any Error & Sendable)? = nil) -> ExternalUserAgentError {
         ExternalUserAgentError(.idTokenInvalid, message, underlying: underlying)
     }
-}
-
-/// What jwt-kit decodes after checking the signature: nothing. The claims are read by `CompactJWT.claims()`,
-/// so that a claim of the wrong type is reported as such, never as a signature failure.
-private struct SignatureOnly: JWTPayload {
-    init() {}
-    init(from decoder: any Decoder) throws {}
-    func encode(to encoder: any Encoder) throws {}
-    func verify(using algorithm: some JWTAlgorithm) async throws {}
 }

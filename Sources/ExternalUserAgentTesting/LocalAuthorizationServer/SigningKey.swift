@@ -3,41 +3,39 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import Crypto
 import CryptoExtras
 import Dispatch
-import JWTKit
 
-/// A freshly made signing key of a local server, with its public half as a JWK.
+/// A freshly made signing key of a local server, with its public half as a JWK. Tokens are signed with
+/// swift-crypto (RS256: RSASSA-PKCS1-v1_5 with SHA-256; ES256: ECDSA P-256, `R‖S`), as RFC 7518 §3 says.
 struct SigningKey: Sendable {
     let kid: String
     let algorithm: LocalAuthorizationServerOptions.SigningAlgorithm
-    let keys: JWTKeyCollection
+    private let privateKey: PrivateKey
     /// The public JWK, as a JSON object.
     let publicJWK: [String: String]
 
+    private enum PrivateKey: @unchecked Sendable {
+        case rsa(_RSA.Signing.PrivateKey)
+        case p256(P256.Signing.PrivateKey)
+    }
+
     static func make(_ algorithm: LocalAuthorizationServerOptions.SigningAlgorithm, kid: String) async throws -> SigningKey {
-        let keys = JWTKeyCollection()
-        let identifier = JWKIdentifier(string: kid)
         switch algorithm {
         case .rs256:
-            let privateKey = try await generateOffThePool {
-                try Insecure.RSA.PrivateKey(backing: _RSA.Signing.PrivateKey(keySize: .bits2048))
-            }
+            let privateKey = try await generateOffThePool { try _RSA.Signing.PrivateKey(keySize: .bits2048) }
             let primitives = try privateKey.publicKey.getKeyPrimitives()
-            await keys.add(rsa: privateKey, digestAlgorithm: .sha256, kid: identifier)
-            return SigningKey(kid: kid, algorithm: algorithm, keys: keys, publicJWK: [
+            return SigningKey(kid: kid, algorithm: algorithm, privateKey: .rsa(privateKey), publicJWK: [
                 "kty": "RSA", "use": "sig", "alg": "RS256", "kid": kid,
                 "n": base64URL(primitives.modulus), "e": base64URL(primitives.publicExponent),
             ])
         case .es256:
-            let privateKey = ES256PrivateKey()
-            guard let parameters = privateKey.parameters else {
-                throw LocalAuthorizationServerError("the new P-256 key has no public parameters")
-            }
-            await keys.add(ecdsa: privateKey, kid: identifier)
-            return SigningKey(kid: kid, algorithm: algorithm, keys: keys, publicJWK: [
+            let privateKey = P256.Signing.PrivateKey()
+            let point = privateKey.publicKey.rawRepresentation
+            return SigningKey(kid: kid, algorithm: algorithm, privateKey: .p256(privateKey), publicJWK: [
                 "kty": "EC", "use": "sig", "alg": "ES256", "crv": "P-256", "kid": kid,
-                "x": parameters.x, "y": parameters.y,
+                "x": base64URL(point.prefix(32)), "y": base64URL(point.suffix(32)),
             ])
         }
     }
@@ -49,20 +47,26 @@ struct SigningKey: Sendable {
         }
     }
 
-    func sign(_ claims: some JWTPayload) async throws -> String {
-        var header = JWTHeader()
-        header.alg = algorithm.rawValue
-        header.typ = "JWT"
-        return try await keys.sign(claims, kid: JWKIdentifier(string: kid), header: header)
+    /// `claims` as a compact JWS: `{"alg","kid","typ":"JWT"}`, the claims as JSON, and the signature.
+    func sign(_ claims: some Encodable) async throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let header = ["alg": algorithm.rawValue, "kid": kid, "typ": "JWT"]
+        let input = Self.base64URL(try encoder.encode(header)) + "." + Self.base64URL(try encoder.encode(claims))
+        let signature: Data = switch privateKey {
+        case .rsa(let key): try key.signature(for: SHA256.hash(data: Data(input.utf8)), padding: .insecurePKCS1v1_5).rawRepresentation
+        case .p256(let key): try key.signature(for: Data(input.utf8)).rawRepresentation
+        }
+        return input + "." + Self.base64URL(signature)
     }
 
-    static func base64URL(_ data: Data) -> String {
-        String(data.base64EncodedString().compactMap { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 == "=" ? nil : $0 })
+    static func base64URL(_ data: some DataProtocol) -> String {
+        String(Data(data).base64EncodedString().compactMap { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 == "=" ? nil : $0 })
     }
 }
 
 /// The claims a local server puts in its ID tokens.
-struct ServerIDTokenClaims: JWTPayload {
+struct ServerIDTokenClaims: Encodable {
     var iss: String
     var sub: String
     var aud: String
@@ -72,8 +76,6 @@ struct ServerIDTokenClaims: JWTPayload {
     var azp: String?
     var email: String?
     var preferred_username: String?
-
-    func verify(using algorithm: some JWTAlgorithm) async throws {}
 }
 
 /// A local server could not start or do its work.
