@@ -9,7 +9,7 @@ let swiftSettings: [SwiftSetting] = [
 
 // Names: a target's folder is named as the target (Sources/, Plugins/, Examples/, Benchmarks/, Tests/, Fuzz/);
 // a plugin's product is its target (Plugins/EUAHeadless → libEUAHeadless.so); a program's product is its command
-// name (eua, eua-core, eua-oauth, eua-receiver-latency).
+// name (eua, eua-core, eua-oauth, eua-demo, eua-receiver-latency).
 
 let package = Package(
     name: "ExternalUserAgent",
@@ -19,10 +19,11 @@ let package = Package(
         .library(name: "ExternalUserAgentPluginKit", targets: ["ExternalUserAgentPluginKit"]),
         .library(name: "ExternalUserAgentTesting", targets: ["ExternalUserAgentTesting"]),
         .library(name: "ExternalUserAgentOAuth", targets: ["ExternalUserAgentOAuth"]),
-        // `eua` is a small C launcher: `eua-oauth` runs explain/login/refresh/demo, `eua-core` the rest.
+        // `eua` is a small C launcher: `eua-oauth` runs explain/login/refresh/…, `eua-demo` demo, `eua-core` the rest.
         .executable(name: "eua", targets: ["eua"]),
         .executable(name: "eua-core", targets: ["EUACore"]),
         .executable(name: "eua-oauth", targets: ["EUAOAuthCommands"]),
+        .executable(name: "eua-demo", targets: ["EUADemo"]),
         // Plugins: one shared library each, loaded at run time through the C ABI.
         .library(name: "EUAHeadless", type: .dynamic, targets: ["EUAHeadless"]),
         .library(name: "EUALoopback", type: .dynamic, targets: ["EUALoopback"]),
@@ -141,7 +142,18 @@ let package = Package(
                 "ExternalUserAgentWire",
                 "ExternalUserAgentOAuth",
                 "EUACommandSupport",
-                // `eua demo` runs the testing kit's local authorization server in process.
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // `eua-demo`: `eua demo`, which runs the testing kit's local authorization server in process — a program
+        // of its own, so that the server's code is not in `eua-oauth`, which every sign-in starts.
+        .executableTarget(
+            name: "EUADemo",
+            dependencies: [
+                "ExternalUserAgent",
+                "ExternalUserAgentOAuth",
+                "EUACommandSupport",
                 "ExternalUserAgentTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

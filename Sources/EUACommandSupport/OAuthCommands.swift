@@ -4,7 +4,8 @@ import Glibc
 
 /// The subcommands that need the OAuth client (and, for `demo`, the testing kit's server).
 ///
-/// They live in a second program, `eua-oauth`, beside `eua`: the HTTP, TLS, JWT and crypto code they
+/// They live in programs of their own beside `eua` — `eua-oauth`, and `eua-demo` for `demo` (the local
+/// authorization server is not linked into what every sign-in starts): the HTTP, TLS, JWT and crypto code they
 /// need would otherwise be linked into, and started with, every `eua agents` and `eua open` — profiling
 /// showed that weight (dynamic linking, relocations, Swift protocol-conformance scans over its records)
 /// was most of those commands' time. `eua NAME …` replaces itself with `eua-oauth NAME …`.
@@ -34,6 +35,12 @@ package enum OAuthCommands {
     /// Sources/eua/main.c, has the same list of names.)
     package static let programName = "eua-oauth"
 
+    /// The program that runs `demo`.
+    package static let demoProgramName = "eua-demo"
+
+    /// The program that runs the command `name`.
+    static func program(for name: String) -> String { name == demo.0 ? demoProgramName : programName }
+
     static var names: Set<String> { [explain.0, login.0, refresh.0, demo.0, doctor.0, userinfo.0, register.0, logout.0,
                                      accounts.0, token.0] }
 
@@ -45,13 +52,14 @@ package enum OAuthCommands {
             || (arguments[1] == "help" && arguments.count >= 3 && names.contains(arguments[2]))
         guard named else { return }
         let folder = executableFolder() ?? "."
+        let programName = program(for: arguments[1] == "help" ? arguments[2] : arguments[1])
         let program = folder + "/" + programName
         var argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments.dropFirst()).map { strdup($0) }
         argv.append(nil)
         execv(program, argv)
         let reason = String(cString: strerror(errno))
         Output.standardError("eua: '\(arguments[1])' is run by \(program), which could not be started (\(reason)); "
-            + "install \(programName) beside eua (swift build puts eua, eua-core and eua-oauth together in "
+            + "install \(programName) beside eua (swift build puts eua, eua-core, eua-oauth and eua-demo together in "
             + ".build/<configuration>/)\n")
         Output.exit(127)
     }

@@ -1,8 +1,8 @@
 // eua: the command-line entry point, a few lines of C on purpose.
 //
-// The commands live in two Swift programs beside this one: eua-oauth (explain, login, refresh, demo, doctor,
-// userinfo, register, accounts, token:
-// the OAuth client, TLS, JWT) and eua-core (everything else: agents, capabilities, open, receive, and
+// The commands live in Swift programs beside this one: eua-oauth (explain, login, refresh, doctor,
+// userinfo, register, accounts, token: the OAuth client, TLS), eua-demo (demo: the OAuth client and the
+// testing kit's local authorization server) and eua-core (everything else: agents, capabilities, open, receive, and
 // the help that lists all commands). A Swift program pays several milliseconds of dynamic linking
 // before main (the runtime, FoundationEssentials); choosing in C costs well under one, so no command
 // pays that start-up twice. Keep the list below in step with OAuthCommands.swift.
@@ -40,7 +40,7 @@ int _swift_backtrace_isThunkFunction(const char *name) {
 int main(int argc, char **argv) {
     const char *name = argc > 1 ? argv[1] : NULL;
     if (name && strcmp(name, "help") == 0 && argc > 2) name = argv[2];
-    const char *program = is_oauth_command(name) ? "eua-oauth" : "eua-core";
+    const char *program = !is_oauth_command(name) ? "eua-core" : strcmp(name, "demo") == 0 ? "eua-demo" : "eua-oauth";
 
     // <prefix>/lib/eua/ for <prefix>/bin/eua (an installed tree), else beside this program (a build folder; the
     // path named below when neither is there).
@@ -59,7 +59,7 @@ int main(int argc, char **argv) {
     execv(path, argv);
     fprintf(stderr,
             "eua: '%s' is run by %s, which could not be started (%s); install %s beside eua or in "
-            "<prefix>/lib/eua/ (swift build puts eua, eua-core and eua-oauth together in .build/<configuration>/; "
+            "<prefix>/lib/eua/ (swift build puts eua, eua-core, eua-oauth and eua-demo together in .build/<configuration>/; "
             "scripts/install puts eua in <prefix>/bin and the others in <prefix>/lib/eua)\n",
             name ? name : "eua", path, strerror(errno), program);
     return 127;

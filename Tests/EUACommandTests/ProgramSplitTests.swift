@@ -50,7 +50,7 @@ struct ProgramSplitTests {
         let eua = folder.url.appendingPathComponent("eua")
         try FileManager.default.copyItem(at: try TestPaths.product("eua"), to: eua)
         let real = folder.url.resolvingSymlinksInPath().path
-        for (arguments, program) in [(["agents"], "eua-core"), (["--help"], "eua-core"), (["help", "demo"], "eua-oauth")] {
+        for (arguments, program) in [(["agents"], "eua-core"), (["--help"], "eua-core"), (["help", "login"], "eua-oauth"), (["demo"], "eua-demo"), (["help", "demo"], "eua-demo")] {
             let result = try ProcessRunner.run(eua, arguments)
             #expect(result.status == 127, "\(arguments)")
             #expect(result.stderr.contains("is run by \(real)/\(program), which could not be started"), "\(result.stderr)")
@@ -63,7 +63,8 @@ struct ProgramSplitTests {
             let result = try ProcessRunner.run(try TestPaths.product("eua"), [name, "--help"])
             #expect(result.status == 0, "\(name): \(result.stderr)")
             #expect(result.stdout.contains("USAGE: eua \(name)"), "\(name): \(result.stdout)")
-            #expect(result.stdout.contains("This is eua-oauth") || !result.stdout.contains("SUBCOMMANDS"), "\(name)")
+            #expect(result.stdout.contains(name == "demo" ? "This is eua-demo" : "This is eua-oauth")
+                        || !result.stdout.contains("SUBCOMMANDS"), "\(name)")
         }
     }
 
