@@ -1,3 +1,4 @@
+import ExternalUserAgentPluginKit
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
@@ -6,11 +7,14 @@ import Glibc
 /// Browser versions read with `--version`, kept in `$XDG_CACHE_HOME/eua/browser-versions.json` so that
 /// loading the plugins does not start a browser each time. An entry is used only while the binary's
 /// size and modification time are unchanged.
+///
+/// The file is `{"/usr/bin/firefox": {"stamp": "SIZE:MTIME-NS", "version": "…"}}`, read and written with the ABI's
+/// JSON (`JSONValue`), not `Codable`, which each browser plugin paid again in its own copy; the stamp is a string
+/// because nanoseconds since 1970 do not fit a JSON number exactly. Entries of any other shape are skipped.
 final class VersionCache: @unchecked Sendable {
-    private struct Entry: Codable {
-        var size: Int64
-        /// Modification time in nanoseconds since 1970.
-        var modifiedNanoseconds: Int64
+    private struct Entry {
+        /// `size:modified-nanoseconds` of the binary when its version was read.
+        var stamp: String
         var version: String
     }
 
@@ -22,25 +26,35 @@ final class VersionCache: @unchecked Sendable {
         let base = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? environment["HOME"].map { $0 + "/.cache" }
         file = base.map { $0 + "/eua/browser-versions.json" }
-        entries = file.flatMap { FileManager.default.contents(atPath: $0) }
-            .flatMap { try? JSONDecoder().decode([String: Entry].self, from: $0) } ?? [:]
+        let text = file.flatMap { FileManager.default.contents(atPath: $0) }.map { String(decoding: $0, as: UTF8.self) }
+        var entries: [String: Entry] = [:]
+        if let text, case .object(let members)? = try? JSONValue(parsing: text) {
+            for (binary, value) in members {
+                guard case .object(let fields) = value, let stamp = fields["stamp"]?.stringValue,
+                      let version = fields["version"]?.stringValue else { continue }
+                entries[binary] = Entry(stamp: stamp, version: version)
+            }
+        }
+        self.entries = entries
     }
 
     func version(for binary: String) -> String? {
-        guard let entry = entries[binary], let stamp = Self.stamp(binary),
-              stamp.size == entry.size, stamp.modified == entry.modifiedNanoseconds else { return nil }
+        guard let entry = entries[binary], let stamp = Self.stamp(binary), stamp == entry.stamp else { return nil }
         return entry.version
     }
 
     func store(_ version: String, for binary: String) {
         guard let stamp = Self.stamp(binary) else { return }
-        entries[binary] = Entry(size: stamp.size, modifiedNanoseconds: stamp.modified, version: version)
+        entries[binary] = Entry(stamp: stamp, version: version)
         changed = true
     }
 
     /// Writes the cache (temp file + rename) if anything was added; failures only cost a later `--version`.
     func save() {
-        guard changed, let file, let data = try? JSONEncoder().encode(entries) else { return }
+        guard changed, let file else { return }
+        let data = Data(JSONValue.object(entries.mapValues { entry in
+            .object(["stamp": .string(entry.stamp), "version": .string(entry.version)])
+        }).jsonText.utf8)
         let folder = String(file[..<file.lastIndex(of: "/")!])
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let temporary = file + ".\(getpid()).tmp"
@@ -50,9 +64,9 @@ final class VersionCache: @unchecked Sendable {
 
     /// Size and modification time from stat(2). (Not FileManager's attributes: without full Foundation in
     /// the process their values do not cast to Int and Date, and every load ran `--version` again.)
-    private static func stamp(_ path: String) -> (size: Int64, modified: Int64)? {
+    private static func stamp(_ path: String) -> String? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
-        return (Int64(info.st_size), Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+        return "\(info.st_size):\(Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))"
     }
 }

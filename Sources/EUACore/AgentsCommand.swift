@@ -31,9 +31,10 @@ struct AgentsCommand: ParsableCommand {
     }
 }
 
-/// The `eua agents` output; its JSON keys are a contract other tools read.
-struct AgentListing: Encodable {
-    struct Agent: Encodable {
+/// The `eua agents` output; its JSON keys are a contract other tools read. Every key is always present
+/// (`version` and `path` as null when unknown, `family` the id when the agent has no other).
+struct AgentListing {
+    struct Agent {
         var id: String
         var kind: String
         /// The browser family configuration may name instead of the id (`firefox` for firefox-esr).
@@ -44,26 +45,9 @@ struct AgentListing: Encodable {
         var plugin: String
         var available: Bool
         var reasons: [String]
-
-        enum CodingKeys: String, CodingKey { case id, kind, family, name, version, path, plugin, available, reasons }
-
-        /// Every key is always present (`version` and `path` as null when unknown, `family` the id when the
-        /// agent has no other): other tools read them.
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(id, forKey: .id)
-            try container.encode(kind, forKey: .kind)
-            try container.encode(family, forKey: .family)
-            try container.encode(name, forKey: .name)
-            try container.encode(version, forKey: .version)
-            try container.encode(path, forKey: .path)
-            try container.encode(plugin, forKey: .plugin)
-            try container.encode(available, forKey: .available)
-            try container.encode(reasons, forKey: .reasons)
-        }
     }
 
-    struct Receiver: Encodable {
+    struct Receiver {
         var id: String
         var name: String
         var path: String
@@ -72,7 +56,7 @@ struct AgentListing: Encodable {
         var reasons: [String]
     }
 
-    struct Failure: Encodable {
+    struct Failure {
         var path: String
         var error: String
         var code: String
@@ -96,10 +80,25 @@ struct AgentListing: Encodable {
         errors = catalog.failures.map { Failure(path: $0.path, error: $0.error.message, code: $0.error.code.description) }
     }
 
+    /// The JSON text (keys sorted, slashes unescaped), written by hand (`JSONValue`): `JSONEncoder` cost this
+    /// command its generic instantiations on every run (Benchmarks/README.md, "Levers").
     func jsonText() throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(self), as: UTF8.self)
+        func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
+        func list(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }
+        return JSONValue.object([
+            "agents": .array(agents.map { agent in .object([
+                "id": .string(agent.id), "kind": .string(agent.kind), "family": .string(agent.family),
+                "name": .string(agent.name), "version": text(agent.version), "path": text(agent.path),
+                "plugin": .string(agent.plugin), "available": .bool(agent.available), "reasons": list(agent.reasons),
+            ]) }),
+            "receivers": .array(receivers.map { receiver in .object([
+                "id": .string(receiver.id), "name": .string(receiver.name), "path": .string(receiver.path),
+                "plugin": .string(receiver.plugin), "available": .bool(receiver.available), "reasons": list(receiver.reasons),
+            ]) }),
+            "errors": .array(errors.map { failure in .object([
+                "path": .string(failure.path), "error": .string(failure.error), "code": .string(failure.code),
+            ]) }),
+        ]).jsonText
     }
 
     /// The lines of the table form (printed escaped by ``Output/lines(_:)``).
