@@ -353,9 +353,8 @@ extension LoginCommand {
     }
 }
 
-/// What `--json` prints: the token response, plus who signed in and where the state is; a value that is
-/// absent is left out. Written by hand (`JSONValue`): `JSONEncoder` cost each login its generic instantiations.
-struct TokenOutput {
+/// What `--json` prints: the token response, plus who signed in and where the state is.
+struct TokenOutput: Encodable {
     var access_token: String
     var token_type: String
     var expires_in: Int?
@@ -398,18 +397,8 @@ struct TokenOutput {
     }
 
     func jsonText() throws -> String {
-        var members: [String: JSONValue] = [
-            "access_token": .string(access_token), "token_type": .string(token_type), "issuer": .string(issuer),
-            "client_auth": .string(client_auth), "state_file": .string(state_file),
-        ]
-        let optional: [String: String?] = [
-            "refresh_token": refresh_token, "id_token": id_token, "scope": scope, "subject": subject, "name": name,
-            "preferred_username": preferred_username, "email": email, "identity_source": identity_source,
-        ]
-        for case let (key, value?) in optional { members[key] = .string(value) }
-        if let expires_in { members["expires_in"] = .number(Double(expires_in)) }
-        if let refused_callbacks { members["refused_callbacks"] = .number(Double(refused_callbacks)) }
-        if let claims { members["claims"] = .object(claims) }
-        return JSONValue.object(members).jsonText
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(self), as: UTF8.self)
     }
 }
