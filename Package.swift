@@ -134,7 +134,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // `eua-oauth`: explain, login, refresh, demo (`eua` becomes it for those).
+        // `eua-oauth`: explain, login, refresh, token and the other OAuth commands (`eua` becomes it for those).
         .executableTarget(
             name: "EUAOAuthCommands",
             dependencies: [

@@ -23,7 +23,7 @@ public struct ClaimsRequest: Sendable, Hashable {
             ExternalUserAgentError(.invalidOptions, "the claims request \(problem) (OpenID Connect Core §5.5: "
                 + #"{"userinfo": {"email": null}, "id_token": {"auth_time": {"essential": true}}})"#)
         }
-        guard case .object(let members)? = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) else {
+        guard case .object(let members)? = JSONValue.read(Data(text.utf8)) else {
             throw refuse("is not a JSON object")
         }
         guard !members.isEmpty else { throw refuse("is empty") }

@@ -78,7 +78,7 @@ public struct ClientRegistrar: Sendable {
 
     /// The answer with `issuer` put in, since a client information response does not name it.
     private static func withIssuer(_ body: Data, _ issuer: String) throws -> Data {
-        guard case .object(var members) = try JSONDecoder().decode(JSONValue.self, from: body) else {
+        guard case .object(var members)? = JSONValue.read(body) else {
             throw InvalidFieldError(field: "(response)", problem: "is not a JSON object")
         }
         members["issuer"] = .string(issuer)

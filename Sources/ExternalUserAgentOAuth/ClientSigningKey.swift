@@ -59,7 +59,7 @@ public struct ClientSigningKey: Sendable, Hashable, CustomStringConvertible {
 
     /// A private JWK (RFC 7517): `kty` RSA with `n`, `e`, `d`, `p`, `q`, or `kty` EC, `crv` P-256 with `d`.
     public init(jwk: Data) throws {
-        guard case .object(let members)? = try? JSONDecoder().decode(JSONValue.self, from: jwk) else {
+        guard case .object(let members)? = JSONValue.read(jwk) else {
             throw ExternalUserAgentError(.invalidOptions, "it is neither PEM nor a JSON Web Key (a JSON object)")
         }
         func bytes(_ name: String) throws -> Data {

@@ -82,6 +82,15 @@ struct JSONFields<Key: CodingKey> {
         }
     }
 
+    /// A URL: on `Codable`'s path as `URL` decodes itself (a string for JSON, its own shape for other encoders),
+    /// from the network a string `URL(string:)` reads.
+    private func urlValue(_ key: Key) -> URL? {
+        switch source {
+        case .container(let container): try? container.decode(URL.self, forKey: key)
+        case .object(let members): members[key.stringValue]?.stringValue.flatMap { URL(string: $0) }
+        }
+    }
+
     /// Every member of the object read from the network (a number beyond a `Double` left out); `nil` on
     /// `Codable`'s path.
     var objectMembers: [String: JSONValue]? {
@@ -169,16 +178,15 @@ struct JSONFields<Key: CodingKey> {
 
     /// A URL, when present.
     func optionalURL(_ key: Key) throws -> URL? {
-        guard let text = try optionalString(key) else { return nil }
-        guard let url = URL(string: text) else {
-            throw InvalidFieldError(field: key.stringValue, problem: "is not a URL (\(UntrustedText.quoted(text)))")
-        }
-        return url
+        guard isPresent(key) else { return nil }
+        if let url = urlValue(key) { return url }
+        guard let text = stringValue(key) else { throw wrongType(key, expected: "a URL (a string)") }
+        throw InvalidFieldError(field: key.stringValue, problem: "is not a URL (\(UntrustedText.quoted(text)))")
     }
 
     /// A URL when present and one; anything else is ignored.
     func lenientURL(_ key: Key) -> URL? {
-        lenientString(key).flatMap { URL(string: $0) }
+        isPresent(key) ? urlValue(key) : nil
     }
 
     /// A required string or non-empty array of strings (an ID token's `aud`).
@@ -243,6 +251,14 @@ struct JSONFields<Key: CodingKey> {
 
 /// A body that is not one JSON object.
 struct NotAJSONObject: Error {}
+
+extension JSONValue {
+    /// `data` read as one JSON value by the ABI's strict reader — the one reader of what servers, files and
+    /// options give the OAuth client; `nil` when it is not JSON (or holds a member name twice).
+    static func read(_ data: some DataProtocol) -> JSONValue? {
+        try? JSONValue(parsing: String(decoding: data, as: UTF8.self))
+    }
+}
 
 /// Any key, for looking at a nested object's type.
 private struct AnyKey: CodingKey {

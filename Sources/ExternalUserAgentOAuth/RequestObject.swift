@@ -32,7 +32,7 @@ enum RequestObject {
         if let nonce = request.nonce { claims["nonce"] = .string(nonce) }
         for parameter in request.additionalParameters {
             // `claims` is a JSON object inside a request object (OpenID Connect Core §6.1), not a string.
-            let object = parameter.name == "claims" ? try? JSONDecoder().decode(JSONValue.self, from: Data(parameter.value.utf8)) : nil
+            let object = parameter.name == "claims" ? JSONValue.read(Data(parameter.value.utf8)) : nil
             let value = object ?? .string(parameter.value)
             // A repeated parameter (RFC 8707 `resource`) becomes an array of its values.
             switch claims[parameter.name] {

@@ -42,7 +42,7 @@ public struct UserInfo: Sendable, Hashable {
             ExternalUserAgentError(.userInfoFailed, "the UserInfo response of \(endpoint) \(problem); its claims were "
                 + "not used — the provider must fix its answer")
         }
-        guard case .object(let members)? = try? JSONDecoder().decode(JSONValue.self, from: json) else {
+        guard case .object(let members)? = JSONValue.read(json) else {
             throw failure("is not a JSON object")
         }
         guard case .string(let subject)? = members["sub"], !subject.isEmpty else {

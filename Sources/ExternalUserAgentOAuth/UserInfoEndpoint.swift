@@ -139,7 +139,7 @@ public struct UserInfoEndpoint: Sendable {
     /// errata set 2: they SHOULD be there; the OpenID Foundation's `rp-userinfo-sig` sends neither).
     private func checkIssuerAndAudience(_ payload: Data, what: String) throws {
         let members: [String: JSONValue]
-        if case .object(let object)? = try? JSONDecoder().decode(JSONValue.self, from: payload) { members = object } else { members = [:] }
+        if case .object(let object)? = JSONValue.read(payload) { members = object } else { members = [:] }
         if let issuer = members["iss"], issuer.stringValue != configuration.issuer {
             let got = issuer.stringValue.map { "'\(UntrustedText.printable($0))'" } ?? "an 'iss' that is not a string"
             throw ExternalUserAgentError(.userInfoInvalid,

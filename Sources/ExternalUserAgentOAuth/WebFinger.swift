@@ -74,7 +74,7 @@ public struct WebFinger: Sendable {
             throw ExternalUserAgentError(.discoveryFailed, "WebFinger at \(place) answered HTTP \(response.status) for "
                 + "this account; give the issuer with --issuer instead")
         }
-        guard case .object(let document)? = try? JSONDecoder().decode(JSONValue.self, from: response.body) else {
+        guard case .object(let document)? = JSONValue.read(response.body) else {
             throw ExternalUserAgentError(.discoveryFailed, "WebFinger at \(place) answered with something that is not a "
                 + "JSON Resource Descriptor (RFC 7033 §4.4)")
         }
