@@ -4,7 +4,7 @@
 /// each plugin in a process paid it again (Benchmarks/README.md, "Levers").
 ///
 /// Strict RFC 8259: one value with optional whitespace around it; no comments, trailing commas, `NaN`, leading
-/// zeros or lone surrogates; a number must fit a finite `Double`; a member name may appear once per object;
+/// zeros or lone surrogates; a number must fit a finite `Double` (and not be so small that it reads as zero); a member name may appear once per object;
 /// at most ``maximumDepth`` nested arrays and objects. One pass over the text (linear), fuzzed by
 /// `FuzzPluginJSON` against `JSONDecoder`.
 extension JSONValue {
@@ -225,6 +225,11 @@ private struct JSONReader {
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
         guard let value = Double(text), value.isFinite || hugeNumbers else {
             throw JSONSyntaxError(offset: start, problem: "a number too large for a 64-bit floating-point value")
+        }
+        // Not zero, yet so small that it would read as zero: refused rather than changed (as JSONDecoder does).
+        if value == 0, text.utf8.prefix(while: { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") })
+            .contains(where: { (UInt8(ascii: "1")...UInt8(ascii: "9")).contains($0) }) {
+            throw JSONSyntaxError(offset: start, problem: "a number too small for a 64-bit floating-point value")
         }
         return value
     }

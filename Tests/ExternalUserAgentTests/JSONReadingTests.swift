@@ -1,3 +1,4 @@
+import ExternalUserAgent
 import ExternalUserAgentABI
 import Foundation
 import Testing
@@ -13,12 +14,37 @@ struct JSONReadingTests {
     @Test("valid texts read as JSONDecoder reads them", arguments: [
         #"{"a":[1,-0.5,2e3,1E-2,0,-0],"b":{"c":null,"d":true,"e":false},"f":"x\"\\\/\b\f\n\r\tü\u00e9\ud83d\ude00"}"#,
         " \t\r\n[ ] ", "{}", "\"\"", "123456789012345678901234567890", "1.7976931348623157e308", "null",
-        #"[[[[{"deep":[1]}]]]]"#, "\"\u{7F}é漢😀\"",
+        #"[[[[{"deep":[1]}]]]]"#, "\"\u{7F}é漢😀\"", "[5e-324,0.000e-999,-0.0,0e+3]",
     ])
     func matchesFoundation(_ text: String) throws {
         let value = try JSONValue(parsing: text)
         #expect(value == foundation(text), "\(text)")
         #expect(try JSONValue(parsing: value.jsonText) == value, "what it reads, written and read again, is the same")
+    }
+
+    @Test("a zero with an unsigned exponent is a number (RFC 8259), though JSONDecoder refuses it")
+    func zeroWithExponent() throws {
+        #expect(try JSONValue(parsing: "[0e3,0E1,-0e2]") == .array([.number(0), .number(0), .number(0)]))
+        #expect(foundation("[0e3]") == nil, "if JSONDecoder now reads it, FuzzPluginJSON may compare such texts again")
+    }
+
+    @Test("every input the fuzzer kept reads or is refused by the host's checks, never a trap")
+    func fuzzRegressions() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fuzz/regressions/FuzzPluginJSON")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { !$0.hasPrefix(".") }
+        #expect(!names.isEmpty)
+        for name in names {
+            let bytes = try [UInt8](Data(contentsOf: folder.appendingPathComponent(name)))
+            bytes.withUnsafeBufferPointer { buffer in
+                PluginInput.checkDescription(bytes: buffer)
+                PluginInput.checkEvent(bytes: buffer)
+            }
+            let text = String(decoding: bytes, as: UTF8.self)
+            if let value = try? JSONValue(parsing: text) {
+                #expect(try JSONValue(parsing: value.jsonText) == value, "\(name)")
+            }
+        }
     }
 
     @Test("invalid texts are refused, saying what and where", arguments: [
@@ -30,6 +56,7 @@ struct JSONReadingTests {
         ("-", "a digit expected in a number at byte 1"),
         ("1e", "a digit expected in a number's exponent at byte 2"),
         ("1e400", "a number too large for a 64-bit floating-point value at byte 0"),
+        ("[2e-341]", "a number too small for a 64-bit floating-point value at byte 1"),
         ("NaN", "not the start of a JSON value at byte 0"),
         ("tru", "not the start of a JSON value at byte 0"),
         ("\"a\u{1}\"", "a control character inside a string (it must be escaped) at byte 2"),
