@@ -86,7 +86,10 @@ struct WireObject {
 
     func wholeNumber(_ key: String) throws(PluginWire.TextError) -> Int {
         guard let number = try optionalNumber(key) else { throw PluginWire.TextError("missing key '\(place(key))'") }
-        guard let whole = Int(exactly: number) else { throw wrongType(key, "a whole number") }
+        // Beyond 2^53 a JSON number is not an exact integer everywhere (RFC 8259 §6): refused, not rounded.
+        guard abs(number) < 9_007_199_254_740_992, let whole = Int(exactly: number) else {
+            throw wrongType(key, "a whole number below 2^53")
+        }
         return whole
     }
 

@@ -119,7 +119,9 @@ struct JSONReadingTests {
     }
 
     @Test("a wrong shape names the member and what was expected", arguments: [
-        (#"{"event":"refused","status":1.5,"reason":"r"}"#, "wrong type at 'status': expected a whole number"),
+        (#"{"event":"refused","status":1.5,"reason":"r"}"#, "wrong type at 'status': expected a whole number below 2^53"),
+        (#"{"event":"refused","status":4222222222222222200,"reason":"r"}"#,
+         "wrong type at 'status': expected a whole number below 2^53"),
         (#"{"event":"failed","error":{"code":"c"}}"#, "missing key 'error.message'"),
         (#"{"event":"nope"}"#, #"unknown event "nope""#),
         (#"{"url":"u"}"#, "missing key 'event'"),
