@@ -23,10 +23,9 @@ enum AsymmetricSignature {
 
     /// Checks the signature of `token` (`header.payload.signature`) made with `alg` against `key`.
     static func verify(_ token: String, alg: String, key: JSONWebKey) throws(Failure) {
-        guard let dot = token.lastIndex(of: "."), let signature = Base64URL.decode(token[token.index(after: dot)...]) else {
+        guard let (input, signature) = SymmetricSignature.signingInput(of: token) else {
             throw .mismatch("the signature is not base64url")
         }
-        let input = Data(token[..<dot].utf8)
         switch alg {
         case "RS256", "RS384", "RS512", "PS256", "PS384", "PS512":
             let publicKey = try rsaKey(key)

@@ -34,7 +34,7 @@ struct JSONFields<Key: CodingKey> {
     /// Reads `data` as one JSON object (a number beyond a `Double` is read, so that the field it is in can be
     /// named); throws ``NotAJSONObject`` otherwise.
     init(json data: Data) throws(NotAJSONObject) {
-        guard case .object(let members)? = try? JSONValue(parsing: String(decoding: data, as: UTF8.self), hugeNumbers: true) else {
+        guard case .object(let members)? = JSONValue.read(data, hugeNumbers: true) else {
             throw NotAJSONObject()
         }
         self.init(object: members)
@@ -254,9 +254,10 @@ struct NotAJSONObject: Error {}
 
 extension JSONValue {
     /// `data` read as one JSON value by the ABI's strict reader — the one reader of what servers, files and
-    /// options give the OAuth client; `nil` when it is not JSON (or holds a member name twice).
-    static func read(_ data: some DataProtocol) -> JSONValue? {
-        try? JSONValue(parsing: String(decoding: data, as: UTF8.self))
+    /// options give the OAuth client; `nil` when it is not JSON (or holds a member name twice). With
+    /// `hugeNumbers`, a number beyond a `Double` is read as infinite, so that the field rules can name it.
+    static func read(_ data: some DataProtocol, hugeNumbers: Bool = false) -> JSONValue? {
+        try? JSONValue(parsing: String(decoding: data, as: UTF8.self), hugeNumbers: hugeNumbers)
     }
 }
 

@@ -12,7 +12,7 @@ struct JSONWebKeySet: Sendable {
 
     /// Reads a JWK Set; throws ``NotAJWKSet`` when `data` is not a JSON object with a `keys` array.
     init(data: Data) throws {
-        guard case .object(let members)? = try? JSONValue(parsing: String(decoding: data, as: UTF8.self), hugeNumbers: true),
+        guard case .object(let members)? = JSONValue.read(data, hugeNumbers: true),
               case .array(let elements)? = members["keys"] else {
             throw NotAJWKSet()
         }

@@ -23,7 +23,10 @@ actor JWKSCache {
         self.logger = logger
     }
 
-    nonisolated var source: String { jwksURI?.absoluteString ?? "(no jwks_uri)" }
+    nonisolated var source: String { Self.source(of: jwksURI) }
+
+    /// How messages name the key set: its URL.
+    private static func source(of jwksURI: URL?) -> String { jwksURI?.absoluteString ?? "(no jwks_uri)" }
 
     /// The one key that may verify a signature made with `alg` by key `kid` (`JSONWebKeySet.select(alg:kid:)`).
     func key(alg: String, kid: String?, what: String = "the ID token") async throws -> JSONWebKey {
@@ -72,7 +75,7 @@ actor JWKSCache {
     }
 
     private static func fetch(_ jwksURI: URL?, http: OAuthHTTP, logger: Logger) async throws -> JSONWebKeySet {
-        let source = jwksURI?.absoluteString ?? "(no jwks_uri)"
+        let source = source(of: jwksURI)
         guard let jwksURI else {
             throw ExternalUserAgentError(.idTokenInvalid,
                 "the provider's signatures cannot be checked: its configuration has no jwks_uri")

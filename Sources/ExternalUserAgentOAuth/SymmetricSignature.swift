@@ -46,10 +46,19 @@ enum SymmetricSignature {
         }
     }
 
-    /// The signing input (`header.payload`) and the decoded signature.
+    /// The signing input (`header.payload`) and the decoded signature (``signingInput(of:)``).
     private static func parts(of token: String, what: String) throws -> (Data, Data) {
-        guard let dot = token.lastIndex(of: "."), let signature = Base64URL.decode(token[token.index(after: dot)...]) else {
+        guard let parts = signingInput(of: token) else {
             throw IDTokenValidator.invalid("\(what)'s signature is not base64url")
+        }
+        return parts
+    }
+
+    /// A compact JWS's signing input (`header.payload`) and its decoded signature, for every signature check
+    /// (this one and ``AsymmetricSignature``); `nil` when the signature part is not base64url.
+    static func signingInput(of token: String) -> (input: Data, signature: Data)? {
+        guard let dot = token.lastIndex(of: "."), let signature = Base64URL.decode(token[token.index(after: dot)...]) else {
+            return nil
         }
         return (Data(token[..<dot].utf8), signature)
     }
