@@ -226,17 +226,6 @@ struct LoginCommand: ParsableCommand {
         } catch {
             throw CommandFailure("\(error.message) [\(error.code)]")
         }
-        // A named agent needs only its own plugin and the receiver's, when nothing else could be chosen
-        // instead: the browser step with that agent, first in the preference order (no --flow).
-        // A private-use scheme redirect URI is received by the scheme receiver (libEUAScheme.so) instead.
-        let receiverID = (redirectURI ?? configuration.redirectURI).map(PrivateUseScheme.isPrivateUse) == true ? "scheme" : "loopback"
-        let (catalog, _) = CommandCatalog.load(named: flow == nil ? agent : nil, others: [receiverID],
-                                               environment: environment) { few in
-            let plan = SignInChain.plan(candidates: AgentSelection.candidates(catalog: few), configuration: configuration,
-                                        service: nil)
-            return few.receiver(id: receiverID) != nil && plan.chosen?.agent?.descriptor.id == agent
-                && configuration.preference.first == agent
-        }
         let secret = try ClientSecretSource.secret(file: clientSecretFile, flag: clientSecret, environment: environment)
         var file = stateFile.map(AuthStateFile.init(path:)) ?? AuthStateFile.standard(environment: environment)
         // --state-file keeps everything in that file unless the configuration forces a back end.
@@ -272,9 +261,9 @@ struct LoginCommand: ParsableCommand {
         var signIn = SignInFlow(
             issuer: issuer, client: client, scopes: scope.split(separator: " ").map(String.init),
             additionalParameters: extraParameters,
-            timeout: timeout.map { .seconds($0) }, file: stateFile == nil ? nil : file, candidates: AgentSelection.candidates(catalog: catalog),
+            timeout: timeout.map { .seconds($0) }, file: stateFile == nil ? nil : file, candidates: [],
             configuration: configuration, forcedStep: flow.flatMap(SignInStep.init(rawValue:)),
-            agentOptions: agent == nil ? options : [:], receiver: .plugin(in: catalog), receiverOptions: receiverOptions,
+            agentOptions: agent == nil ? options : [:], receiver: .plugin(in: PluginCatalog()), receiverOptions: receiverOptions,
             redirectURI: redirectURI, logger: logger)
         if let text = signIn.effectiveRedirectURI, let uri = try? LoopbackRedirectURI(parsing: text), uri.host == .localhost {
             Output.errorLine("eua login: warning: the redirect URI \(uri) uses 'localhost', which RFC 8252 §8.3 discourages "
@@ -284,6 +273,25 @@ struct LoginCommand: ParsableCommand {
         signIn.parameters = try requestParameters()
         if noPar { signIn.usesPushedAuthorization = false }
         if dpop { signIn.usesDPoP = true }
+        // The server's metadata is read while the plugins load (the flow waits for it after its own checks).
+        do {
+            try signIn.startDiscovery()
+        } catch let error as ExternalUserAgentError {
+            throw CommandFailure("\(error.message) [\(error.code)]")
+        }
+        // A named agent needs only its own plugin and the receiver's, when nothing else could be chosen
+        // instead: the browser step with that agent, first in the preference order (no --flow).
+        // A private-use scheme redirect URI is received by the scheme receiver (libEUAScheme.so) instead.
+        let receiverID = (redirectURI ?? configuration.redirectURI).map(PrivateUseScheme.isPrivateUse) == true ? "scheme" : "loopback"
+        let (catalog, _) = CommandCatalog.load(named: flow == nil ? agent : nil, others: [receiverID],
+                                               environment: environment) { few in
+            let plan = SignInChain.plan(candidates: AgentSelection.candidates(catalog: few), configuration: configuration,
+                                        service: nil)
+            return few.receiver(id: receiverID) != nil && plan.chosen?.agent?.descriptor.id == agent
+                && configuration.preference.first == agent
+        }
+        signIn.candidates = AgentSelection.candidates(catalog: catalog)
+        signIn.receiver = .plugin(in: catalog)
         let display = LoginProgress(timeout: signIn.effectiveTimeout)
         signIn.hooks = display.hooks
         let run = Blocking.runInterruptible { [signIn, stateFile, environment, file, storage] in

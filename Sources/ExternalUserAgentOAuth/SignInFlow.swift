@@ -1,6 +1,7 @@
 import ExternalUserAgent
 import ExternalUserAgentWire
 import Logging
+import Synchronization
 
 /// A whole sign-in from the issuer's name to an ``AuthState``: the one flow `eua login`, `eua demo` and
 /// apps call.
@@ -65,6 +66,8 @@ public struct SignInFlow: Sendable {
     public var hooks: Hooks
     private let http: OAuthHTTP
     private let logger: Logger
+    /// The issuer's metadata being read ahead (``startDiscovery()``).
+    private var discoveryAhead: DiscoveryAhead?
 
     /// A sign-in of `client` at `issuer`, choosing from `candidates` by the rules of `configuration`, with the redirect
     /// coming back to `receiver`: scope `openid` unless given; the timeout, redirect URI and receiver options
@@ -95,6 +98,24 @@ public struct SignInFlow: Sendable {
         self.logger = logger
     }
 
+    /// Starts reading ``issuer``'s metadata now, so that it runs while the app does other work (loading its
+    /// plugins, say) and the next ``run()`` waits for it instead of starting it; the sign-in's
+    /// ``effectiveTimeout`` then counts from here. Set ``issuer``, ``timeout`` and ``configuration`` first:
+    /// ``run()`` reads the metadata anew if ``issuer`` changed since, and a later ``run()`` always does. A
+    /// failed read is thrown by ``run()`` after its own checks (a named agent that cannot be used is still
+    /// refused first). Throws, and starts nothing, when a check of ``run()`` that needs no plugin and no server
+    /// fails: the client's ID token algorithm, the request parameters, the receiver options.
+    public mutating func startDiscovery() throws {
+        discoveryAhead?.cancel()
+        _ = try checkedLocally()
+        let deadline = ContinuousClock.now + effectiveTimeout
+        var http = self.http
+        http.deadline = deadline
+        let (discovery, issuer) = (Discovery(http: http, logger: logger), issuer)
+        discoveryAhead = DiscoveryAhead(issuer: issuer, deadline: deadline,
+                                        task: Task { try await discovery.configuration(issuer: issuer) })
+    }
+
     /// ``timeout``, else the configuration's `timeouts.authorization`, else 300 s.
     public var effectiveTimeout: Duration { timeout ?? configuration.authorizationTimeout ?? .seconds(300) }
 
@@ -122,6 +143,15 @@ public struct SignInFlow: Sendable {
         options.merge(receiverOptions) { $1 }
         if let redirectURI { options["redirect-uri"] = redirectURI }
         return options
+    }
+
+    /// What ``run()`` checks before any request that needs neither a plugin nor the server: the client's ID token
+    /// algorithm, the request parameters (with the configuration's `[login]` table) and the receiver options.
+    func checkedLocally() throws -> (parameters: AuthorizationParameters, receiverOptions: [String: String]) {
+        try client.idTokenAlgorithm?.check(for: client)
+        let parameters = try LoginParameterSettings.merged(self.parameters, configuration)
+        try parameters.validate()
+        return (parameters, try checkedReceiverOptions())
     }
 
     /// ``effectiveReceiverOptions``, refused (`invalidOptions`) when they contradict each other: a redirect
@@ -167,25 +197,28 @@ public struct SignInFlow: Sendable {
     /// A client that cannot use its registered ID token algorithm (`HS256` without a secret) is refused
     /// first (`invalidOptions`, ``IDTokenAlgorithm/check(for:)``).
     /// A named agent that cannot be used is refused before any network traffic (its selection report
-    /// as `noAgentAvailable`); a plan with no possible step throws ``SignInPlan/error``. Then what
+    /// as `noAgentAvailable`; only the metadata read of ``startDiscovery()``, when called, may have gone out); a plan with no possible step throws ``SignInPlan/error``. Then what
     /// ``Discovery``, ``SignIn/run(agent:receiver:)`` and ``SignIn/runDevice(clock:show:onEvent:)`` throw.
     /// Cancelling the task cancels the sign-in (receiver closed, agent dismissed).
     public func run() async throws -> AuthState {
-        try client.idTokenAlgorithm?.check(for: client)
-        let parameters = try LoginParameterSettings.merged(self.parameters, configuration)
-        try parameters.validate()
+        let ahead = discoveryAhead?.take(for: issuer)
+        // A read started ahead is not needed once the flow ends: it ended already, or the flow failed first.
+        defer { ahead?.task.cancel() }
+        let (parameters, receiverOptions) = try checkedLocally()
         let named = configuration.namedAgent != nil
         // A named agent does not depend on the server.
         if named, SignInChain.plan(candidates: candidates, configuration: configuration, service: nil).chosen == nil {
             throw AgentSelection.evaluate(candidates: candidates, configuration: configuration).error
         }
-        let receiverOptions = try checkedReceiverOptions()
         // One deadline for everything: discovery, the person, the token exchange, keys and UserInfo.
-        let timeout = effectiveTimeout
-        let deadline = ContinuousClock.now + timeout
+        let deadline = ahead?.deadline ?? ContinuousClock.now + effectiveTimeout
         var http = self.http
         http.deadline = deadline
-        let service = try await Discovery(http: http, logger: logger).configuration(issuer: issuer)
+        let service = if let ahead {
+            try await withTaskCancellationHandler { try await ahead.task.value } onCancel: { ahead.task.cancel() }
+        } else {
+            try await Discovery(http: http, logger: logger).configuration(issuer: issuer)
+        }
         hooks.discovered(service)
         let plan = SignInChain.plan(candidates: candidates, configuration: configuration, service: service,
                                     forced: forcedStep)
@@ -272,6 +305,42 @@ extension SignInFlow {
                 }
                 return entry.makeReceiver(options: options)
             }
+        }
+    }
+}
+
+/// The metadata read that ``SignInFlow/startDiscovery()`` started, for which issuer and under which deadline.
+/// The first ``SignInFlow/run()`` takes it; a later run (or one for another issuer) reads the metadata anew.
+private final class DiscoveryAhead: Sendable {
+    private let issuer: String
+    private let deadline: ContinuousClock.Instant
+    private let task: Mutex<Task<ServiceConfiguration, any Error>?>
+
+    init(issuer: String, deadline: ContinuousClock.Instant, task: Task<ServiceConfiguration, any Error>) {
+        (self.issuer, self.deadline) = (issuer, deadline)
+        self.task = Mutex(task)
+    }
+
+    /// The read and its deadline when it was started for `issuer` and not taken yet; a read for another
+    /// issuer is cancelled.
+    func take(for issuer: String) -> (task: Task<ServiceConfiguration, any Error>, deadline: ContinuousClock.Instant)? {
+        let task = self.task.withLock { task in
+            defer { task = nil }
+            return task
+        }
+        guard let task else { return nil }
+        guard issuer == self.issuer else {
+            task.cancel()
+            return nil
+        }
+        return (task, deadline)
+    }
+
+    /// Cancels the read unless it was taken.
+    func cancel() {
+        task.withLock { task in
+            task?.cancel()
+            task = nil
         }
     }
 }

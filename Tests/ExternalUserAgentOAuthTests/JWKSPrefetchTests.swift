@@ -10,7 +10,10 @@ struct JWKSPrefetchTests {
     func fetchedAhead() async throws {
         let server = try await LocalAuthorizationServer.start()
         defer { Task { await server.stop() } }
-        let state = try await FlowHarness.signIn(server)
+        // The person takes half a second to sign in (the headless agent's delay-ms): the fetch ahead goes out in
+        // that time. Without it the scripted agent can reach the token request first on a loaded machine, since
+        // nothing orders the fetch ahead and the sign-in — it only overlaps them.
+        let state = try await FlowHarness.signIn(server, agentOptions: ["delay-ms": "500"])
         #expect(await state.idTokenClaims?.subject != nil, "the ID token was checked and kept")
         #expect(server.jwksFetchCount == 1)
         let targets = server.requestLog.map(\.requestLine)

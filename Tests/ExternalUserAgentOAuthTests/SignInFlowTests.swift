@@ -135,6 +135,72 @@ struct SignInFlowTests {
         #expect(server.requestLog.isEmpty, "not even discovery was asked")
     }
 
+    @Test("startDiscovery: the metadata is read before run() and once; run() waits for that read")
+    func discoveryStartedAhead() async throws {
+        let server = try await LocalAuthorizationServer.start()
+        defer { Task { await server.stop() } }
+        let catalog = try BuiltPlugins.catalog()
+        let heard = Heard()
+        var flow = SignInFlow(
+            issuer: server.issuer, client: ClientCredentials(clientID: server.options.clientID), timeout: .seconds(20),
+            candidates: [], configuration: try Self.configuration(CodeConfiguration(allowTestAgents: true,
+                agentOptions: ["headless": ["mode": "follow"]]), named: "headless"),
+            receiver: ReceiverSpy().receiver, hooks: heard.hooks)
+        try flow.startDiscovery()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !server.requestLog.contains(where: { $0.target.hasPrefix("/.well-known/") }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(server.requestLog.map(\.target) == ["/.well-known/openid-configuration"], "read before run(), alone")
+        // What an app does meanwhile: load its plugins.
+        flow.candidates = AgentSelection.candidates(catalog: catalog)
+        flow.receiver = .plugin(in: catalog)
+        let state = try await flow.run()
+        #expect(await state.idTokenClaims?.subject == "alice")
+        #expect(server.requestLog.filter { $0.target.hasPrefix("/.well-known/") }.count == 1, "run() did not read it again")
+        #expect(heard.events.withLock { $0 }.first == "discovered \(server.issuer)")
+    }
+
+    @Test("startDiscovery, then another issuer: run() reads the new issuer's metadata; a failed read ahead is thrown by run()")
+    func discoveryStartedAheadThenChanged() async throws {
+        let server = try await LocalAuthorizationServer.start()
+        defer { Task { await server.stop() } }
+        let catalog = try BuiltPlugins.catalog()
+        let configuration = try Self.configuration(CodeConfiguration(allowTestAgents: true,
+                                                                     agentOptions: ["headless": ["mode": "follow"]]),
+                                                   named: "headless")
+        // Nothing listens on port 9 here: the read ahead fails, and run() says so.
+        var unreachable = SignInFlow(issuer: "http://127.0.0.1:9", client: ClientCredentials(clientID: "c"),
+                                     timeout: .seconds(10), candidates: AgentSelection.candidates(catalog: catalog),
+                                     configuration: configuration, receiver: .plugin(in: catalog))
+        try unreachable.startDiscovery()
+        await #expect {
+            try await unreachable.run()
+        } throws: { error in
+            let error = error as? ExternalUserAgentError
+            return error?.code == .discoveryFailed && error?.message.contains("http://127.0.0.1:9/.well-known/") == true
+        }
+        // The same flow pointed at a server that answers: the read started for the old issuer is not used.
+        unreachable.issuer = server.issuer
+        unreachable.client = ClientCredentials(clientID: server.options.clientID)
+        let state = try await unreachable.run()
+        #expect(await state.idTokenClaims?.subject == "alice")
+        #expect(server.requestLog.filter { $0.target.hasPrefix("/.well-known/") }.count == 1)
+    }
+
+    @Test("startDiscovery refuses, and sends nothing, what run() refuses before any request: HS256 without a secret")
+    func discoveryNotStartedForALocalError() async throws {
+        let server = try await LocalAuthorizationServer.start()
+        defer { Task { await server.stop() } }
+        var client = ClientCredentials(clientID: server.options.clientID)
+        client.idTokenAlgorithm = try IDTokenAlgorithm("HS256")
+        var flow = SignInFlow(issuer: server.issuer, client: client, candidates: [],
+                              configuration: try Self.configuration(.init()), receiver: ReceiverSpy().receiver)
+        #expect(throws: ExternalUserAgentError.self) { try flow.startDiscovery() }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(server.requestLog.isEmpty, "nothing was asked of the server")
+    }
+
     @Test("no step is possible: each step and why, and nothing is saved")
     func noStep() async throws {
         let server = try await LocalAuthorizationServer.start()
