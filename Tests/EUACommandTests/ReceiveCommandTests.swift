@@ -7,30 +7,14 @@ import Testing
 struct ReceiveCommandTests {
     /// Starts `eua receive`, waits for its first line, lets `act` play the browser, then waits for the end.
     func receive(_ arguments: [String], act: (URL) throws -> Void) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = try TestPaths.product("eua")
-        process.arguments = ["receive"] + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(["EUA_PLUGIN_PATH": ""]) { $1 }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let reader = out.fileHandleForReading
-        var buffered = Data()
-        let deadline = Date().addingTimeInterval(15)
-        while !buffered.contains(UInt8(ascii: "\n")), Date() < deadline {
-            let chunk = reader.availableData
-            if chunk.isEmpty { break }
-            buffered += chunk
-        }
-        let first = String(decoding: buffered, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+        let process = try InteractiveProcess(try TestPaths.product("eua"), ["receive"] + arguments,
+                                             environment: ["EUA_PLUGIN_PATH": ""])
+        let shown = try process.waitForStdout(timeout: 15) { $0.contains("\n") }
+        let first = shown.split(separator: "\n").first.map(String.init) ?? ""
         let uri = try #require(URL(string: first), "first line is the redirect URI: \(first)")
         try act(uri)
-        let rest = reader.readDataToEndOfFile()
-        process.waitUntilExit()
-        let stdout = String(decoding: buffered + rest, as: UTF8.self)
-        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return (process.terminationStatus, stdout, stderr)
+        let result = try process.waitForExit(timeout: 45)
+        return (result.status, result.stdout, result.stderr)
     }
 
     func get(_ uri: URL, _ query: String) throws -> Int {

@@ -17,7 +17,7 @@ public final class DjangoProvider: @unchecked Sendable {
     public var issuer: String { baseURL + "/o" }
     /// The folder holding the database, the key and the request log.
     public let folder: URL
-    private let process: Process
+    private let child: ChildProcess
 
     /// The grant an application is registered for (django-oauth-toolkit allows one per application).
     public enum Grant: String, Sendable { case code, device }
@@ -45,15 +45,9 @@ public final class DjangoProvider: @unchecked Sendable {
         if !endSession { arguments.append("--no-end-session") }
         // Migrate before serving, so the server's first request does not race a migration.
         _ = try Self.run(["records"], folder: folder)
-        process = Process()
-        process.executableURL = try Self.python()
-        process.arguments = ["-W", "ignore", Self.script.path] + arguments + ["--dir", folder.path]
         let out = folder.appendingPathComponent("serve.out"), log = folder.appendingPathComponent("serve.log")
-        FileManager.default.createFile(atPath: out.path, contents: nil)
-        FileManager.default.createFile(atPath: log.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: log)
-        try process.run()
+        child = try ChildProcess(try Self.python(), ["-W", "ignore", Self.script.path] + arguments + ["--dir", folder.path],
+                                 stdin: .null, stdout: .file(out.path), stderr: .file(log.path))
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             let text = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
@@ -61,13 +55,13 @@ public final class DjangoProvider: @unchecked Sendable {
                 baseURL = String(line.dropFirst("listening ".count))
                 return
             }
-            if !process.isRunning {
+            if !child.isRunning {
                 let errors = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
                 throw TestSupportError("django-oauth-toolkit exited at start (is it installed? run scripts/bootstrap):\n\(errors)")
             }
             usleep(50_000)
         }
-        process.terminate()
+        child.terminate()
         throw TestSupportError("django-oauth-toolkit did not start within \(timeout) s; its log: \(log.path)")
     }
 
@@ -122,11 +116,7 @@ public final class DjangoProvider: @unchecked Sendable {
 
     /// Ends the provider and removes its folder.
     public func stop() {
-        if process.isRunning {
-            process.terminate()
-            for _ in 0..<50 where process.isRunning { usleep(20_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        }
+        child.terminate()
         try? FileManager.default.removeItem(at: folder)
     }
 

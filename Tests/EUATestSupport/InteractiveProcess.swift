@@ -3,87 +3,69 @@ import Foundation
 /// A program the test talks to while it runs: writes lines to its stdin, waits for text on its
 /// stdout/stderr, sends it signals. Every wait blocks: call them inside ``offThePool(_:)``.
 public final class InteractiveProcess: @unchecked Sendable {
-    private let process = Process()
-    private let input = Pipe()
-    private let lock = NSLock()
-    private var out = Data()
-    private var err = Data()
-    private let readers = DispatchGroup()
+    private let child: ChildProcess
 
     public init(_ executable: URL, _ arguments: [String], environment: [String: String],
                 replacingEnvironment: Bool = false) throws {
-        process.executableURL = executable
-        process.arguments = arguments
-        var env = replacingEnvironment ? [:] : ProcessInfo.processInfo.environment
-        env.merge(environment) { $1 }
-        process.environment = env
-        let outPipe = Pipe(), errPipe = Pipe()
-        process.standardOutput = outPipe
-        process.standardError = errPipe
-        process.standardInput = input
-        try process.run()
-        for (handle, isErr) in [(outPipe.fileHandleForReading, false), (errPipe.fileHandleForReading, true)] {
-            readers.enter()
-            DispatchQueue.global().async { [self] in
-                while true {
-                    let chunk = handle.availableData
-                    if chunk.isEmpty { break }
-                    lock.lock()
-                    if isErr { err.append(chunk) } else { out.append(chunk) }
-                    lock.unlock()
-                }
-                readers.leave()
-            }
-        }
+        child = try ChildProcess(executable, arguments, environment: environment,
+                                 replacingEnvironment: replacingEnvironment)
     }
 
-    public var stdout: String { lock.lock(); defer { lock.unlock() }; return String(decoding: out, as: UTF8.self) }
-    public var stderr: String { lock.lock(); defer { lock.unlock() }; return String(decoding: err, as: UTF8.self) }
-    public var pid: Int32 { process.processIdentifier }
+    public var stdout: String { String(decoding: child.stdout, as: UTF8.self) }
+    public var stderr: String { String(decoding: child.stderr, as: UTF8.self) }
+    public var pid: Int32 { child.pid }
 
     /// Waits until stderr satisfies `condition`; returns stderr then, or throws after `timeout`.
     @discardableResult
     public func waitForStderr(timeout: TimeInterval = 30, _ condition: (String) -> Bool) throws -> String {
+        try waitFor("stderr", \.stderr, timeout: timeout, condition)
+    }
+
+    /// Waits until stdout satisfies `condition`; returns stdout then, or throws after `timeout`.
+    @discardableResult
+    public func waitForStdout(timeout: TimeInterval = 30, _ condition: (String) -> Bool) throws -> String {
+        try waitFor("stdout", \.stdout, timeout: timeout, condition)
+    }
+
+    private func waitFor(_ name: String, _ stream: KeyPath<InteractiveProcess, String>, timeout: TimeInterval,
+                         _ condition: (String) -> Bool) throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            let text = stderr
+            let text = self[keyPath: stream]
             if condition(text) { return text }
-            if !process.isRunning {
-                readers.wait()
-                let final = stderr
+            if let termination = child.termination {
+                _ = child.waitForOutput(timeout: max(deadline.timeIntervalSinceNow, 5))
+                let final = self[keyPath: stream]
                 if condition(final) { return final }
-                throw TestSupportError("the program ended (status \(process.terminationStatus)) before the expected "
-                                       + "output; stderr:\n\(final)")
+                throw TestSupportError("the program ended (status \(termination.status)) before the expected "
+                                       + "output; \(name):\n\(final)")
             }
             usleep(20_000)
         }
-        throw TestSupportError("the expected output did not come within \(timeout) s; stderr:\n\(stderr)")
+        throw TestSupportError("the expected output did not come within \(timeout) s; \(name):\n\(self[keyPath: stream])")
     }
 
     /// Writes `line` and a newline to stdin.
     public func send(line: String) {
-        input.fileHandleForWriting.write(Data((line + "\n").utf8))
+        child.write(Data((line + "\n").utf8))
     }
 
-    public func closeInput() { try? input.fileHandleForWriting.close() }
+    public func closeInput() { child.closeInput() }
 
-    public func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+    public func signal(_ number: Int32) { child.signal(number) }
 
     /// Waits for the end; kills it and throws after `timeout`.
     public func waitForExit(timeout: TimeInterval = 60) throws -> ProcessResult {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { usleep(10_000) }
-        if process.isRunning {
-            process.terminate()
+        guard let termination = child.waitForExit(timeout: timeout) else {
+            child.terminate()
             throw TestSupportError("the program ran longer than \(timeout) s; stderr:\n\(stderr)")
         }
         closeInput()
-        readers.wait()
-        return ProcessResult(status: process.terminationStatus, stdout: stdout, stderr: stderr)
-    }
-
-    deinit {
-        if process.isRunning { process.terminate() }
+        guard child.waitForOutput(timeout: 10) else {
+            throw TestSupportError("the program ended, but its stdout or stderr stayed open 10 s longer (a program it "
+                                   + "started in the background holds them); stderr:\n\(stderr)")
+        }
+        return ProcessResult(status: termination.status, stdout: stdout, stderr: stderr)
     }
 }
 

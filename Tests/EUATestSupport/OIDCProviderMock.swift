@@ -8,7 +8,7 @@ import Glibc
 public final class OIDCProviderMock: @unchecked Sendable {
     public let port: Int
     public var issuer: String { "http://127.0.0.1:\(port)" }
-    private let process: Process
+    private let child: ChildProcess
 
     /// Starts the mock and waits (up to `timeout` seconds) until its discovery document answers,
     /// off the cooperative pool.
@@ -21,19 +21,15 @@ public final class OIDCProviderMock: @unchecked Sendable {
             throw TestSupportError("python3 is not on PATH; run scripts/bootstrap")
         }
         port = try Self.freePort()
-        process = Process()
-        process.executableURL = python
-        process.arguments = ["-W", "ignore", "-m", "oidc_provider_mock", "--host", "127.0.0.1", "--port", String(port)] + arguments
         // Its log goes to a file, not a pipe nobody reads (a full pipe would stop it).
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("oidc-provider-mock-\(port).log")
         FileManager.default.createFile(atPath: log.path, contents: nil)
-        let logHandle = try FileHandle(forWritingTo: log)
-        process.standardOutput = logHandle
-        process.standardError = logHandle
-        try process.run()
+        child = try ChildProcess(python, ["-W", "ignore", "-m", "oidc_provider_mock", "--host", "127.0.0.1",
+                                          "--port", String(port)] + arguments,
+                                 stdin: .null, stdout: .file(log.path), stderr: .file(log.path))
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if !process.isRunning {
+            if !child.isRunning {
                 let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
                 throw TestSupportError("oidc-provider-mock exited at start (is it installed? run scripts/bootstrap):\n\(text)")
             }
@@ -45,12 +41,7 @@ public final class OIDCProviderMock: @unchecked Sendable {
     }
 
     /// Ends the mock: SIGTERM, then SIGKILL if it lingers.
-    public func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        for _ in 0..<50 where process.isRunning { usleep(20_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    }
+    public func stop() { child.terminate() }
 
     deinit { stop() }
 

@@ -2,6 +2,7 @@ import Foundation
 
 /// The outcome of running a program to its end.
 public struct ProcessResult: Sendable {
+    /// The exit status, or minus the number of the signal that ended the program.
     public var status: Int32
     public var stdout: String
     public var stderr: String
@@ -10,42 +11,28 @@ public struct ProcessResult: Sendable {
 /// Runs programs for the tests: no shell, output captured, a time limit.
 public enum ProcessRunner {
     /// Runs `executable` with `arguments` and `environment` (merged over this process's unless `replacing`).
+    /// A status of minus a signal's number means that signal ended the program.
     public static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:],
                            replacingEnvironment: Bool = false, stdin: String? = nil,
                            timeout: TimeInterval = 60) throws -> ProcessResult {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        var env = replacingEnvironment ? [:] : ProcessInfo.processInfo.environment
-        env.merge(environment) { $1 }
-        process.environment = env
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try? input.fileHandleForWriting.close()
+        // stdout and stderr are read on the child's own thread while it runs, so a full pipe never blocks it.
+        let child = try ChildProcess(executable, arguments, environment: environment,
+                                     replacingEnvironment: replacingEnvironment)
+        let command = "\(executable.lastPathComponent) \(arguments.joined(separator: " "))"
         let deadline = Date().addingTimeInterval(timeout)
-        // Read while waiting so a full pipe never blocks the child.
-        let outData = LockedData(), errData = LockedData()
-        let group = DispatchGroup()
-        for (handle, sink) in [(out.fileHandleForReading, outData), (err.fileHandleForReading, errData)] {
-            group.enter()
-            DispatchQueue.global().async {
-                sink.set(handle.readDataToEndOfFile())
-                group.leave()
-            }
+        if let stdin { child.write(Data(stdin.utf8), timeout: timeout) }
+        child.closeInput()
+        guard let termination = child.waitForExit(timeout: deadline.timeIntervalSinceNow) else {
+            child.terminate()
+            throw TestSupportError("\(command) ran longer than \(timeout) s")
         }
-        while process.isRunning, Date() < deadline { usleep(10_000) }
-        if process.isRunning {
-            process.terminate()
-            throw TestSupportError("\(executable.lastPathComponent) \(arguments.joined(separator: " ")) ran longer than \(timeout) s")
+        guard child.waitForOutput(timeout: 10) else {
+            throw TestSupportError("\(command) ended, but its stdout or stderr stayed open 10 s longer: "
+                                   + "a program it started in the background still holds them")
         }
-        group.wait()
-        return ProcessResult(status: process.terminationStatus,
-                             stdout: String(decoding: outData.get(), as: UTF8.self),
-                             stderr: String(decoding: errData.get(), as: UTF8.self))
+        return ProcessResult(status: termination.status,
+                             stdout: String(decoding: child.stdout, as: UTF8.self),
+                             stderr: String(decoding: child.stderr, as: UTF8.self))
     }
 
     /// The first program named `name` on `PATH`.
@@ -57,11 +44,4 @@ public enum ProcessRunner {
         }
         return nil
     }
-}
-
-private final class LockedData: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data = Data()
-    func set(_ value: Data) { lock.lock(); data = value; lock.unlock() }
-    func get() -> Data { lock.lock(); defer { lock.unlock() }; return data }
 }

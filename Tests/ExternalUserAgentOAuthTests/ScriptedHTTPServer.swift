@@ -19,7 +19,7 @@ final class ScriptedHTTPServer: @unchecked Sendable {
 
     let host: String
     let port: Int
-    private let process: Process
+    private let child: ChildProcess
     private let folder: TemporaryFolder
 
     /// The requests received, head and body as text, in order.
@@ -38,10 +38,10 @@ final class ScriptedHTTPServer: @unchecked Sendable {
         return "\(scheme)://\(name.contains(":") ? "[\(name)]" : name):\(port)\(pathAndQuery)"
     }
 
-    private init(host: String, port: Int, process: Process, folder: TemporaryFolder) {
+    private init(host: String, port: Int, child: ChildProcess, folder: TemporaryFolder) {
         self.host = host
         self.port = port
-        self.process = process
+        self.child = child
         self.folder = folder
     }
 
@@ -56,30 +56,24 @@ final class ScriptedHTTPServer: @unchecked Sendable {
         }
         try Data(bytes.utf8).write(to: URL(fileURLWithPath: folder.path + "/answer"))
         let portFile = folder.path + "/port"
-        let process = Process()
-        process.executableURL = python
-        process.arguments = [TestPaths.fixture("scripted_http_server.py").path, host, portFile, folder.path + "/log",
-                             mode, folder.path + "/answer"] + (tls.map { [$0.certificateFile, $0.keyFile] } ?? [])
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let child = try ChildProcess(python, [TestPaths.fixture("scripted_http_server.py").path, host, portFile,
+                                              folder.path + "/log", mode, folder.path + "/answer"]
+                                         + (tls.map { [$0.certificateFile, $0.keyFile] } ?? []),
+                                     stdin: .null, stdout: .null, stderr: .inherit)
         let deadline = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < deadline {
             if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let port = Int(text) {
-                return ScriptedHTTPServer(host: host, port: port, process: process, folder: folder)
+                return ScriptedHTTPServer(host: host, port: port, child: child, folder: folder)
             }
-            guard process.isRunning else { throw TestSupportError("scripted_http_server.py exited at start") }
+            guard child.isRunning else { throw TestSupportError("scripted_http_server.py exited at start") }
             try await Task.sleep(for: .milliseconds(20))
         }
-        kill(process.processIdentifier, SIGKILL)
+        child.terminate(grace: 0)
         throw TestSupportError("scripted_http_server.py did not start within 20 s")
     }
 
-    /// Stops the server (SIGKILL: no waitUntilExit, which can hang in a test process).
-    func stop() async {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    }
+    /// Stops the server (SIGKILL: it needs no grace).
+    func stop() async { child.terminate(grace: 0) }
 
-    deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    }
+    deinit { child.terminate(grace: 0) }
 }

@@ -19,7 +19,7 @@ final class FollowPagesServer: @unchecked Sendable {
 
     let port: Int
     let scheme: String
-    private let process: Process
+    private let child: ChildProcess
     private let folder: TemporaryFolder
 
     var base: String { "\(scheme)://127.0.0.1:\(port)" }
@@ -28,12 +28,9 @@ final class FollowPagesServer: @unchecked Sendable {
         guard let python = ProcessRunner.which("python3") else { throw TestSupportError("python3 is not on PATH") }
         folder = try TemporaryFolder("eua-follow-pages")
         let portFile = folder.path + "/port"
-        process = Process()
-        process.executableURL = python
-        process.arguments = [TestPaths.fixture("follow_pages_server.py").path, portFile, folder.path + "/log"]
-            + (tls.map { [$0.serverCertificate, $0.serverKey] } ?? [])
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        child = try ChildProcess(python, [TestPaths.fixture("follow_pages_server.py").path, portFile, folder.path + "/log"]
+                                     + (tls.map { [$0.serverCertificate, $0.serverKey] } ?? []),
+                                 stdin: .null, stdout: .null, stderr: .inherit)
         scheme = tls == nil ? "http" : "https"
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
@@ -41,10 +38,10 @@ final class FollowPagesServer: @unchecked Sendable {
                 self.port = port
                 return
             }
-            guard process.isRunning else { throw TestSupportError("follow_pages_server.py exited at start") }
+            guard child.isRunning else { throw TestSupportError("follow_pages_server.py exited at start") }
             usleep(50_000)
         }
-        process.terminate()
+        child.terminate()
         throw TestSupportError("follow_pages_server.py did not start within 20 s")
     }
 
@@ -61,11 +58,6 @@ final class FollowPagesServer: @unchecked Sendable {
 
     static let redirectURI = "http://127.0.0.1:9/cb"
 
-    /// SIGTERM, then SIGKILL if it lingers (no waitUntilExit: it can hang in a test process).
-    deinit {
-        guard process.isRunning else { return }
-        process.terminate()
-        for _ in 0..<50 where process.isRunning { usleep(20_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    }
+    /// SIGTERM, then SIGKILL if it lingers.
+    deinit { child.terminate() }
 }
