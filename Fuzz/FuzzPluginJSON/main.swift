@@ -8,7 +8,7 @@ import Foundation
 
 /// libFuzzer target: the JSON a plugin hands the host — its `describe()` text and its events — through
 /// the very checks the loader and a running instance apply (``PluginInput``). Any input must give a value
-/// or a refusal, never a trap; an event that reads must survive write → read unchanged; and whatever the
+/// or a refusal, never a trap; an event that reads must survive write → read unchanged (and any value, compact or indented); and whatever the
 /// ABI's own JSON reader accepts, `JSONDecoder` must accept too and read as the same value (the reader may
 /// refuse more: duplicate member names, deeper nesting, numbers beyond a `Double`).
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -20,6 +20,9 @@ public func fuzzPluginJSON(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     if let value = try? JSONValue(parsing: text) {
         guard (try? JSONValue(parsing: value.jsonText)) == value else {
             fatalError("a JSON value does not survive write → read")
+        }
+        guard (try? JSONValue(parsing: value.indentedJSONText)) == value else {
+            fatalError("a JSON value does not survive indented write → read")
         }
         // JSONDecoder refuses a zero with an unsigned exponent (`0e3`), which RFC 8259 allows and the reader reads
         // (Fuzz/regressions/FuzzPluginJSON/zero-with-exponent.json): such texts are not compared.

@@ -311,7 +311,7 @@ struct LoginCommand: ParsableCommand {
         let outcome = try run.result.get()
         guard let tokens = outcome.0 else { throw CommandFailure("the sign-in ended without tokens") }
         if json {
-            Output.json(try TokenOutput(tokens: tokens, claims: outcome.1, identity: outcome.2, client: outcome.3,
+            Output.json(TokenOutput(tokens: tokens, claims: outcome.1, identity: outcome.2, client: outcome.3,
                                         issuer: issuer, stateFile: outcome.4.path,
                                         refusedCallbacks: display.refusedCallbacks).jsonText())
         } else {
@@ -361,8 +361,8 @@ extension LoginCommand {
     }
 }
 
-/// What `--json` prints: the token response, plus who signed in and where the state is.
-struct TokenOutput: Encodable {
+/// What `--json` prints: the token response, plus who signed in and where the state is (one line, keys sorted).
+struct TokenOutput {
     var access_token: String
     var token_type: String
     var expires_in: Int?
@@ -404,9 +404,21 @@ struct TokenOutput: Encodable {
         self.claims = claims?.displayableClaims
     }
 
-    func jsonText() throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(self), as: UTF8.self)
+    /// The output as one line of JSON; a member without a value is left out.
+    func jsonText() -> String {
+        var members: [String: JSONValue] = [
+            "access_token": .string(access_token), "token_type": .string(token_type), "issuer": .string(issuer),
+            "client_auth": .string(client_auth), "state_file": .string(state_file),
+        ]
+        let optional: [(String, JSONValue?)] = [
+            ("expires_in", expires_in.map { .number(Double($0)) }), ("refresh_token", refresh_token.map(JSONValue.string)),
+            ("id_token", id_token.map(JSONValue.string)), ("scope", scope.map(JSONValue.string)),
+            ("subject", subject.map(JSONValue.string)), ("name", name.map(JSONValue.string)),
+            ("preferred_username", preferred_username.map(JSONValue.string)), ("email", email.map(JSONValue.string)),
+            ("identity_source", identity_source.map(JSONValue.string)),
+            ("refused_callbacks", refused_callbacks.map { .number(Double($0)) }), ("claims", claims.map(JSONValue.object)),
+        ]
+        for (name, value) in optional { members[name] = value }
+        return JSONValue.object(members).jsonText
     }
 }

@@ -75,7 +75,7 @@ struct RefreshCommand: ParsableCommand {
         }
         let (tokens, claims, identity, client, issuer, file) = outcome
         if json {
-            Output.json(try TokenOutput(tokens: tokens, claims: claims, identity: identity, client: client, issuer: issuer,
+            Output.json(TokenOutput(tokens: tokens, claims: claims, identity: identity, client: client, issuer: issuer,
                                         stateFile: file.path).jsonText())
         } else {
             let who = SignedInAs.name(claims: claims, identity: identity).map { " for \($0)" } ?? ""

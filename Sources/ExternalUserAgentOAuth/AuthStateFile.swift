@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import ExternalUserAgentABI
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -75,7 +76,7 @@ public struct AuthStateFile: Sendable, Hashable {
         return AuthStateFile(path: base + "/eua/" + name)
     }
 
-    struct Contents: Codable {
+    struct Contents: Decodable {
         var format = AuthStateFile.format
         var version = AuthStateFile.version
         /// Counts the saves of this file; absent (0) in files written before revisions.
@@ -130,25 +131,27 @@ public struct AuthStateFile: Sendable, Hashable {
             dpopKey = try container.decodeIfPresent(DPoPKey.self, forKey: .dpopKey)
         }
 
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(format, forKey: .format)
-            try container.encode(version, forKey: .version)
-            try container.encode(revision, forKey: .revision)
-            try container.encode(configuration, forKey: .configuration)
-            try container.encode(client, forKey: .client)
-            try container.encodeIfPresent(scope, forKey: .scope)
-            try container.encodeIfPresent(tokenResponse.map(SavedTokens.init), forKey: .tokenResponse)
-            try container.encodeIfPresent(idTokenClaims, forKey: .idTokenClaims)
-            try container.encodeIfPresent(identity, forKey: .identity)
-            try container.encodeIfPresent(authorizationError, forKey: .authorizationError)
-            try container.encodeIfPresent(dpopKey, forKey: .dpopKey)
+        /// The file's JSON object; throws what ``IDTokenClaims`` throws for a time it cannot write.
+        func jsonValue() throws -> JSONValue {
+            var members = JSONMembers<CodingKeys>()
+            members.set(.format, format)
+            members.set(.version, version)
+            members.set(.revision, revision)
+            members.set(.configuration, configuration.jsonValue)
+            members.set(.client, client.jsonValue)
+            members.set(.scope, scope)
+            members.set(.tokenResponse, tokenResponse.map(SavedTokens.jsonValue))
+            members.set(.idTokenClaims, try idTokenClaims?.jsonValue())
+            members.set(.identity, identity?.jsonValue)
+            members.set(.authorizationError, authorizationError?.jsonValue)
+            members.set(.dpopKey, dpopKey?.jsonValue)
+            return members.object
         }
     }
 
     /// A token response as saved: the server's fields, and `received_at`, this client's own time,
     /// which only the file may set (the server's JSON never does).
-    private struct SavedTokens: Codable {
+    private struct SavedTokens: Decodable {
         var tokens: TokenResponse
 
         enum CodingKeys: String, CodingKey { case receivedAt = "received_at" }
@@ -160,22 +163,42 @@ public struct AuthStateFile: Sendable, Hashable {
             tokens.receivedAt = try JSONFields<CodingKeys>(decoder).requiredNumericDate(.receivedAt)
         }
 
-        func encode(to encoder: any Encoder) throws {
-            try tokens.encode(to: encoder)
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(tokens.receivedAt.timeIntervalSince1970, forKey: .receivedAt)
+        /// The server's fields, and `received_at` in seconds since 1970.
+        static func jsonValue(_ tokens: TokenResponse) -> JSONValue {
+            guard case .object(var members) = tokens.jsonValue else { return tokens.jsonValue }
+            members[CodingKeys.receivedAt.stringValue] = .number(tokens.receivedAt.timeIntervalSince1970)
+            return .object(members)
         }
     }
 
-    private struct Marker: Decodable {
+    /// What a state file says of itself, read without `Codable` (it is read before every save); `nil` when
+    /// the text is not a JSON object or one of these members has the wrong type.
+    private struct Marker {
         var format: String?
         var version: Int?
         var revision: Int?
         var storage: String?
+
+        init?(_ data: Data) {
+            guard case .object(let members)? = JSONValue.read(data, hugeNumbers: true) else { return nil }
+            func string(_ name: String) -> String?? {
+                guard let value = members[name], value != .null else { return .some(nil) }
+                return value.stringValue.map { .some($0) } ?? nil
+            }
+            func whole(_ name: String) -> Int?? {
+                guard let value = members[name], value != .null else { return .some(nil) }
+                guard case .number(let number) = value, number == number.rounded(),
+                      abs(number) < 9_007_199_254_740_992 else { return nil }
+                return .some(Int(number))
+            }
+            guard let format = string("format"), let version = whole("version"), let revision = whole("revision"),
+                  let storage = string("storage") else { return nil }
+            (self.format, self.version, self.revision, self.storage) = (format, version, revision, storage)
+        }
     }
 
     /// What the file holds with the secret-service back end: where to find the state, no secret.
-    private struct Index: Codable {
+    private struct Index: Decodable {
         var format = AuthStateFile.format
         var version = AuthStateFile.version
         var revision: Int
@@ -185,6 +208,12 @@ public struct AuthStateFile: Sendable, Hashable {
         var subject: String
 
         var key: AccountKey { AccountKey(issuer: issuer, clientID: client_id, subject: subject.isEmpty ? nil : subject) }
+
+        var jsonValue: JSONValue {
+            .object(["format": .string(format), "version": .number(Double(version)), "revision": .number(Double(revision)),
+                     "storage": .string(storage), "issuer": .string(issuer), "client_id": .string(client_id),
+                     "subject": .string(subject)])
+        }
     }
 
     // MARK: - Lock
@@ -259,9 +288,7 @@ public struct AuthStateFile: Sendable, Hashable {
         }
         var contents = contents
         contents.revision = max(current ?? 0, base ?? 0) + 1
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        var data = try encoder.encode(contents)
+        var data = Data(try contents.jsonValue().indentedJSONText.utf8)
         let subject = contents.idTokenClaims?.subject ?? contents.identity?.subject
         let key = AccountKey(issuer: contents.configuration.issuer, clientID: contents.client.clientID, subject: subject)
         // A refresh (with `base`) stays where the state is; a new sign-in goes to ``backend``.
@@ -271,8 +298,8 @@ public struct AuthStateFile: Sendable, Hashable {
             let account = claims?.email ?? claims?.preferredUsername ?? contents.identity?.email ?? subject ?? "unknown account"
             try SecretService.store(String(decoding: data, as: UTF8.self), key: key,
                                     label: "eua: \(key.issuer) \(account) (\(key.clientID))", file: path)
-            data = try encoder.encode(Index(revision: contents.revision, issuer: key.issuer, client_id: key.clientID,
-                                            subject: subject ?? ""))
+            data = Data(Index(revision: contents.revision, issuer: key.issuer, client_id: key.clientID,
+                              subject: subject ?? "").jsonValue.indentedJSONText.utf8)
         } else if let index = try? savedIndex() {
             try SecretService.clear(key: index.key, file: path)
         }
@@ -320,7 +347,7 @@ public struct AuthStateFile: Sendable, Hashable {
     /// The Secret Service index the file holds now; `nil` when it holds the state itself (or nothing).
     private func savedIndex() throws -> Index? {
         guard let data = FileManager.default.contents(atPath: path),
-              let marker = try? JSONDecoder().decode(Marker.self, from: data),
+              let marker = Marker(data),
               marker.storage == StorageBackend.secretService.rawValue else { return nil }
         return try JSONDecoder().decode(Index.self, from: data)
     }
@@ -340,7 +367,7 @@ public struct AuthStateFile: Sendable, Hashable {
     /// The revision in the file now; `nil` when there is no file, or none that can be read.
     private func savedRevision() -> Int? {
         guard let data = FileManager.default.contents(atPath: path),
-              let marker = try? JSONDecoder().decode(Marker.self, from: data), marker.format == Self.format else {
+              let marker = Marker(data), marker.format == Self.format else {
             return nil
         }
         return marker.revision ?? 0
@@ -369,7 +396,7 @@ public struct AuthStateFile: Sendable, Hashable {
                 + "it holds tokens, so it was not used — run 'chmod 600 \(path)' if it is yours")
         }
         guard let data = FileManager.default.contents(atPath: path) else { throw invalid("it cannot be read") }
-        guard (try? JSONDecoder().decode(Marker.self, from: data))?.storage == StorageBackend.secretService.rawValue else {
+        guard Marker(data)?.storage == StorageBackend.secretService.rawValue else {
             return try decode(data)
         }
         let index: Index
@@ -393,7 +420,7 @@ public struct AuthStateFile: Sendable, Hashable {
     /// a field of the wrong type or out of range (never a token).
     func decode(_ data: Data) throws -> Contents {
         let decoder = JSONDecoder()
-        guard let marker = try? decoder.decode(Marker.self, from: data) else {
+        guard let marker = Marker(data) else {
             throw invalid("it is not JSON; it may be corrupt — delete it and sign in again")
         }
         guard marker.format == Self.format else {

@@ -1,3 +1,4 @@
+import ExternalUserAgentABI
 import ExternalUserAgent
 
 /// Who the client is to the authorization server, and how it proves it at the token endpoint.
@@ -105,10 +106,16 @@ public struct ClientCredentials: Sendable, Hashable, Codable {
 
     /// Writes the id, the method and whether the client is confidential; never the secret.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(clientID, forKey: .clientID)
-        try container.encode(authenticationMethod, forKey: .authenticationMethod)
-        try container.encodeIfPresent(idTokenAlgorithm, forKey: .idTokenAlgorithm)
-        try container.encode(isConfidential, forKey: .confidential)
+        try jsonValue.encode(to: encoder)
+    }
+
+    /// The client as a JSON object (``encode(to:)``): no secret.
+    var jsonValue: JSONValue {
+        var members = JSONMembers<CodingKeys>()
+        members.set(.clientID, clientID)
+        members.set(.authenticationMethod, authenticationMethod.rawValue)
+        members.set(.idTokenAlgorithm, idTokenAlgorithm?.name)
+        members.set(.confidential, isConfidential)
+        return members.object
     }
 }

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import ExternalUserAgentABI
 import Crypto
 import ExternalUserAgent
 
@@ -67,12 +68,18 @@ public struct DPoPKey: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// Writes the private JWK.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
+        try jsonValue.encode(to: encoder)
+    }
+
+    /// The private JWK as a JSON object.
+    var jsonValue: JSONValue {
+        var members = JSONMembers<CodingKeys>()
         let jwk = publicJWK
-        try container.encode("EC", forKey: .kty)
-        try container.encode("P-256", forKey: .crv)
-        try container.encode(jwk["x"]?.stringValue, forKey: .x)
-        try container.encode(jwk["y"]?.stringValue, forKey: .y)
-        try container.encode(Base64URL.encode(scalar), forKey: .d)
+        members.set(.kty, "EC")
+        members.set(.crv, "P-256")
+        members.set(.x, jwk["x"] ?? .null)
+        members.set(.y, jwk["y"] ?? .null)
+        members.set(.d, Base64URL.encode(scalar))
+        return members.object
     }
 }

@@ -1,3 +1,4 @@
+import ExternalUserAgentABI
 /// An OAuth 2.0 error, as an authorization or token endpoint sends it (RFC 6749 §4.1.2.1, §5.2).
 ///
 /// Carried as the `underlying` cause of an `ExternalUserAgentError`.
@@ -20,6 +21,20 @@ public struct OAuthErrorResponse: Error, Sendable, Hashable, Codable, CustomStri
         case error
         case errorDescription = "error_description"
         case errorURI = "error_uri"
+    }
+
+    /// Writes ``jsonValue``.
+    public func encode(to encoder: any Encoder) throws {
+        try jsonValue.encode(to: encoder)
+    }
+
+    /// The error as a JSON object, as the server sends it and the saved state holds it.
+    var jsonValue: JSONValue {
+        var members = JSONMembers<CodingKeys>()
+        members.set(.error, error)
+        members.set(.errorDescription, errorDescription)
+        members.set(.errorURI, errorURI)
+        return members.object
     }
 
     public var description: String {

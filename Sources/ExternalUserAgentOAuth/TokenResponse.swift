@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import ExternalUserAgentABI
 
 /// A token endpoint's successful answer (RFC 6749 §5.1, OIDC Core §3.1.3.3).
 ///
@@ -72,12 +73,18 @@ public struct TokenResponse: Sendable, Hashable, Codable {
     }
 
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(accessToken, forKey: .accessToken)
-        try container.encode(tokenType, forKey: .tokenType)
-        try container.encodeIfPresent(expiresIn, forKey: .expiresIn)
-        try container.encodeIfPresent(refreshToken, forKey: .refreshToken)
-        try container.encodeIfPresent(idToken, forKey: .idToken)
-        try container.encodeIfPresent(scope, forKey: .scope)
+        try jsonValue.encode(to: encoder)
+    }
+
+    /// The server's fields as a JSON object (``encode(to:)``); ``receivedAt`` is not one of them.
+    var jsonValue: JSONValue {
+        var members = JSONMembers<CodingKeys>()
+        members.set(.accessToken, accessToken)
+        members.set(.tokenType, tokenType)
+        members.set(.expiresIn, expiresIn)
+        members.set(.refreshToken, refreshToken)
+        members.set(.idToken, idToken)
+        members.set(.scope, scope)
+        return members.object
     }
 }

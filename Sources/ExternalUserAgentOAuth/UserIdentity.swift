@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import ExternalUserAgentABI
 import ExternalUserAgent
 
 /// Who signed in, as the provider's UserInfo endpoint says (OpenID Connect Core §5.3), kept with the state when a
@@ -40,6 +41,21 @@ public struct UserIdentity: Sendable, Hashable, Codable {
         name = fields.lenientString(.name)
         preferredUsername = fields.lenientString(.preferredUsername)
         email = fields.lenientString(.email)
+    }
+
+    /// Writes ``jsonValue``.
+    public func encode(to encoder: any Encoder) throws {
+        try jsonValue.encode(to: encoder)
+    }
+
+    /// Who signed in as a JSON object, as the saved state holds it.
+    var jsonValue: JSONValue {
+        var members = JSONMembers<CodingKeys>()
+        members.set(.subject, subject)
+        members.set(.name, name)
+        members.set(.preferredUsername, preferredUsername)
+        members.set(.email, email)
+        return members.object
     }
 
     /// Who `userInfo` names: its `sub`, and `name`, `preferred_username` and `email` when they are strings.
