@@ -32,11 +32,8 @@ struct SchemeNotificationTests {
         guard let session = ProcessRunner.which("dbus-run-session") else {
             throw TestSupportError("dbus-run-session is not installed (scripts/bootstrap installs dbus-daemon and dbus-bin)")
         }
-        // Foundation's Process passes the test thread's blocked signals on to the child, and dbus-run-session stops
-        // its bus with SIGTERM: clear the mask before it starts, or the bus outlives the run and holds its pipes.
-        let unblocked = "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execv(sys.argv[1], sys.argv[1:])"
-        let result = try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/python3"),
-                                           ["-c", unblocked, session.path, "--", "sh", "-c", script],
+        // dbus-run-session stops its bus with SIGTERM; ChildProcess starts it with no signal blocked.
+        let result = try ProcessRunner.run(session, ["--", "sh", "-c", script],
                                            environment: environment, replacingEnvironment: true, timeout: 60)
         return (result.status, try String(contentsOf: errors, encoding: .utf8),
                 try String(contentsOf: monitor, encoding: .utf8))

@@ -118,10 +118,7 @@ struct TerminalEscapeCommandTests {
             return
         }
         let server = try InteractiveProcess(python, ["-c", """
-            import http.server, os, signal, sys
-            # The test process starts us with SIGTERM blocked (Foundation's Process passes its thread's mask on),
-            # and stops us with it.
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM])
+            import http.server, os, sys
             os.chdir(sys.argv[1])
             server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
             print("port", server.server_address[1], file=sys.stderr, flush=True)

@@ -159,8 +159,7 @@ class Handler(BaseHTTPRequestHandler):
             self.send(404, "<p>Not found</p>")
 
 
-# A test process may start us with SIGTERM blocked; the test stops us with it.
-signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGTERM])
+# The test stops us with SIGTERM.
 signal.signal(signal.SIGTERM, signal.SIG_DFL)
 server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
 if CERT:
