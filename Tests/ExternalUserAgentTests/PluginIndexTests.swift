@@ -63,6 +63,20 @@ struct PluginIndexTests {
         #expect(both.receiver(id: "loopback") != nil)
     }
 
+    @Test("an entry for a file that is gone is dropped when the index is next written")
+    func goneFileDropped() throws {
+        let cache = try TemporaryFolder()
+        let index = cache.url.appendingPathComponent("plugin-index")
+        let products = TestPaths.productsFolder
+        let gone = cache.url.appendingPathComponent("removed-folder/libGone.so").path
+        try Data("eua-plugin-index 1\n1 2 3 4 5 gone-agent \(gone)\n".utf8).write(to: index)
+        let catalog = loader([products], index: index).load(offering: ["headless"])
+        #expect(catalog.agent(id: "headless") != nil)
+        let text = try String(contentsOf: index, encoding: .utf8)
+        #expect(text.contains(products.appendingPathComponent("libEUAHeadless.so").path), "what was learned is written")
+        #expect(!text.contains(gone), "the entry of the file that is gone is not")
+    }
+
     @Test("an index that points away from a plugin does not hide it: every plugin is opened")
     func wrongIndex() throws {
         let cache = try TemporaryFolder()

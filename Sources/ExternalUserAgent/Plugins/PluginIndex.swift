@@ -14,7 +14,8 @@ import Glibc
 /// opening the other plugins (``PluginLoader/load(offering:)``). An entry counts only while the file's
 /// device, inode, size, modification and change times are what they were; a wrong or missing entry
 /// costs only time, because whatever is not found among the files the index points at is looked for
-/// in all of them. Written atomically (temporary file + rename); a failure to write is only logged.
+/// in all of them. Written atomically (temporary file + rename), whenever a load learned something, without
+/// the entries of files that are gone; a failure to write is only logged.
 public struct PluginIndexFile: Sendable, Hashable {
     /// Where the index is kept.
     public var path: String
@@ -108,11 +109,12 @@ struct PluginIndex {
         }
     }
 
-    /// Writes the index if it changed; returns why not when that failed.
+    /// Writes the index if it changed, without the entries of files that are gone (a plugin folder removed,
+    /// an old install), so it does not grow with every folder ever searched; returns why not when that failed.
     func save() -> String? {
         guard dirty else { return nil }
         var text = Self.header + "\n"
-        for (path, entry) in files.sorted(by: { $0.key < $1.key }) {
+        for (path, entry) in files.sorted(by: { $0.key < $1.key }) where access(path, F_OK) == 0 {
             let stamp = entry.stamp
             let ids = entry.ids.isEmpty ? "-" : entry.ids.joined(separator: ",")
             text += "\(stamp.device) \(stamp.inode) \(stamp.size) \(stamp.modified) \(stamp.changed) \(ids) \(path)\n"
