@@ -23,7 +23,7 @@ public struct OAuthErrorResponse: Error, Sendable, Hashable, Codable, CustomStri
         case errorURI = "error_uri"
     }
 
-    /// Writes ``jsonValue``.
+    /// Writes the JSON object the saved state holds.
     public func encode(to encoder: any Encoder) throws {
         try jsonValue.encode(to: encoder)
     }

@@ -93,7 +93,7 @@ public struct ServiceConfiguration: Sendable, Hashable, Codable {
         try self.init(fields: JSONFields(decoder))
     }
 
-    /// Writes ``jsonValue``: every member that has a value, URLs as strings.
+    /// Writes every member that has a value, URLs as strings (the object the saved state holds).
     public func encode(to encoder: any Encoder) throws {
         try jsonValue.encode(to: encoder)
     }

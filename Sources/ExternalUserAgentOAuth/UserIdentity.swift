@@ -43,7 +43,7 @@ public struct UserIdentity: Sendable, Hashable, Codable {
         email = fields.lenientString(.email)
     }
 
-    /// Writes ``jsonValue``.
+    /// Writes the JSON object the saved state holds.
     public func encode(to encoder: any Encoder) throws {
         try jsonValue.encode(to: encoder)
     }
