@@ -258,6 +258,8 @@ struct LoginCommand: ParsableCommand {
         let extraParameters = try claims.map { [try ClaimsRequest(json: $0).parameter] } ?? []
         if let port { receiverOptions["port"] = String(port) }
         if let portRange { (receiverOptions["port"], receiverOptions["port-range"]) = (nil, portRange) }
+        // The flow is made before the plugins are loaded (its candidates and receiver are set from them below), so
+        // that the server's metadata is read while they load.
         var signIn = SignInFlow(
             issuer: issuer, client: client, scopes: scope.split(separator: " ").map(String.init),
             additionalParameters: extraParameters,
@@ -273,7 +275,7 @@ struct LoginCommand: ParsableCommand {
         signIn.parameters = try requestParameters()
         if noPar { signIn.usesPushedAuthorization = false }
         if dpop { signIn.usesDPoP = true }
-        // The server's metadata is read while the plugins load (the flow waits for it after its own checks).
+        // The flow waits for this read after its own checks.
         do {
             try signIn.startDiscovery()
         } catch let error as ExternalUserAgentError {
@@ -312,8 +314,8 @@ struct LoginCommand: ParsableCommand {
         guard let tokens = outcome.0 else { throw CommandFailure("the sign-in ended without tokens") }
         if json {
             Output.json(TokenOutput(tokens: tokens, claims: outcome.1, identity: outcome.2, client: outcome.3,
-                                        issuer: issuer, stateFile: outcome.4.path,
-                                        refusedCallbacks: display.refusedCallbacks).jsonText())
+                                    issuer: issuer, stateFile: outcome.4.path,
+                                    refusedCallbacks: display.refusedCallbacks).jsonText())
         } else {
             Output.line(SignedInAs.sentence(claims: outcome.1, identity: outcome.2, issuer: issuer))
             Output.line(storage.backend == .secretService

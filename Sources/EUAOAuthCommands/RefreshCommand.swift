@@ -76,7 +76,7 @@ struct RefreshCommand: ParsableCommand {
         let (tokens, claims, identity, client, issuer, file) = outcome
         if json {
             Output.json(TokenOutput(tokens: tokens, claims: claims, identity: identity, client: client, issuer: issuer,
-                                        stateFile: file.path).jsonText())
+                                    stateFile: file.path).jsonText())
         } else {
             let who = SignedInAs.name(claims: claims, identity: identity).map { " for \($0)" } ?? ""
             let until = tokens.accessTokenExpirationDate.map { ", valid until \($0.formatted(.iso8601))" } ?? ""

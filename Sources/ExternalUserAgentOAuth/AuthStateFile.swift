@@ -179,21 +179,19 @@ public struct AuthStateFile: Sendable, Hashable {
         var revision: Int?
         var storage: String?
 
+        enum CodingKeys: String, CodingKey { case format, version, revision, storage }
+
         init?(_ data: Data) {
-            guard case .object(let members)? = JSONValue.read(data, hugeNumbers: true) else { return nil }
-            func string(_ name: String) -> String?? {
-                guard let value = members[name], value != .null else { return .some(nil) }
-                return value.stringValue.map { .some($0) } ?? nil
+            guard let fields = try? JSONFields<CodingKeys>(json: data) else { return nil }
+            do {
+                format = try fields.optionalString(.format)
+                // Any whole number: the version is compared, the revision checked where the contents are read.
+                version = try fields.optionalWholeNumber(.version, in: -(1 << 53)...(1 << 53))
+                revision = try fields.optionalWholeNumber(.revision, in: -(1 << 53)...(1 << 53))
+                storage = try fields.optionalString(.storage)
+            } catch {
+                return nil
             }
-            func whole(_ name: String) -> Int?? {
-                guard let value = members[name], value != .null else { return .some(nil) }
-                guard case .number(let number) = value, number == number.rounded(),
-                      abs(number) < 9_007_199_254_740_992 else { return nil }
-                return .some(Int(number))
-            }
-            guard let format = string("format"), let version = whole("version"), let revision = whole("revision"),
-                  let storage = string("storage") else { return nil }
-            (self.format, self.version, self.revision, self.storage) = (format, version, revision, storage)
         }
     }
 

@@ -200,6 +200,17 @@ struct JSONFields<Key: CodingKey> {
         return list
     }
 
+    /// A whole number in `range`, when present: a JSON number without a fraction.
+    func optionalWholeNumber(_ key: Key, in range: ClosedRange<Int>) throws -> Int? {
+        guard isPresent(key) else { return nil }
+        guard let number = numberValue(key) else { throw wrongType(key, expected: "a number") }
+        guard number == number.rounded(), number >= Double(range.lowerBound), number <= Double(range.upperBound) else {
+            throw InvalidFieldError(field: key.stringValue, problem: "is \(Self.describe(number)); it must be a whole number "
+                + "from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return Int(number)
+    }
+
     /// A whole number of seconds in `range`, when present: a JSON number (a fraction is rounded down)
     /// or a string of digits, as some servers send.
     func seconds(_ key: Key, in range: ClosedRange<Int>) throws -> Int? {

@@ -197,7 +197,8 @@ public struct SignInFlow: Sendable {
     /// A client that cannot use its registered ID token algorithm (`HS256` without a secret) is refused
     /// first (`invalidOptions`, ``IDTokenAlgorithm/check(for:)``).
     /// A named agent that cannot be used is refused before any network traffic (its selection report
-    /// as `noAgentAvailable`; only the metadata read of ``startDiscovery()``, when called, may have gone out); a plan with no possible step throws ``SignInPlan/error``. Then what
+    /// as `noAgentAvailable`; only the metadata read of ``startDiscovery()``, when called, may have gone out);
+    /// a plan with no possible step throws ``SignInPlan/error``. Then what
     /// ``Discovery``, ``SignIn/run(agent:receiver:)`` and ``SignIn/runDevice(clock:show:onEvent:)`` throw.
     /// Cancelling the task cancels the sign-in (receiver closed, agent dismissed).
     public func run() async throws -> AuthState {
