@@ -117,7 +117,7 @@ public struct IDTokenClaims: Sendable, Hashable, Codable {
         members.set(.preferredUsername, preferredUsername)
         members.set(.authenticationContextClass, authenticationContextClass)
         let typed = Set(CodingKeys.allCases.map(\.stringValue))
-        return .object(members.members.merging(allClaims.filter { !typed.contains($0.key) }) { typed, _ in typed })
+        return .object(members.members.merging(allClaims.filter { !typed.contains($0.key) }) { checked, _ in checked })
     }
 
     /// The claims for display (`eua login --json`): ``allClaims`` without the values that belong to one
