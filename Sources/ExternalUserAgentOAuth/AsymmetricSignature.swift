@@ -26,32 +26,33 @@ enum AsymmetricSignature {
         guard let (input, signature) = SymmetricSignature.signingInput(of: token) else {
             throw .mismatch("the signature is not base64url")
         }
+        let valid: Bool
         switch alg {
         case "RS256", "RS384", "RS512", "PS256", "PS384", "PS512":
             let publicKey = try rsaKey(key)
             let padding: _RSA.Signing.Padding = alg.hasPrefix("PS") ? .PSS : .insecurePKCS1v1_5
             let rsaSignature = _RSA.Signing.RSASignature(rawRepresentation: signature)
-            let valid = switch alg.suffix(3) {
+            valid = switch alg.suffix(3) {
             case "256": publicKey.isValidSignature(rsaSignature, for: SHA256.hash(data: input), padding: padding)
             case "384": publicKey.isValidSignature(rsaSignature, for: SHA384.hash(data: input), padding: padding)
             default: publicKey.isValidSignature(rsaSignature, for: SHA512.hash(data: input), padding: padding)
             }
-            guard valid else { throw .mismatch("the signature is not this key's over this token") }
         case "ES256":
             let publicKey = try ecKey(key, size: 32) { try P256.Signing.PublicKey(rawRepresentation: $0) }
-            let ecSignature = try ecSignature(signature, size: 32) { try P256.Signing.ECDSASignature(rawRepresentation: $0) }
-            guard publicKey.isValidSignature(ecSignature, for: input) else { throw .mismatch("the signature is not this key's over this token") }
+            valid = publicKey.isValidSignature(
+                try ecSignature(signature, size: 32) { try P256.Signing.ECDSASignature(rawRepresentation: $0) }, for: input)
         case "ES384":
             let publicKey = try ecKey(key, size: 48) { try P384.Signing.PublicKey(rawRepresentation: $0) }
-            let ecSignature = try ecSignature(signature, size: 48) { try P384.Signing.ECDSASignature(rawRepresentation: $0) }
-            guard publicKey.isValidSignature(ecSignature, for: input) else { throw .mismatch("the signature is not this key's over this token") }
+            valid = publicKey.isValidSignature(
+                try ecSignature(signature, size: 48) { try P384.Signing.ECDSASignature(rawRepresentation: $0) }, for: input)
         case "ES512":
             let publicKey = try ecKey(key, size: 66) { try P521.Signing.PublicKey(rawRepresentation: $0) }
-            let ecSignature = try ecSignature(signature, size: 66) { try P521.Signing.ECDSASignature(rawRepresentation: $0) }
-            guard publicKey.isValidSignature(ecSignature, for: input) else { throw .mismatch("the signature is not this key's over this token") }
+            valid = publicKey.isValidSignature(
+                try ecSignature(signature, size: 66) { try P521.Signing.ECDSASignature(rawRepresentation: $0) }, for: input)
         default:
             throw .unusableKey("\(alg) is not an algorithm this client verifies with a public key")
         }
+        guard valid else { throw .mismatch("the signature is not this key's over this token") }
     }
 
     /// The RSA public key of `n` and `e` (base64url, unsigned big-endian), at least 2048 bits.

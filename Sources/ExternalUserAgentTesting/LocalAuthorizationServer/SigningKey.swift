@@ -49,15 +49,20 @@ struct SigningKey: Sendable {
 
     /// `claims` as a compact JWS: `{"alg","kid","typ":"JWT"}`, the claims as JSON, and the signature.
     func sign(_ claims: some Encodable) async throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let header = ["alg": algorithm.rawValue, "kid": kid, "typ": "JWT"]
-        let input = Self.base64URL(try encoder.encode(header)) + "." + Self.base64URL(try encoder.encode(claims))
+        let input = try Self.signingInput(header: ["alg": algorithm.rawValue, "kid": kid, "typ": "JWT"], claims: claims)
         let signature: Data = switch privateKey {
         case .rsa(let key): try key.signature(for: SHA256.hash(data: Data(input.utf8)), padding: .insecurePKCS1v1_5).rawRepresentation
         case .p256(let key): try key.signature(for: Data(input.utf8)).rawRepresentation
         }
         return input + "." + Self.base64URL(signature)
+    }
+
+    /// A JWS's signing input, `base64url(header).base64url(claims)`, both as compact JSON with sorted keys — for
+    /// these keys' tokens and the keyless ones (``SymmetricJWT``).
+    static func signingInput(header: [String: String], claims: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return base64URL(try encoder.encode(header)) + "." + base64URL(try encoder.encode(claims))
     }
 
     static func base64URL(_ data: some DataProtocol) -> String {

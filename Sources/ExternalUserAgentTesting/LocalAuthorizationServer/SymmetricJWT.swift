@@ -11,11 +11,7 @@ enum SymmetricJWT {
     /// `payload` as a compact JWS: `header.payload.` for `none`, `header.payload.HMAC` for `HS256`.
     static func make(_ payload: some Encodable, algorithm: LocalAuthorizationServerOptions.KeylessAlgorithm,
                      secret: String?) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let header = ["alg": algorithm.rawValue, "typ": "JWT"]
-        let input = SigningKey.base64URL(try encoder.encode(header)) + "."
-            + SigningKey.base64URL(try encoder.encode(payload))
+        let input = try SigningKey.signingInput(header: ["alg": algorithm.rawValue, "typ": "JWT"], claims: payload)
         switch algorithm {
         case .none:
             return input + "."
