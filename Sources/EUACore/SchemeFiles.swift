@@ -1,65 +1,27 @@
+import ExternalUserAgent
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// The small file work of `eua scheme`: read, write atomically, remove, make folders, run a helper.
 enum SchemeFiles {
-    /// The file's text, or `nil` when it cannot be read.
+    /// The file's text, or `nil` when it cannot be read (or is over 1 MiB).
     static func read(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = Glibc.read(fd, &buffer, buffer.count)
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes += buffer[..<count]
-            if bytes.count > 1 << 20 { return nil }
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        (try? SmallFiles.read(path, limit: 1 << 20)).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Writes `text` to `path` through a temporary file and a rename (mode 0644).
     static func write(_ text: String, to path: String) throws(SchemeCommandError) {
-        let temporary = path + ".tmp-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw SchemeCommandError("could not write \(temporary): \(String(cString: strerror(errno)))") }
-        let bytes = Array(text.utf8)
-        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        let closed = close(fd)
-        guard written == bytes.count, closed == 0, rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw SchemeCommandError("could not write \(path): \(reason)")
-        }
+        if let problem = SmallFiles.replace(path, with: text, mode: 0o644) { throw SchemeCommandError(problem) }
     }
 
     /// Makes `path` and its missing parents (mode 0755).
     static func makeFolders(_ path: String) throws(SchemeCommandError) {
-        var partial = ""
-        for part in path.split(separator: "/") {
-            partial += "/" + part
-            if mkdir(partial, 0o755) != 0, errno != EEXIST {
-                throw SchemeCommandError("could not make the folder \(partial): \(String(cString: strerror(errno)))")
-            }
-        }
+        if let problem = SmallFiles.makeFolders(path, mode: 0o755) { throw SchemeCommandError(problem) }
     }
 
     /// The names in `folder`, or none when it cannot be read.
-    static func names(in folder: String) -> [String] {
-        guard let directory = opendir(folder) else { return [] }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            names.append(name)
-        }
-        return names.sorted()
-    }
+    static func names(in folder: String) -> [String] { SmallFiles.names(in: folder) }
 
     /// The full path of `program` found in `PATH`, if any.
     static func which(_ program: String, path: String?) -> String? {

@@ -36,6 +36,10 @@ public struct AuthStateFile: Sendable, Hashable {
     /// The format version written in every file; a file of another version is refused (`stateFileInvalid`).
     public static let version = 1
 
+    /// The largest state file read, 1 MiB: a saved state is a few KiB, and the limit keeps a mistaken path or a
+    /// hostile file from costing memory and time.
+    static let maximumSize = 1 << 20
+
     /// The state file's path.
     public let path: String
     /// How long to wait for another process that holds the lock (it may be refreshing) before giving up.
@@ -344,7 +348,7 @@ public struct AuthStateFile: Sendable, Hashable {
 
     /// The Secret Service index the file holds now; `nil` when it holds the state itself (or nothing).
     private func savedIndex() throws -> Index? {
-        guard let data = FileManager.default.contents(atPath: path),
+        guard let data = savedBytes(),
               let marker = Marker(data),
               marker.storage == StorageBackend.secretService.rawValue else { return nil }
         return try JSONDecoder().decode(Index.self, from: data)
@@ -364,21 +368,21 @@ public struct AuthStateFile: Sendable, Hashable {
 
     /// The revision in the file now; `nil` when there is no file, or none that can be read.
     private func savedRevision() -> Int? {
-        guard let data = FileManager.default.contents(atPath: path),
+        guard let data = savedBytes(),
               let marker = Marker(data), marker.format == Self.format else {
             return nil
         }
         return marker.revision ?? 0
     }
 
+    /// The file's bytes now, for its marker; `nil` when there is none or it cannot be read.
+    private func savedBytes() -> Data? {
+        (try? SmallFiles.read(path, limit: Self.maximumSize)).map { Data($0) }
+    }
+
     private func makeFolder() throws {
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        guard !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) else { return }
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw invalid("its folder could not be made: \(error)", underlying: error)
+        if let problem = SmallFiles.makeFolders(SmallFiles.folder(of: path), mode: 0o700) {
+            throw invalid("its folder could not be made: \(problem)")
         }
     }
 
@@ -393,7 +397,14 @@ public struct AuthStateFile: Sendable, Hashable {
             throw invalid("others may read or change it (mode \(String(info.st_mode & 0o777, radix: 8))); "
                 + "it holds tokens, so it was not used — run 'chmod 600 \(path)' if it is yours")
         }
-        guard let data = FileManager.default.contents(atPath: path) else { throw invalid("it cannot be read") }
+        let bytes: [UInt8]?
+        do throws(SmallFiles.Failure) {
+            bytes = try SmallFiles.read(path, limit: Self.maximumSize)
+        } catch {
+            throw invalid(error.reason + (error.isTooLarge ? "; a saved state is a few KiB — delete it and sign in again" : ""))
+        }
+        guard let bytes else { throw invalid("it is gone; sign in again with 'eua login'") }
+        let data = Data(bytes)
         guard Marker(data)?.storage == StorageBackend.secretService.rawValue else {
             return try decode(data)
         }

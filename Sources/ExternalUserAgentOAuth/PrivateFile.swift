@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import ExternalUserAgent
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -19,14 +20,8 @@ enum PrivateFile {
 
     /// Writes `data` to a temporary file beside `path` (0600), flushes it and renames it over `path`.
     static func write(_ data: Data, to path: String) throws(Failure) {
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
-                                                        attributes: [.posixPermissions: 0o700])
-            } catch {
-                throw Failure(reason: "its folder could not be made: \(error)")
-            }
+        if let problem = SmallFiles.makeFolders(SmallFiles.folder(of: path), mode: 0o700) {
+            throw Failure(reason: "its folder could not be made: \(problem)")
         }
         let temporary = path + ".tmp-\(getpid())-\(SecureRandom.string(length: 8))"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
@@ -53,6 +48,9 @@ enum PrivateFile {
         }
     }
 
+    /// The largest private file read, 1 MiB: they hold a key or a registration of a few KiB.
+    static let maximumSize = 1 << 20
+
     /// Reads `path`; `nil` when there is no file there.
     static func read(_ path: String) throws(Failure) -> Data? {
         var info = stat()
@@ -66,8 +64,11 @@ enum PrivateFile {
             throw Failure(reason: "others may read or change it (mode \(String(info.st_mode & 0o777, radix: 8))); it "
                 + "holds secrets, so it was not used — run 'chmod 600 \(path)' if it is yours")
         }
-        guard let data = FileManager.default.contents(atPath: path) else { throw Failure(reason: "it cannot be read") }
-        return data
+        do throws(SmallFiles.Failure) {
+            return try SmallFiles.read(path, limit: maximumSize).map { Data($0) }
+        } catch {
+            throw Failure(reason: error.reason)
+        }
     }
 
     private static func errnoText() -> String { String(cString: strerror(errno)) }

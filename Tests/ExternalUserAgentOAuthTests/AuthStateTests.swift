@@ -56,6 +56,8 @@ struct AuthStateTests {
             (try write("future.json", #"{"format":"eua-auth-state","version":99}"#), "format version 99"),
             (try write("partial.json", #"{"format":"eua-auth-state","version":1}"#), "incomplete or corrupt"),
             (try write("shared.json", #"{"format":"eua-auth-state","version":1}"#, mode: 0o644), "others may read"),
+            (try write("huge.json", #"{"format":"eua-auth-state","version":1,"x":""# + String(repeating: "a", count: 1 << 20) + #""}"#),
+             "over the 1048576 allowed; a saved state is a few KiB — delete it and sign in again"),
         ]
         for (file, says) in cases {
             #expect {

@@ -89,10 +89,7 @@ enum PluginFileSafety {
             + "refused: run '\(fix)'" + (what == "the plugin file" ? "" : " (or set its sticky bit, like /tmp's)")
     }
 
-    static func folder(of path: String) -> String {
-        guard let slash = path.lastIndex(of: "/") else { return "." }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
-    }
+    static func folder(of path: String) -> String { SmallFiles.folder(of: path) }
 
     static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }

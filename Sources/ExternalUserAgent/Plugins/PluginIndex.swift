@@ -70,14 +70,19 @@ struct PluginIndex {
 
     static let header = "eua-plugin-index 1"
 
+    /// The longest index read, 4 MiB: a line is about 150 bytes, one per plugin file ever found.
+    static let maximumSize = 4 << 20
+
     let file: PluginIndexFile
     private var files: [String: Entry] = [:]
     private var dirty = false
 
     init(reading file: PluginIndexFile) {
         self.file = file
-        guard let data = FileManager.default.contents(atPath: file.path) else { return }
-        let lines = String(decoding: data, as: UTF8.self).split(separator: "\n")
+        // An unreadable or oversized index is as good as none: every plugin file is then opened, and the index
+        // written anew.
+        guard let bytes = try? SmallFiles.read(file.path, limit: Self.maximumSize) else { return }
+        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
         guard lines.first == Self.header[...] else { return }
         for line in lines.dropFirst() {
             let fields = line.split(separator: " ", maxSplits: 6, omittingEmptySubsequences: false)
@@ -120,20 +125,7 @@ struct PluginIndex {
             text += "\(stamp.device) \(stamp.inode) \(stamp.size) \(stamp.modified) \(stamp.changed) \(ids) \(path)\n"
         }
         let folder = PluginLoader.folder(of: file.path)
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            return "could not create \(folder): \(error)"
-        }
-        let temporary = file.path + ".\(getpid()).tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8)) else {
-            return "could not write \(temporary)"
-        }
-        guard rename(temporary, file.path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            return "could not rename \(temporary) to \(file.path): \(reason)"
-        }
-        return nil
+        if let problem = SmallFiles.makeFolders(folder, mode: 0o755) { return problem }
+        return SmallFiles.replace(file.path, with: text, mode: 0o644)
     }
 }

@@ -311,8 +311,7 @@ public struct PluginLoader: Sendable {
 
     /// The `*.so` files directly in `folder`, sorted by name; none when it does not exist.
     static func pluginFiles(in folder: String) -> [String] {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
-        return names.filter { $0.hasSuffix(".so") }.sorted().map { folder.hasSuffix("/") ? folder + $0 : folder + "/" + $0 }
+        SmallFiles.names(in: folder).filter { $0.hasSuffix(".so") }.map { folder.hasSuffix("/") ? folder + $0 : folder + "/" + $0 }
     }
 
     static func folder(of path: String) -> String { PluginFileSafety.folder(of: path) }

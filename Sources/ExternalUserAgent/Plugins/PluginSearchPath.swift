@@ -52,20 +52,24 @@ public struct PluginSearchPath: Sendable, Hashable {
 
     /// `<prefix>/lib/eua/plugins` for an executable in `<prefix>/bin` or in `<prefix>/lib/eua`.
     public static func installedFolder(executableFolder: String) -> String {
-        let folder = URL(fileURLWithPath: executableFolder)
-        if folder.lastPathComponent == "eua", folder.deletingLastPathComponent().lastPathComponent == "lib" {
-            return folder.appendingPathComponent("plugins").path
+        let parent = SmallFiles.folder(of: executableFolder)
+        if SmallFiles.lastName(of: executableFolder) == "eua", SmallFiles.lastName(of: parent) == "lib" {
+            return joined(executableFolder, "plugins")
         }
-        return folder.deletingLastPathComponent().appendingPathComponent("lib/eua/plugins").path
+        return joined(parent, "lib/eua/plugins")
     }
 
-    /// The folder holding the running executable (from `/proc/self/exe`).
+    /// The folder holding the running executable (from `/proc/self/exe`, else from the first argument).
     public static func executableDirectory() -> String? {
-        guard let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else {
-            return CommandLine.arguments.first.map {
-                URL(fileURLWithPath: $0).deletingLastPathComponent().path
-            }
+        if let path = SmallFiles.linkTarget("/proc/self/exe"), path.hasPrefix("/") {
+            return SmallFiles.folder(of: path)
         }
-        return URL(fileURLWithPath: path).deletingLastPathComponent().path
+        guard let first = CommandLine.arguments.first, !first.isEmpty else { return nil }
+        if first.hasPrefix("/") { return SmallFiles.folder(of: first) }
+        return SmallFiles.currentFolder().map { SmallFiles.folder(of: joined($0, first)) }
+    }
+
+    private static func joined(_ folder: String, _ name: String) -> String {
+        folder.hasSuffix("/") ? folder + name : folder + "/" + name
     }
 }
