@@ -296,7 +296,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EUACommandTests",
-            dependencies: ["EUATestSupport"]
+            dependencies: ["EUATestSupport", "EUACommandSupport"]
         ),
         .testTarget(
             name: "ExternalUserAgentOAuthTests",

@@ -19,7 +19,7 @@ struct CapabilitiesCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let environment = ProcessInfo.processInfo.environment
+        let environment = ProcessEnvironment.current()
         CommandLogging.bootstrap(environment: environment)
         let catalog = CommandCatalog.loader(environment: environment).load()
         let report = CapabilityReport(catalog: catalog, facts: .gather(environment: environment))

@@ -43,7 +43,7 @@ struct OpenCommand: ParsableCommand {
     static let maximumTimeout: Double = 86_400
 
     func run() throws {
-        let environment = ProcessInfo.processInfo.environment
+        let environment = ProcessEnvironment.current()
         CommandLogging.bootstrap(environment: environment)
         guard let target = URL(string: Self.uri(fromIRI: url)), target.scheme != nil else {
             throw ValidationError("'\(url)' is not an absolute URL")

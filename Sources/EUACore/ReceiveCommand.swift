@@ -70,7 +70,7 @@ struct ReceiveCommand: ParsableCommand {
     }
 
     func run() throws {
-        let environment = ProcessInfo.processInfo.environment
+        let environment = ProcessEnvironment.current()
         CommandLogging.bootstrap(environment: environment)
         let choice = try redirectURI.map(RedirectURIChoice.init)
         let receiverID = choice?.receiver ?? receiver

@@ -41,7 +41,7 @@ struct SchemeHandOffCommand: ParsableCommand {
             dropped("the \(scheme): URL is longer than \(PrivateUseScheme.maximumURLBytes) bytes; "
                 + "it was refused and dropped")
         }
-        let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"]
+        let runtime = ProcessEnvironment.current()["XDG_RUNTIME_DIR"]
         guard let folder = PrivateUseScheme.socketFolder(runtimeDirectory: runtime) else {
             dropped("XDG_RUNTIME_DIR is not set, so the waiting sign-in cannot be found; "
                 + "the \(scheme): redirect was dropped")
@@ -63,7 +63,7 @@ struct SchemeHandOffCommand: ParsableCommand {
     /// Says on stderr and in a desktop notification that the redirect was dropped, then exits 1.
     private func dropped(_ message: String) -> Never {
         _ = DesktopNotification.send(summary: "Sign-in redirect not delivered", body: message,
-                                     environment: ProcessInfo.processInfo.environment)
+                                     environment: ProcessEnvironment.current())
         SchemeCommand.fail("hand-off", message)
     }
 }

@@ -40,7 +40,7 @@ struct SchemeRegisterCommand: ParsableCommand {
     }
 
     func run() throws {
-        let environment = ProcessInfo.processInfo.environment
+        let environment = ProcessEnvironment.current()
         do {
             Output.line(try register(environment: environment))
         } catch {

@@ -25,7 +25,7 @@ struct SchemeStatusCommand: ParsableCommand {
     }
 
     func run() throws {
-        let environment = ProcessInfo.processInfo.environment
+        let environment = ProcessEnvironment.current()
         do {
             let facts = try SchemeStatus.collect(schemes: schemes.isEmpty ? nil : schemes, environment: environment)
             if json {

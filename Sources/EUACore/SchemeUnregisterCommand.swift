@@ -25,7 +25,7 @@ struct SchemeUnregisterCommand: ParsableCommand {
     }
 
     func run() throws {
-        let environment = ProcessInfo.processInfo.environment
+        let environment = ProcessEnvironment.current()
         do {
             let folder = try SchemeDesktopEntry.applicationsFolder(environment: environment)
             let desktopID = PrivateUseScheme.desktopID(scheme: scheme)

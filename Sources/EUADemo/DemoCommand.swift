@@ -85,7 +85,7 @@ struct DemoCommand: ParsableCommand {
     }
 
     func run() throws {
-        let environment = ProcessInfo.processInfo.environment
+        let environment = ProcessEnvironment.current()
         CommandLogging.bootstrap(environment: environment)
         let logger = Logger(label: "eua.demo")
         let report = DemoReport(streaming: !json)

@@ -27,7 +27,7 @@ struct AccountsCommand: ParsableCommand {
     var json = false
 
     func run() throws {
-        let environment = ProcessInfo.processInfo.environment
+        let environment = ProcessEnvironment.current()
         CommandLogging.bootstrap(environment: environment)
         let store = AuthAccounts.standard(environment: environment)
         let accounts = try Blocking.run { try await CommandFailure.reporting { try await store.accounts() } }

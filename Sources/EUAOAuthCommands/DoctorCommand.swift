@@ -46,7 +46,7 @@ struct DoctorCommand: ParsableCommand {
     }
 
     func run() throws {
-        let environment = ProcessInfo.processInfo.environment
+        let environment = ProcessEnvironment.current()
         CommandLogging.bootstrap(environment: environment)
         var code = CodeConfiguration()
         if let agent { code.name(agent) }

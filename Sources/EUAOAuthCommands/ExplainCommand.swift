@@ -54,7 +54,7 @@ struct ExplainCommand: ParsableCommand {
     }
 
     func run() throws {
-        let environment = ProcessInfo.processInfo.environment
+        let environment = ProcessEnvironment.current()
         CommandLogging.bootstrap(environment: environment)
         var code = CodeConfiguration()
         if let agent {

@@ -205,7 +205,7 @@ struct LoginCommand: ParsableCommand {
     }
 
     func run() throws {
-        let environment = ProcessInfo.processInfo.environment
+        let environment = ProcessEnvironment.current()
         CommandLogging.bootstrap(environment: environment)
         let logger = Logger(label: "eua.login")
         let issuer = try resolvedIssuer(logger: logger)

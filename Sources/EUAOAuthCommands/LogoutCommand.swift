@@ -103,7 +103,7 @@ struct LogoutCommand: ParsableCommand {
     }
 
     func run() throws {
-        let environment = ProcessInfo.processInfo.environment
+        let environment = ProcessEnvironment.current()
         CommandLogging.bootstrap(environment: environment)
         let logger = Logger(label: "eua.logout")
         let choice = savedState(environment: environment)

@@ -55,7 +55,7 @@ struct RefreshCommand: ParsableCommand {
     }
 
     func run() throws {
-        let environment = ProcessInfo.processInfo.environment
+        let environment = ProcessEnvironment.current()
         CommandLogging.bootstrap(environment: environment)
         let logger = Logger(label: "eua.refresh")
         let secret = try ClientSecretSource.secret(file: clientSecretFile, flag: clientSecret, environment: environment)

@@ -77,7 +77,7 @@ struct RegisterCommand: ParsableCommand {
     }
 
     func run() throws {
-        let environment = ProcessInfo.processInfo.environment
+        let environment = ProcessEnvironment.current()
         CommandLogging.bootstrap(environment: environment)
         let logger = Logger(label: "eua.register")
         let file = ClientRegistrationFile.beside(stateFile.map(AuthStateFile.init(path:))

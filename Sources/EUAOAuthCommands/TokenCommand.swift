@@ -57,7 +57,7 @@ struct TokenCommand: ParsableCommand {
     }
 
     func run() throws {
-        let environment = ProcessInfo.processInfo.environment
+        let environment = ProcessEnvironment.current()
         CommandLogging.bootstrap(environment: environment)
         let logger = Logger(label: "eua.token")
         let secret = try ClientSecretSource.secret(file: clientSecretFile, flag: nil, environment: environment)
