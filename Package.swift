@@ -57,6 +57,9 @@ let package = Package(
         .target(name: "ExternalUserAgentABI"),
         // The wire rules host and plugins share: redirect matching, form and query coding, HTML and terminal escaping.
         .target(name: "ExternalUserAgentWire"),
+        // Small files and the environment with plain system calls, for the host, the commands and the plugins alike:
+        // no FileManager, URL or ProcessInfo (whose first use costs start-up work inside FoundationEssentials).
+        .target(name: "ExternalUserAgentSystem"),
         // libcurl, opened with dlopen on first use (only its header, from Debian's libcurl4-openssl-dev, at build
         // time), and the blocking HTTP(S) client built on it: the headless agent's follow mode uses it.
         .target(name: "CCurl"),
@@ -72,6 +75,7 @@ let package = Package(
                 "CExternalUserAgentPlugin",
                 "ExternalUserAgentABI",
                 "ExternalUserAgentWire",
+                "ExternalUserAgentSystem",
                 "TOMLReader",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -86,6 +90,7 @@ let package = Package(
                 "ExternalUserAgent",
                 "ExternalUserAgentABI",
                 "ExternalUserAgentWire",
+                "ExternalUserAgentSystem",
                 "CSecret",
                 .product(name: "Crypto", package: "swift-crypto"),
                 // RSA signing of the client's own JWTs (request objects, private_key_jwt).
@@ -116,6 +121,7 @@ let package = Package(
             dependencies: [
                 "ExternalUserAgent",
                 "ExternalUserAgentWire",
+                "ExternalUserAgentSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -129,6 +135,7 @@ let package = Package(
             dependencies: [
                 "ExternalUserAgent",
                 "ExternalUserAgentWire",
+                "ExternalUserAgentSystem",
                 "EUACommandSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -140,6 +147,7 @@ let package = Package(
             dependencies: [
                 "ExternalUserAgent",
                 "ExternalUserAgentWire",
+                "ExternalUserAgentSystem",
                 "ExternalUserAgentOAuth",
                 "EUACommandSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -152,6 +160,7 @@ let package = Package(
             name: "EUADemo",
             dependencies: [
                 "ExternalUserAgent",
+                "ExternalUserAgentSystem",
                 "ExternalUserAgentOAuth",
                 "EUACommandSupport",
                 "ExternalUserAgentTesting",
@@ -191,19 +200,19 @@ let package = Package(
 
         .target(
             name: "EUASystemBrowser",
-            dependencies: ["ExternalUserAgentPluginKit", "CGIO"],
+            dependencies: ["ExternalUserAgentPluginKit", "ExternalUserAgentSystem", "CGIO"],
             path: "Plugins/EUASystemBrowser"
         ),
 
         .target(
             name: "EUAManual",
-            dependencies: ["ExternalUserAgentPluginKit"],
+            dependencies: ["ExternalUserAgentPluginKit", "ExternalUserAgentSystem"],
             path: "Plugins/EUAManual"
         ),
         // What the Firefox and Chromium plugins share: discovery, options, launching, owned instances.
         .target(
             name: "BrowserAgentSupport",
-            dependencies: ["ExternalUserAgentPluginKit", "CGIO"],
+            dependencies: ["ExternalUserAgentPluginKit", "ExternalUserAgentSystem", "CGIO"],
             path: "Plugins/BrowserAgentSupport"
         ),
         .target(
@@ -252,7 +261,8 @@ let package = Package(
         .testTarget(
             name: "ExternalUserAgentTests",
             dependencies: [
-                "ExternalUserAgent", "ExternalUserAgentABI", "ExternalUserAgentTesting", "EUATestSupport",
+                "ExternalUserAgent", "ExternalUserAgentABI", "ExternalUserAgentSystem", "ExternalUserAgentTesting",
+                "EUATestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]
@@ -296,7 +306,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EUACommandTests",
-            dependencies: ["EUATestSupport", "EUACommandSupport"]
+            dependencies: ["EUATestSupport", "ExternalUserAgentSystem"]
         ),
         .testTarget(
             name: "ExternalUserAgentOAuthTests",

@@ -1,4 +1,5 @@
 import ExternalUserAgentPluginKit
+import ExternalUserAgentSystem
 import FoundationEssentials
 import Synchronization
 #if canImport(Glibc)
@@ -29,7 +30,7 @@ public final class BrowserAgent: PluginComponent {
             events.failed("presentationFailed", "\(browser.family.id): the host's request is not valid JSON: \(error)")
             return
         }
-        let environment = ProcessInfo.processInfo.environment
+        let environment = ProcessEnvironment.current()
         let root = options.ownsInstance ? BrowserProcess.makeEphemeralRoot(environment: environment) : nil
         let isRoot = geteuid() == 0
         let plan = LaunchPlan.make(family: browser.family, executable: options.executable ?? browser.executable,

@@ -1,4 +1,5 @@
 import CGIO
+import ExternalUserAgentSystem
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
@@ -18,7 +19,8 @@ public struct InstalledBrowser: Sendable, Equatable {
 /// Finds the browsers of a family: on PATH, then in desktop entries (GIO's list of https handlers).
 public enum BrowserDiscovery {
     public static func find(_ families: [BrowserFamily],
-                            environment: [String: String] = ProcessInfo.processInfo.environment) -> [InstalledBrowser] {
+                            environment: [String: String]? = nil) -> [InstalledBrowser] {
+        let environment = environment ?? ProcessEnvironment.current()
         let path = (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":").map(String.init)
         let desktopEntries = httpsHandlers()
         let cache = VersionCache(environment: environment)
@@ -48,9 +50,8 @@ public enum BrowserDiscovery {
     /// firefox-esr otherwise: without `firefox.real` it is the same browser, listed once as firefox-esr.
     static func isAliasOfAnother(_ executable: String, family: BrowserFamily) -> Bool {
         guard family.id == "firefox", access(executable + ".real", X_OK) != 0,
-              let data = FileManager.default.contents(atPath: executable), data.count < 4096,
-              data.starts(with: Array("#!".utf8)) else { return false }
-        return String(decoding: data, as: UTF8.self).contains("exec firefox-esr")
+              let bytes = try? SmallFiles.read(executable, limit: 4095), bytes.starts(with: Array("#!".utf8)) else { return false }
+        return String(decoding: bytes, as: UTF8.self).contains("exec firefox-esr")
     }
 
     /// The version without starting the browser where possible: Firefox's application.ini next to the
@@ -59,7 +60,7 @@ public enum BrowserDiscovery {
         let real = realPath(executable) ?? executable
         let folder = String(real[..<(real.lastIndex(of: "/") ?? real.endIndex)])
         for ini in [folder + "/application.ini", family.applicationINI].compactMap({ $0 }) {
-            if let text = FileManager.default.contents(atPath: ini).map({ String(decoding: $0, as: UTF8.self) }),
+            if let text = (try? SmallFiles.read(ini, limit: 1 << 20)).map({ String(decoding: $0, as: UTF8.self) }),
                let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Version=") }) {
                 return String(line.dropFirst("Version=".count))
             }

@@ -1,10 +1,12 @@
 import ExternalUserAgentPluginKit
+import ExternalUserAgentSystem
 import FoundationEssentials
 
 /// What a browser plugin offers here: one agent per installed browser of its family.
 public enum BrowserPluginDescription {
     public static func components(for browsers: [InstalledBrowser],
-                                  environment: [String: String] = ProcessInfo.processInfo.environment) -> [PluginWire.Component] {
+                                  environment: [String: String]? = nil) -> [PluginWire.Component] {
+        let environment = environment ?? ProcessEnvironment.current()
         let hasDisplay = !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
         return browsers.map { browser in
             let label = "\(browser.family.id) \(browser.version ?? "(version unknown)")"

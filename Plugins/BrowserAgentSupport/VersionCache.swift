@@ -1,4 +1,5 @@
 import ExternalUserAgentPluginKit
+import ExternalUserAgentSystem
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
@@ -18,6 +19,9 @@ final class VersionCache: @unchecked Sendable {
         var version: String
     }
 
+    /// The longest cache read, 1 MiB (a line per browser binary): a larger file is ignored and written anew.
+    static let maximumSize = 1 << 20
+
     private let file: String?
     private var entries: [String: Entry]
     private var changed = false
@@ -26,7 +30,7 @@ final class VersionCache: @unchecked Sendable {
         let base = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? environment["HOME"].map { $0 + "/.cache" }
         file = base.map { $0 + "/eua/browser-versions.json" }
-        let text = file.flatMap { FileManager.default.contents(atPath: $0) }.map { String(decoding: $0, as: UTF8.self) }
+        let text = file.flatMap { try? SmallFiles.read($0, limit: Self.maximumSize) }.map { String(decoding: $0, as: UTF8.self) }
         var entries: [String: Entry] = [:]
         if let text, case .object(let members)? = try? JSONValue(parsing: text) {
             for (binary, value) in members {
@@ -52,14 +56,11 @@ final class VersionCache: @unchecked Sendable {
     /// Writes the cache (temp file + rename) if anything was added; failures only cost a later `--version`.
     func save() {
         guard changed, let file else { return }
-        let data = Data(JSONValue.object(entries.mapValues { entry in
+        let text = JSONValue.object(entries.mapValues { entry in
             .object(["stamp": .string(entry.stamp), "version": .string(entry.version)])
-        }).jsonText.utf8)
-        let folder = String(file[..<file.lastIndex(of: "/")!])
-        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let temporary = file + ".\(getpid()).tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: data) else { return }
-        if rename(temporary, file) != 0 { unlink(temporary) }
+        }).jsonText
+        guard SmallFiles.makeFolders(SmallFiles.folder(of: file), mode: 0o755) == nil else { return }
+        _ = SmallFiles.replace(file, with: text, mode: 0o644)
     }
 
     /// Size and modification time from stat(2). (Not FileManager's attributes: without full Foundation in

@@ -1,4 +1,5 @@
 import ExternalUserAgentPluginKit
+import ExternalUserAgentSystem
 import FoundationEssentials
 import Synchronization
 #if canImport(Glibc)
@@ -34,7 +35,7 @@ final class ManualAgent: PluginComponent {
         case .false: false
         case .auto: Self.standardInputIsOpen()
         }
-        let situation = Instructions.situation(environment: ProcessInfo.processInfo.environment, options: options,
+        let situation = Instructions.situation(environment: ProcessEnvironment.current(), options: options,
                                                redirectURI: redirectURI, paste: paste)
         Self.writeError(Instructions.text(url: parsed.url, situation: situation))
         events.presented()

@@ -1,5 +1,6 @@
 import CGIO
 import ExternalUserAgentPluginKit
+import ExternalUserAgentSystem
 import FoundationEssentials
 
 /// What this machine offers for opening an https link: GIO's default handler for
@@ -9,7 +10,7 @@ struct BrowserProbe {
     var reasons: [String]
     var details: [String: JSONValue]
 
-    static func run(environment: [String: String] = ProcessInfo.processInfo.environment) -> BrowserProbe {
+    static func run(environment: [String: String] = ProcessEnvironment.current()) -> BrowserProbe {
         var details: [String: JSONValue] = [:]
         let sandbox = Sandbox.current(environment: environment)
         let handler = defaultHandler()

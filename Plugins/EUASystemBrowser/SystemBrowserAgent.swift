@@ -1,4 +1,5 @@
 import ExternalUserAgentPluginKit
+import ExternalUserAgentSystem
 import FoundationEssentials
 
 /// Opens the authorization URL in the user's default browser. It hands the URL off and is done:
@@ -12,7 +13,7 @@ final class SystemBrowserAgent: PluginComponent {
             events.failed("presentationFailed", "system browser: the host's request is not valid JSON: \(error)")
             return
         }
-        let environment = ProcessInfo.processInfo.environment
+        let environment = ProcessEnvironment.current()
         let sandbox = Sandbox.current(environment: environment)
         var failures: [String] = []
         do throws(GIOError) {

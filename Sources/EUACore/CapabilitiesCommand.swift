@@ -1,6 +1,7 @@
 import ArgumentParser
 import EUACommandSupport
 import ExternalUserAgent
+import ExternalUserAgentSystem
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

@@ -1,4 +1,4 @@
-import ExternalUserAgent
+import ExternalUserAgentSystem
 #if canImport(Glibc)
 import Glibc
 #endif

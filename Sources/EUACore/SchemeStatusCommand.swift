@@ -1,5 +1,6 @@
 import ArgumentParser
 import EUACommandSupport
+import ExternalUserAgentSystem
 import ExternalUserAgentWire
 #if canImport(FoundationEssentials)
 import FoundationEssentials

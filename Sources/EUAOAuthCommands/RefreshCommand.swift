@@ -2,6 +2,7 @@ import ArgumentParser
 import EUACommandSupport
 import ExternalUserAgent
 import ExternalUserAgentOAuth
+import ExternalUserAgentSystem
 import Logging
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import ExternalUserAgentABI
+import ExternalUserAgentSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ExternalUserAgent
+import ExternalUserAgentSystem
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -1,4 +1,4 @@
-import EUACommandSupport
+import ExternalUserAgentSystem
 import Foundation
 import Testing
 

@@ -1,5 +1,6 @@
 import EUATestSupport
-@testable import ExternalUserAgent
+import ExternalUserAgent
+import ExternalUserAgentSystem
 import Foundation
 import Testing
 

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ExternalUserAgentSystem
 
 /// Whether a plugin file may be loaded: the rule `sudo` and OpenSSH apply to their files.
 ///

@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import ExternalUserAgentSystem
 
 /// What each plugin file offered when it was last loaded — the agent and receiver ids, nothing about
 /// availability — kept in `$XDG_CACHE_HOME/eua/plugin-index` (else `~/.cache/eua/…`).

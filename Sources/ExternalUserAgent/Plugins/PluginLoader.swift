@@ -9,6 +9,7 @@ import Glibc
 import CExternalUserAgentPlugin
 import Dispatch
 import ExternalUserAgentABI
+import ExternalUserAgentSystem
 import Logging
 import Synchronization
 

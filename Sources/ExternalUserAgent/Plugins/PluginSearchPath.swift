@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import ExternalUserAgentSystem
 
 /// Where plugins are looked for, in order; the first plugin with an id wins.
 ///

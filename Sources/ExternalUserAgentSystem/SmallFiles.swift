@@ -2,8 +2,8 @@
 import Glibc
 #endif
 
-/// The small file work of the host and the commands — read a file whole, list a folder, make folders, split a
-/// path — with plain system calls, so that no command pays for `FileManager` and `URL` on its start path.
+/// The small file work of the host, the commands and the plugins — read a file whole, list a folder, make folders,
+/// replace a file, split a path — with plain system calls, so that no start path pays for `FileManager` and `URL`.
 package enum SmallFiles {
     /// Why a file was not read: a reason that completes a sentence about the file.
     package struct Failure: Error, Equatable, CustomStringConvertible {
@@ -11,6 +11,11 @@ package enum SmallFiles {
         /// The file is longer than the limit it was read with.
         package var isTooLarge = false
         package var description: String { reason }
+
+        package init(reason: String, isTooLarge: Bool = false) {
+            self.reason = reason
+            self.isTooLarge = isTooLarge
+        }
     }
 
     /// The bytes of the regular file at `path` (symlinks followed), or `nil` when nothing is there; a file
