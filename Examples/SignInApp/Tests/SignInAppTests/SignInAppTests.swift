@@ -45,19 +45,27 @@ struct SignInAppTests {
 /// The app's configuration at work: an agent picked by a config file, and an administrator's managed file.
 @Suite("SignInApp: agents chosen by configuration")
 struct SignInAppConfigurationTests {
-    func sources(user: String? = nil, managed: String? = nil) throws -> ConfigurationSources {
+    /// The configuration of a user file and a managed file with these texts, written to a folder of the test's own,
+    /// which is removed once they are read.
+    func loadedConfiguration(user: String? = nil, managed: String? = nil) throws -> Configuration {
         let folder = "/tmp/sign-in-app-\(UInt64.random(in: 0...UInt64.max))"
-        mkdir(folder, 0o700)
+        #expect(mkdir(folder, 0o700) == 0)
+        var written: [String] = []
+        defer {
+            written.forEach { unlink($0) }
+            rmdir(folder)
+        }
         func write(_ text: String?, _ name: String) -> String? {
             guard let text else { return nil }
             let path = folder + "/" + name
-            let file = fopen(path, "w")
+            guard let file = fopen(path, "w") else { return nil }
             fputs(text, file)
             fclose(file)
+            written.append(path)
             return path
         }
-        return ConfigurationSources(environment: [:], systemFiles: [], userFile: write(user, "config.toml"),
-                                    managedFile: write(managed, "managed.toml"))
+        return try Configuration.load(sources: ConfigurationSources(
+            environment: [:], systemFiles: [], userFile: write(user, "config.toml"), managedFile: write(managed, "managed.toml")))
     }
 
     @Test("the app's own Swift plugin is picked by the user's config file, with its options, and completes a session")
@@ -65,12 +73,12 @@ struct SignInAppConfigurationTests {
         let catalog = PluginLoader().load()
         let agent = try #require(catalog.agent(id: "app-agent"), "libAppAgent.so, built beside the tests, loaded")
         #expect(agent.descriptor.kind == .testDouble)
-        let configuration = try Configuration.load(sources: try sources(user: """
+        let configuration = try loadedConfiguration(user: """
             preference = ["app-agent", "*"]
             allow-test-agents = true
             [agent-options.app-agent]
             code = "from-config"
-            """))
+            """)
         let selected = try AgentSelection.select(candidates: AgentSelection.candidates(catalog: catalog),
                                                  configuration: configuration)
         #expect(selected.candidate.descriptor.id == "app-agent")
@@ -87,9 +95,9 @@ struct SignInAppConfigurationTests {
     @Test("an administrator's managed file pins Firefox with a profile; the user's file cannot change it")
     func enterpriseFirefox() throws {
         let catalog = PluginLoader().load()
-        let configuration = try Configuration.load(sources: try sources(
+        let configuration = try loadedConfiguration(
             user: "preference = [\"chromium\"]\n[agent-options.firefox]\nprofile = \"mine\"\n",
-            managed: "preference = [\"firefox\"]\n[agent-options.firefox]\nprofile = \"work\"\nprivate = true\n"))
+            managed: "preference = [\"firefox\"]\n[agent-options.firefox]\nprofile = \"work\"\nprivate = true\n")
         #expect(configuration.preference == ["firefox"])
         let report = AgentSelection.evaluate(candidates: AgentSelection.candidates(catalog: catalog),
                                              configuration: configuration)
