@@ -7,10 +7,15 @@ import Synchronization
 /// dispatch queue, and a plugin that loads Foundation takes that queue over, so `eua` would never exit.
 /// Here the main thread simply waits while the work runs on Swift's cooperative pool.
 package enum Blocking {
+    /// The priority of a command's tasks: the one the tasks that plugin threads start get (a thread of no QoS
+    /// class starts `.medium` tasks), so that the cooperative pool runs one set of threads for the command, not
+    /// one per QoS class (a task started from the main thread would otherwise be `.userInitiated`).
+    package static let priority = TaskPriority.medium
+
     package static func run<Value: Sendable>(_ work: @escaping @Sendable () async throws -> Value) throws -> Value {
         let result = Mutex<Result<Value, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
-        Task {
+        Task(priority: priority) {
             let outcome: Result<Value, any Error>
             do { outcome = .success(try await work()) } catch { outcome = .failure(error) }
             result.withLock { $0 = outcome }
@@ -29,7 +34,7 @@ extension Blocking {
         let result = Mutex<Result<Value, any Error>?>(nil)
         let interrupted = Mutex(false)
         let done = DispatchSemaphore(value: 0)
-        let task = Task {
+        let task = Task(priority: priority) {
             let outcome: Result<Value, any Error>
             do { outcome = .success(try await work()) } catch { outcome = .failure(error) }
             result.withLock { $0 = outcome }

@@ -278,7 +278,7 @@ struct LoginCommand: ParsableCommand {
         if dpop { signIn.usesDPoP = true }
         // The flow waits for this read after its own checks.
         do {
-            try signIn.startDiscovery()
+            try signIn.startDiscovery(priority: Blocking.priority)
         } catch let error as ExternalUserAgentError {
             throw CommandFailure("\(error.message) [\(error.code)]")
         }

@@ -104,8 +104,9 @@ public struct SignInFlow: Sendable {
     /// ``run()`` reads the metadata anew if ``issuer`` changed since, and a later ``run()`` always does. A
     /// failed read is thrown by ``run()`` after its own checks (a named agent that cannot be used is still
     /// refused first). Throws, and starts nothing, when a check of ``run()`` that needs no plugin and no server
-    /// fails: the client's ID token algorithm, the request parameters, the receiver options.
-    public mutating func startDiscovery() throws {
+    /// fails: the client's ID token algorithm, the request parameters, the receiver options. The read runs as a
+    /// task of `priority` (by default the caller's, as `Task` gives it).
+    public mutating func startDiscovery(priority: TaskPriority? = nil) throws {
         discoveryAhead?.cancel()
         _ = try checkedLocally()
         let deadline = ContinuousClock.now + effectiveTimeout
@@ -113,7 +114,7 @@ public struct SignInFlow: Sendable {
         http.deadline = deadline
         let (discovery, issuer) = (Discovery(http: http, logger: logger), issuer)
         discoveryAhead = DiscoveryAhead(issuer: issuer, deadline: deadline,
-                                        task: Task { try await discovery.configuration(issuer: issuer) })
+                                        task: Task(priority: priority) { try await discovery.configuration(issuer: issuer) })
     }
 
     /// ``timeout``, else the configuration's `timeouts.authorization`, else 300 s.
