@@ -66,7 +66,7 @@ public struct SignInFlow: Sendable {
     public var hooks: Hooks
     private let http: OAuthHTTP
     private let logger: Logger
-    /// The issuer's metadata being read ahead (``startDiscovery()``).
+    /// The issuer's metadata being read ahead (``startDiscovery(priority:)``).
     private var discoveryAhead: DiscoveryAhead?
 
     /// A sign-in of `client` at `issuer`, choosing from `candidates` by the rules of `configuration`, with the redirect
@@ -198,7 +198,7 @@ public struct SignInFlow: Sendable {
     /// A client that cannot use its registered ID token algorithm (`HS256` without a secret) is refused
     /// first (`invalidOptions`, ``IDTokenAlgorithm/check(for:)``).
     /// A named agent that cannot be used is refused before any network traffic (its selection report
-    /// as `noAgentAvailable`; only the metadata read of ``startDiscovery()``, when called, may have gone out);
+    /// as `noAgentAvailable`; only the metadata read of ``startDiscovery(priority:)``, when called, may have gone out);
     /// a plan with no possible step throws ``SignInPlan/error``. Then what
     /// ``Discovery``, ``SignIn/run(agent:receiver:)`` and ``SignIn/runDevice(clock:show:onEvent:)`` throw.
     /// Cancelling the task cancels the sign-in (receiver closed, agent dismissed).
@@ -311,7 +311,7 @@ extension SignInFlow {
     }
 }
 
-/// The metadata read that ``SignInFlow/startDiscovery()`` started, for which issuer and under which deadline.
+/// The metadata read that ``SignInFlow/startDiscovery(priority:)`` started, for which issuer and under which deadline.
 /// The first ``SignInFlow/run()`` takes it; a later run (or one for another issuer) reads the metadata anew.
 private final class DiscoveryAhead: Sendable {
     private let issuer: String
