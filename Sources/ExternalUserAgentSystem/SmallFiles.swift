@@ -10,11 +10,14 @@ package enum SmallFiles {
         package var reason: String
         /// The file is longer than the limit it was read with.
         package var isTooLarge = false
+        /// The `errno` of the system call that failed, when one did.
+        package var errorNumber: Int32?
         package var description: String { reason }
 
-        package init(reason: String, isTooLarge: Bool = false) {
+        package init(reason: String, isTooLarge: Bool = false, errorNumber: Int32? = nil) {
             self.reason = reason
             self.isTooLarge = isTooLarge
+            self.errorNumber = errorNumber
         }
     }
 
@@ -31,8 +34,13 @@ package enum SmallFiles {
         guard fstat(descriptor, &info) == 0 else { throw Failure(reason: "its status cannot be read (\(errorText()))") }
         guard info.st_mode & S_IFMT == S_IFREG else { throw Failure(reason: "it is not a regular file") }
         guard info.st_size <= limit else { throw Failure(reason: "it has \(info.st_size) bytes, over the \(limit) allowed", isTooLarge: true) }
-        // Sized from the status; a file that grew since is read on, up to one byte over the limit.
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size) + 1)
+        return try readAll(descriptor, size: Int(info.st_size), limit: limit)
+    }
+
+    /// The rest of the open regular file `descriptor`, whose status said `size` bytes: sized from that, and a file
+    /// that grew since is read on, up to one byte over `limit`, then refused.
+    package static func readAll(_ descriptor: Int32, size: Int, limit: Int) throws(Failure) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: size + 1)
         var count = 0
         while true {
             if count == bytes.count {
@@ -42,8 +50,9 @@ package enum SmallFiles {
             let got = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, $0.count - count) }
             if got == 0 { break }
             if got < 0 {
-                if errno == EINTR { continue }
-                throw Failure(reason: "it cannot be read (\(errorText()))")
+                let number = errno
+                if number == EINTR { continue }
+                throw Failure(reason: "it cannot be read (\(String(cString: strerror(number))))", errorNumber: number)
             }
             count += got
         }

@@ -1,3 +1,4 @@
+import ExternalUserAgentSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -46,24 +47,12 @@ enum ConfigurationFileReader {
             return (.refused("it changed while it was checked; run the command again"), nil)
         }
         guard opened.st_size <= maximumSize else { throw tooLarge(path, size: "it has \(opened.st_size) bytes") }
-        // Sized from the status; a file that grew since is read on, up to one byte over the limit.
-        var bytes = [UInt8](repeating: 0, count: Int(opened.st_size) + 1)
-        var count = 0
-        while true {
-            if count == bytes.count {
-                guard count <= maximumSize else { throw tooLarge(path, size: "it grew past that while it was read") }
-                bytes += repeatElement(0, count: min(count, maximumSize + 1 - count))
-            }
-            let got = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, $0.count - count) }
-            if got == 0 { break }
-            if got < 0 {
-                if errno == EINTR { continue }
-                return (.refused("cannot read it (\(errorText()))"), nil)
-            }
-            count += got
+        do throws(SmallFiles.Failure) {
+            return (.loaded, try SmallFiles.readAll(descriptor, size: Int(opened.st_size), limit: maximumSize))
+        } catch {
+            if error.isTooLarge { throw tooLarge(path, size: "it grew past that while it was read") }
+            return (.refused("cannot read it (\(String(cString: strerror(error.errorNumber ?? EIO))))"), nil)
         }
-        bytes.removeSubrange(count...)
-        return (.loaded, bytes)
     }
 
     private static func tooLarge(_ path: String, size: String) -> ExternalUserAgentError {
