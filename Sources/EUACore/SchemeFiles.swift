@@ -20,9 +20,6 @@ enum SchemeFiles {
         if let problem = SmallFiles.makeFolders(path, mode: 0o755) { throw SchemeCommandError(problem) }
     }
 
-    /// The names in `folder`, or none when it cannot be read.
-    static func names(in folder: String) -> [String] { SmallFiles.names(in: folder) }
-
     /// The full path of `program` found in `PATH`, if any.
     static func which(_ program: String, path: String?) -> String? {
         (path ?? "/usr/bin:/bin").split(separator: ":").map { "\($0)/\(program)" }.first { access($0, X_OK) == 0 }

@@ -1,3 +1,4 @@
+import ExternalUserAgentSystem
 import ExternalUserAgentWire
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -29,7 +30,7 @@ struct SchemeStatus: Encodable {
     /// The facts for `schemes`, or for every `eua-scheme-*.desktop` entry when `nil`.
     static func collect(schemes: [String]?, environment: [String: String]) throws(SchemeCommandError) -> [SchemeStatus] {
         let folder = try SchemeDesktopEntry.applicationsFolder(environment: environment)
-        let names = SchemeFiles.names(in: folder)
+        let names = SmallFiles.names(in: folder)
         let found = names.compactMap { name -> String? in
             guard name.hasPrefix("eua-scheme-"), name.hasSuffix(".desktop") else { return nil }
             let scheme = String(name.dropFirst("eua-scheme-".count).dropLast(".desktop".count))

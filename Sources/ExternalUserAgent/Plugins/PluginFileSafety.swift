@@ -38,8 +38,8 @@ enum PluginFileSafety {
             ?? writableProblem(resolved, info, what: "the plugin file", stickyExcuses: false) {
             return .unsafe(problem)
         }
-        var folders = [folder(of: resolved)]
-        if let linkFolder = realPath(folder(of: path)), linkFolder != folders[0] {
+        var folders = [SmallFiles.folder(of: resolved)]
+        if let linkFolder = realPath(SmallFiles.folder(of: path)), linkFolder != folders[0] {
             folders.append(linkFolder)
         }
         for own in folders {
@@ -64,7 +64,7 @@ enum PluginFileSafety {
                 return problem
             }
             if current == "/" { return nil }
-            current = folder(of: current)
+            current = SmallFiles.folder(of: current)
             isOwn = false
         }
     }
@@ -89,8 +89,6 @@ enum PluginFileSafety {
         return "\(what) \(path) is writable by \(who), so anyone could replace the code this process runs; "
             + "refused: run '\(fix)'" + (what == "the plugin file" ? "" : " (or set its sticky bit, like /tmp's)")
     }
-
-    static func folder(of path: String) -> String { SmallFiles.folder(of: path) }
 
     static func realPath(_ path: String) -> String? {
         guard let resolved = realpath(path, nil) else { return nil }

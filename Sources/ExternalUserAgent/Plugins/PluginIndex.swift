@@ -125,7 +125,7 @@ struct PluginIndex {
             let ids = entry.ids.isEmpty ? "-" : entry.ids.joined(separator: ",")
             text += "\(stamp.device) \(stamp.inode) \(stamp.size) \(stamp.modified) \(stamp.changed) \(ids) \(path)\n"
         }
-        let folder = PluginLoader.folder(of: file.path)
+        let folder = SmallFiles.folder(of: file.path)
         if let problem = SmallFiles.makeFolders(folder, mode: 0o755) { return problem }
         return SmallFiles.replace(file.path, with: text, mode: 0o644)
     }

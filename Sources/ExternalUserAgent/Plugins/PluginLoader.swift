@@ -237,12 +237,12 @@ public struct PluginLoader: Sendable {
         case .failure(let error):
             return .failure(ExternalUserAgentError(
                 .pluginNotLoadable,
-                "not a loadable shared library (\(error.reason)); rebuild it for this system or remove it from \(Self.folder(of: path))"))
+                "not a loadable shared library (\(error.reason)); rebuild it for this system or remove it from \(SmallFiles.folder(of: path))"))
         }
         guard let symbol = library.symbol(EUA_PLUGIN_ENTRY_SYMBOL) else {
             let other = (2...9).first { library.symbol("eua_plugin_entry_v\($0)") != nil }
             let hint = other.map { "it exports eua_plugin_entry_v\($0), built for ABI \($0); this host speaks ABI \(EUA_PLUGIN_ABI_VERSION)" }
-                ?? "it is not an ExternalUserAgent plugin; remove it from \(Self.folder(of: path))"
+                ?? "it is not an ExternalUserAgent plugin; remove it from \(SmallFiles.folder(of: path))"
             return .failure(ExternalUserAgentError(
                 .pluginEntryMissing, "no entry symbol \(EUA_PLUGIN_ENTRY_SYMBOL): \(hint)"))
         }
@@ -275,7 +275,7 @@ public struct PluginLoader: Sendable {
             return .failure(ExternalUserAgentError(
                 .pluginDescriptionInvalid,
                 "describe() did not return within \(callTimeout) (the plugin ABI says it must be fast); the plugin "
-                    + "is refused: report this to its author, or remove it from \(Self.folder(of: path))"))
+                    + "is refused: report this to its author, or remove it from \(SmallFiles.folder(of: path))"))
         }
         guard let text = outcome else {
             return .failure(ExternalUserAgentError(
@@ -314,8 +314,6 @@ public struct PluginLoader: Sendable {
     static func pluginFiles(in folder: String) -> [String] {
         SmallFiles.names(in: folder).filter { $0.hasSuffix(".so") }.map { folder.hasSuffix("/") ? folder + $0 : folder + "/" + $0 }
     }
-
-    static func folder(of path: String) -> String { PluginFileSafety.folder(of: path) }
 
     static func realPath(_ path: String) -> String? { PluginFileSafety.realPath(path) }
 }
