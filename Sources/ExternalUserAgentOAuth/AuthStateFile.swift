@@ -284,7 +284,10 @@ public struct AuthStateFile: Sendable, Hashable {
     /// a process that did not take the lock) is left as it is: `stateFileInvalid`. Without `base` (a
     /// new sign-in), the file is replaced whatever it holds.
     func save(_ contents: Contents, over base: Int?) throws -> Int {
-        let current = savedRevision()
+        // What the file holds now, read once: its revision, and whether it is a Secret Service index.
+        let saved = SavedFile(savedBytes())
+        let current = saved?.revision
+        let savedIndex = try? saved?.index()
         if let base, let current, current > base {
             throw invalid("another process saved a newer state in it (revision \(current)) since this one was read "
                 + "(revision \(base)); it was left as it is — run the command again")
@@ -295,7 +298,7 @@ public struct AuthStateFile: Sendable, Hashable {
         let subject = contents.idTokenClaims?.subject ?? contents.identity?.subject
         let key = AccountKey(issuer: contents.configuration.issuer, clientID: contents.client.clientID, subject: subject)
         // A refresh (with `base`) stays where the state is; a new sign-in goes to ``backend``.
-        let target = base == nil ? backend : storedBackend()
+        let target = base == nil ? backend : savedIndex != nil ? .secretService : .file
         if target == .secretService {
             let claims = contents.idTokenClaims
             let account = claims?.email ?? claims?.preferredUsername ?? contents.identity?.email ?? subject ?? "unknown account"
@@ -303,7 +306,7 @@ public struct AuthStateFile: Sendable, Hashable {
                                     label: "eua: \(key.issuer) \(account) (\(key.clientID))", file: path)
             data = Data(Index(revision: contents.revision, issuer: key.issuer, client_id: key.clientID,
                               subject: subject ?? "").jsonValue.indentedJSONText.utf8)
-        } else if let index = try? savedIndex() {
+        } else if let index = savedIndex {
             try SecretService.clear(key: index.key, file: path)
         }
         try makeFolder()
@@ -349,10 +352,7 @@ public struct AuthStateFile: Sendable, Hashable {
 
     /// The Secret Service index the file holds now; `nil` when it holds the state itself (or nothing).
     private func savedIndex() throws -> Index? {
-        guard let data = savedBytes(),
-              let marker = Marker(data),
-              marker.storage == StorageBackend.secretService.rawValue else { return nil }
-        return try JSONDecoder().decode(Index.self, from: data)
+        try SavedFile(savedBytes())?.index()
     }
 
     /// Where the saved state's tokens are now, as the file says.
@@ -367,18 +367,29 @@ public struct AuthStateFile: Sendable, Hashable {
         try SecretService.clear(key: index.key, file: path)
     }
 
-    /// The revision in the file now; `nil` when there is no file, or none that can be read.
-    private func savedRevision() -> Int? {
-        guard let data = savedBytes(),
-              let marker = Marker(data), marker.format == Self.format else {
-            return nil
-        }
-        return marker.revision ?? 0
-    }
-
     /// The file's bytes now, for its marker; `nil` when there is none or it cannot be read.
     private func savedBytes() -> Data? {
         (try? SmallFiles.read(path, limit: Self.maximumSize)).map { Data($0) }
+    }
+
+    /// What a saved file holds, by its marker: `nil` for no file, or one whose marker cannot be read.
+    private struct SavedFile {
+        let data: Data
+        let marker: Marker
+
+        init?(_ data: Data?) {
+            guard let data, let marker = Marker(data) else { return nil }
+            (self.data, self.marker) = (data, marker)
+        }
+
+        /// The revision, when the file is a state of this format (one written before revisions: 0).
+        var revision: Int? { marker.format == AuthStateFile.format ? marker.revision ?? 0 : nil }
+
+        /// The Secret Service index, when the file is one.
+        func index() throws -> Index? {
+            guard marker.storage == StorageBackend.secretService.rawValue else { return nil }
+            return try JSONDecoder().decode(Index.self, from: data)
+        }
     }
 
     private func makeFolder() throws {
