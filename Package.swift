@@ -3,8 +3,14 @@ import PackageDescription
 
 /// Every Swift target: Swift 6 language mode (strict concurrency) and explicit existentials (applied to all
 /// targets at the end of this file, in one place).
+///
+/// Concrete type metadata through accessor functions instead of mangled names: by default the compiler gets the
+/// metadata of a type such as `[Token]` or `[String: Claim]` at its first use at each site by demangling its name
+/// in the runtime; an accessor asks for it directly. A whole `eua login` takes 9 % less CPU, `eua agents` 5–8 %
+/// (Benchmarks/README.md); the images grow by 0.2 %. (SwiftPM 6.2 and later accept these flags in a dependency.)
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
+    .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"]),
 ]
 
 // Names: a target's folder is named as the target (Sources/, Plugins/, Examples/, Benchmarks/, Tests/, Fuzz/);
