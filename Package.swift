@@ -9,7 +9,8 @@ import PackageDescription
 /// in the runtime; an accessor asks for it directly. And, in release builds, cross-module optimization: a module's
 /// generic code specialized in the modules that call it, rather than run generically at run time. Together a whole
 /// `eua login` takes 8 % less CPU, `eua agents` 7 % (Benchmarks/README.md); the images grow by 0.3 %, a login's peak
-/// RSS by 0.3 MiB. (SwiftPM 6.2 and later accept these flags in a package used as a dependency.)
+/// RSS by 0.3 MiB. (SwiftPM 6.2 and later accept these flags in a package used as a dependency.) A manifest cannot
+/// give them to the dependencies: `scripts/build-release` does, for what `scripts/install` ships.
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .unsafeFlags(["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"]),
