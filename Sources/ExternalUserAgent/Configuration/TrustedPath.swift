@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ExternalUserAgentSystem
 
 /// Whether a file may set policy: whether only root and the user could have written it, or could replace it.
 ///
@@ -17,7 +18,7 @@ enum TrustedPath {
 
     /// Why `path` is not trusted, or `nil` when it is; `user` is the user (besides root) whose files are trusted.
     static func problem(_ path: String, user: uid_t) -> String? {
-        var pending = components(of: path, from: path.hasPrefix("/") ? "" : currentFolder())
+        var pending = components(of: path, from: path.hasPrefix("/") ? "" : SmallFiles.currentFolder() ?? "/")
         var resolved: [String] = []
         var links = 0
         var info = stat()
@@ -44,7 +45,7 @@ enum TrustedPath {
                 return "the symbolic link \(candidate) is owned by user \(info.st_uid), not by root or you, "
                     + "so that user could point it elsewhere; run 'chown -h root \(candidate)'"
             }
-            guard let target = linkTarget(candidate) else {
+            guard let target = SmallFiles.linkTarget(candidate) else {
                 return "cannot read the symbolic link \(candidate) (\(errorText()))"
             }
             if target.hasPrefix("/") { resolved = [] }
@@ -72,19 +73,6 @@ enum TrustedPath {
     /// The parts of `path` after those of `base`, last first (so that `popLast` gives the next one).
     private static func components(of path: String, from base: String) -> [String] {
         (base + "/" + path).split(separator: "/", omittingEmptySubsequences: true).map(String.init).reversed()
-    }
-
-    private static func linkTarget(_ path: String) -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let count = readlink(path, &buffer, buffer.count - 1)
-        guard count >= 0 else { return nil }
-        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    private static func currentFolder() -> String {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        guard getcwd(&buffer, buffer.count) != nil else { return "/" }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     private static func errorText() -> String { String(cString: strerror(errno)) }

@@ -79,9 +79,9 @@ public struct PluginLoader: Sendable {
         var seenFolders = Set<String>()
         var seenFiles = Set<String>()
         for folder in searchPath.folders {
-            let real = Self.realPath(folder) ?? folder
+            let real = PluginFileSafety.realPath(folder) ?? folder
             guard seenFolders.insert(real).inserted else { continue }
-            for file in Self.pluginFiles(in: folder) where seenFiles.insert(Self.realPath(file) ?? file).inserted {
+            for file in Self.pluginFiles(in: folder) where seenFiles.insert(PluginFileSafety.realPath(file) ?? file).inserted {
                 files.append(file)
             }
         }
@@ -314,8 +314,6 @@ public struct PluginLoader: Sendable {
     static func pluginFiles(in folder: String) -> [String] {
         SmallFiles.names(in: folder).filter { $0.hasSuffix(".so") }.map { folder.hasSuffix("/") ? folder + $0 : folder + "/" + $0 }
     }
-
-    static func realPath(_ path: String) -> String? { PluginFileSafety.realPath(path) }
 }
 
 extension Duration {
