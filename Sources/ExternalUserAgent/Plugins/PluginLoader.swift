@@ -230,11 +230,23 @@ public struct PluginLoader: Sendable {
         case .safe(let checked): resolved = checked
         case .unsafe(let problem): return .failure(ExternalUserAgentError(.pluginInsecurePermissions, problem))
         }
+        if let problem = SwiftRuntimeNames.problem {
+            return .failure(ExternalUserAgentError(.pluginNotLoadable, problem))
+        }
         let library: DynamicLibrary
         // The checked file itself, not the path again: a link changed in between is not followed.
         switch DynamicLibrary.open(resolved) {
         case .success(let opened): library = opened
         case .failure(let error):
+            if SwiftRuntimeNames.hostExportsRuntime, error.reason.contains("undefined symbol: $s")
+                || error.reason.contains("undefined symbol: swift_") {
+                return .failure(ExternalUserAgentError(
+                    .pluginNotLoadable,
+                    "not loadable in this program (\(error.reason)): the program holds the Swift runtime and exports "
+                        + "what the plugins built with it use, which does not include that symbol; build the plugin in "
+                        + "this package's .build/release before scripts/build-release (it exports what every plugin "
+                        + "there needs), or use a build whose programs load the shared Swift runtime (swift build)"))
+            }
             return .failure(ExternalUserAgentError(
                 .pluginNotLoadable,
                 "not a loadable shared library (\(error.reason)); rebuild it for this system or remove it from \(SmallFiles.folder(of: path))"))

@@ -1,0 +1,59 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import ExternalUserAgentSystem
+
+/// The Swift runtime's library names, answered before the first plugin opens in a host that holds the runtime itself.
+///
+/// The release `eua` commands link the Swift runtime and Foundation into themselves and export what plugins use
+/// (`scripts/link-static`). A Swift plugin still names `libswiftCore.so` and the others as needed libraries; looked
+/// for, they would bring a second runtime into the process and bind the plugin to a mix of both. So such a host first
+/// opens, from `swift-runtime-names/` beside its executable, one empty library per name (it has only that name, its
+/// SONAME): the dynamic loader then counts those names as loaded, and every symbol a plugin needs binds to the host.
+/// Nothing happens in a host that uses the shared runtime (debug builds, apps), nor in one that holds the runtime
+/// without exporting it (an app built with `--static-swift-stdlib`: a Swift plugin brings its own copy there).
+enum SwiftRuntimeNames {
+    /// The folder beside the executable.
+    static let folderName = "swift-runtime-names"
+
+    /// Whether this process holds the Swift runtime and exports it to plugins (the release `eua` commands): no shared
+    /// `libswiftCore.so` is loaded, and the runtime's `swift_retain` is found among the process's exported symbols.
+    static let hostExportsRuntime: Bool = {
+        if let shared = dlopen("libswiftCore.so", RTLD_LAZY | RTLD_NOLOAD) {
+            dlclose(shared)
+            return false
+        }
+        return dlsym(nil, "swift_retain") != nil
+    }()
+
+    /// `nil` once plugins may be opened; otherwise why none may (opening one would mix two runtimes). Computed once.
+    static let problem: String? = hostExportsRuntime ? openNames() : nil
+
+    private static func openNames() -> String? {
+        guard let executableFolder = PluginSearchPath.executableDirectory() else {
+            return "this program holds the Swift runtime and cannot find its own folder (/proc/self/exe) to open the "
+                + "runtime's names from \(folderName)/ before a plugin; plugins are not opened"
+        }
+        let folder = executableFolder + "/" + folderName
+        let files = PluginLoader.pluginFiles(in: folder)
+        guard !files.isEmpty else {
+            return "this program holds the Swift runtime and opens Swift plugins against it only with the runtime's "
+                + "library names from \(folder), which is missing or empty; plugins are not opened (a plugin would "
+                + "load a second runtime): reinstall eua (scripts/install) or rebuild it (scripts/build-release)"
+        }
+        for file in files {
+            let resolved: String
+            switch PluginFileSafety.check(file) {
+            case .safe(let checked): resolved = checked
+            case .unsafe(let problem): return "the Swift runtime name \(file) may not be opened: \(problem)"
+            }
+            _ = dlerror()
+            guard dlopen(resolved, RTLD_NOW | RTLD_LOCAL) != nil else {
+                let reason = dlerror().map { String(cString: $0) } ?? "unknown dlopen error"
+                return "the Swift runtime name \(file) cannot be opened (\(reason)); plugins are not opened: "
+                    + "reinstall eua (scripts/install) or rebuild it (scripts/build-release)"
+            }
+        }
+        return nil
+    }
+}
