@@ -16,15 +16,13 @@ enum SwiftRuntimeNames {
     /// The folder beside the executable.
     static let folderName = "swift-runtime-names"
 
-    /// Whether this process holds the Swift runtime and exports it to plugins (the release `eua` commands): no shared
-    /// `libswiftCore.so` is loaded, and the runtime's `swift_retain` is found among the process's exported symbols.
-    static let hostExportsRuntime: Bool = {
-        if let shared = dlopen("libswiftCore.so", RTLD_LAZY | RTLD_NOLOAD) {
-            dlclose(shared)
-            return false
-        }
-        return dlsym(nil, "swift_retain") != nil
-    }()
+    /// Whether this process holds the Swift runtime and exports it to plugins (the release `eua` commands): such a
+    /// program says so with the exported symbol ``marker`` (scripts/link-static defines it). Looking for
+    /// `libswiftCore.so` with `dlopen(RTLD_NOLOAD)` instead would search every library folder when it is not loaded.
+    static let hostExportsRuntime: Bool = dlsym(nil, marker) != nil
+
+    /// The symbol by which a program that holds the Swift runtime says it answers the runtime's library names.
+    static let marker = "eua_swift_runtime_names"
 
     /// `nil` once plugins may be opened; otherwise why none may (opening one would mix two runtimes). Computed once.
     static let problem: String? = hostExportsRuntime ? openNames() : nil
