@@ -243,7 +243,8 @@ public struct PluginLoader: Sendable {
                 return .failure(ExternalUserAgentError(
                     .pluginNotLoadable,
                     "not loadable in this program (\(error.reason)): the program holds the Swift runtime and exports "
-                        + "what the plugins built with it use, which does not include that symbol; build the plugin in "
+                        + "the standard library and what the plugins built with it use of Foundation, which does not "
+                        + "include that symbol (or the plugin was built with another Swift toolchain); build the plugin in "
                         + "this package's .build/release before scripts/build-release (it exports what every plugin "
                         + "there needs), or use a build whose programs load the shared Swift runtime (swift build)"))
             }

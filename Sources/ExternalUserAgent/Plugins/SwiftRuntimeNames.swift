@@ -8,13 +8,19 @@ import ExternalUserAgentSystem
 /// The release `eua` commands link the Swift runtime and Foundation into themselves and export what plugins use
 /// (`scripts/link-static`). A Swift plugin still names `libswiftCore.so` and the others as needed libraries; looked
 /// for, they would bring a second runtime into the process and bind the plugin to a mix of both. So such a host first
-/// opens, from `swift-runtime-names/` beside its executable, one empty library per name (it has only that name, its
-/// SONAME): the dynamic loader then counts those names as loaded, and every symbol a plugin needs binds to the host.
-/// Nothing happens in a host that uses the shared runtime (debug builds, apps), nor in one that holds the runtime
+/// opens, from `swift-runtime-names/` beside its executable, an empty library under all those names: the dynamic
+/// loader then counts them as loaded, and every symbol a plugin needs binds to the host. Nothing happens in a host that uses the shared runtime (debug builds, apps), nor in one that holds the runtime
 /// without exporting it (an app built with `--static-swift-stdlib`: a Swift plugin brings its own copy there).
+///
+/// One library answers every name: it needs them all and finds them beside itself (`DT_RPATH $ORIGIN`, searched
+/// before `LD_LIBRARY_PATH`), each a link to itself; the loader notes the same file found again under another name
+/// as that name. Opening eleven one-name libraries instead cost 2.3 times as much.
 enum SwiftRuntimeNames {
     /// The folder beside the executable.
     static let folderName = "swift-runtime-names"
+
+    /// The empty library in ``folderName`` that needs every runtime name; each name is a link to it.
+    static let libraryName = "libeua-swift-runtime-names.so"
 
     /// Whether this process holds the Swift runtime and exports it to plugins (the release `eua` commands): such a
     /// program says so with the exported symbol ``marker`` (scripts/link-static defines it). Looking for
@@ -33,24 +39,26 @@ enum SwiftRuntimeNames {
                 + "runtime's names from \(folderName)/ before a plugin; plugins are not opened"
         }
         let folder = executableFolder + "/" + folderName
-        let files = PluginLoader.pluginFiles(in: folder)
-        guard !files.isEmpty else {
-            return "this program holds the Swift runtime and opens Swift plugins against it only with the runtime's "
-                + "library names from \(folder), which is missing or empty; plugins are not opened (a plugin would "
-                + "load a second runtime): reinstall eua (scripts/install) or rebuild it (scripts/build-release)"
+        let file = folder + "/" + libraryName
+        let resolved: String
+        switch PluginFileSafety.check(file) {
+        case .safe(let checked): resolved = checked
+        case .unsafe(let problem):
+            return "this program holds the Swift runtime and opens Swift plugins against it only after the runtime's "
+                + "library names, \(file): \(problem); plugins are not opened (a plugin would load a second runtime): "
+                + "reinstall eua (scripts/install) or rebuild it (scripts/build-release)"
         }
-        for file in files {
-            let resolved: String
-            switch PluginFileSafety.check(file) {
-            case .safe(let checked): resolved = checked
-            case .unsafe(let problem): return "the Swift runtime name \(file) may not be opened: \(problem)"
-            }
-            _ = dlerror()
-            guard dlopen(resolved, RTLD_NOW | RTLD_LOCAL) != nil else {
-                let reason = dlerror().map { String(cString: $0) } ?? "unknown dlopen error"
-                return "the Swift runtime name \(file) cannot be opened (\(reason)); plugins are not opened: "
-                    + "reinstall eua (scripts/install) or rebuild it (scripts/build-release)"
-            }
+        _ = dlerror()
+        guard let names = dlopen(resolved, RTLD_NOW | RTLD_LOCAL) else {
+            let reason = dlerror().map { String(cString: $0) } ?? "unknown dlopen error"
+            return "the Swift runtime's library names \(file) cannot be opened (\(reason)); plugins are not opened: "
+                + "reinstall eua (scripts/install) or rebuild it (scripts/build-release)"
+        }
+        // Every name must have been answered by the empty library itself: a real runtime found under one of them
+        // would show its symbols through the handle.
+        if dlsym(names, "swift_retain") != nil {
+            return "a Swift runtime library was found under one of the names in \(folder) (each must be a link to "
+                + "\(libraryName)); plugins are not opened: reinstall eua (scripts/install)"
         }
         return nil
     }
