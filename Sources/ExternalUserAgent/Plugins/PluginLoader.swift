@@ -238,8 +238,7 @@ public struct PluginLoader: Sendable {
         switch DynamicLibrary.open(resolved) {
         case .success(let opened): library = opened
         case .failure(let error):
-            if SwiftRuntimeNames.hostExportsRuntime, error.reason.contains("undefined symbol: $s")
-                || error.reason.contains("undefined symbol: swift_") {
+            if SwiftRuntimeNames.hostExportsRuntime, SwiftRuntimeNames.isRuntimeSymbolMissing(error.reason) {
                 return .failure(ExternalUserAgentError(
                     .pluginNotLoadable,
                     "not loadable in this program (\(error.reason)): the program holds the Swift runtime and exports "

@@ -25,10 +25,27 @@ enum SwiftRuntimeNames {
     /// Whether this process holds the Swift runtime and exports it to plugins (the release `eua` commands): such a
     /// program says so with the exported symbol ``marker`` (scripts/link-static defines it). Looking for
     /// `libswiftCore.so` with `dlopen(RTLD_NOLOAD)` instead would search every library folder when it is not loaded.
-    static let hostExportsRuntime: Bool = dlsym(nil, marker) != nil
+    static let hostExportsRuntime: Bool = {
+        #if os(Linux)
+        return dlsym(nil, marker) != nil  // nil is RTLD_DEFAULT on Linux (not on Darwin, where this never applies)
+        #else
+        return false
+        #endif
+    }()
 
     /// The symbol by which a program that holds the Swift runtime says it answers the runtime's library names.
     static let marker = "eua_swift_runtime_names"
+
+    /// Whether `dlerror` text says a symbol of the Swift runtime or of Foundation is missing (not one of the plugin's
+    /// own dependencies): the standard library (`$ss…`, `$sS…`), the runtime's C functions, or one of the modules
+    /// linked into the commands.
+    static func isRuntimeSymbolMissing(_ reason: String) -> Bool {
+        guard let range = reason.firstRange(of: "undefined symbol: ") else { return false }
+        let symbol = reason[range.upperBound...]
+        let prefixes = ["$ss", "$sS", "swift_", "$s12_Concurrency", "$s20FoundationEssentials", "$s17_StringProcessing",
+                        "$s12_RegexParser", "$s15Synchronization", "$s5Glibc", "$s8Dispatch", "$s22_FoundationCollections"]
+        return prefixes.contains { symbol.hasPrefix($0) }
+    }
 
     /// `nil` once plugins may be opened; otherwise why none may (opening one would mix two runtimes). Computed once.
     static let problem: String? = hostExportsRuntime ? openNames() : nil
@@ -54,11 +71,17 @@ enum SwiftRuntimeNames {
             return "the Swift runtime's library names \(file) cannot be opened (\(reason)); plugins are not opened: "
                 + "reinstall eua (scripts/install) or rebuild it (scripts/build-release)"
         }
-        // Every name must have been answered by the empty library itself: a real runtime found under one of them
-        // would show its symbols through the handle.
-        if dlsym(names, "swift_retain") != nil {
-            return "a Swift runtime library was found under one of the names in \(folder) (each must be a link to "
-                + "\(libraryName)); plugins are not opened: reinstall eua (scripts/install)"
+        // Every name must be answered by the empty library itself, not by a real library found under it (a file in
+        // place of its link) or loaded before (LD_PRELOAD). Asked by name with RTLD_NOLOAD: a loaded name is matched
+        // without touching a file.
+        for name in SmallFiles.names(in: folder).sorted() where name.hasSuffix(".so") && name != libraryName {
+            let answered = dlopen(name, RTLD_LAZY | RTLD_NOLOAD)
+            if let answered { dlclose(answered) }
+            guard answered == names else {
+                return "the Swift runtime library name \(name) is not answered by \(file) (a real library was "
+                    + "loaded under it: a file in place of the link \(folder)/\(name), or LD_PRELOAD); plugins are "
+                    + "not opened (they would bind to a second runtime): reinstall eua (scripts/install)"
+            }
         }
         return nil
     }
