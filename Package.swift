@@ -20,7 +20,7 @@ let swiftSettings: [SwiftSetting] = [
 
 // Names: a target's folder is named as the target (Sources/, Plugins/, Examples/, Benchmarks/, Tests/, Fuzz/);
 // a plugin's product is its target (Plugins/EUAHeadless → libEUAHeadless.so); a program's product is its command
-// name (eua, eua-core, eua-oauth, eua-demo, eua-receiver-latency).
+// name (eua, eua-demo, eua-receiver-latency).
 
 let package = Package(
     name: "ExternalUserAgent",
@@ -30,10 +30,8 @@ let package = Package(
         .library(name: "ExternalUserAgentPluginKit", targets: ["ExternalUserAgentPluginKit"]),
         .library(name: "ExternalUserAgentTesting", targets: ["ExternalUserAgentTesting"]),
         .library(name: "ExternalUserAgentOAuth", targets: ["ExternalUserAgentOAuth"]),
-        // `eua` is a small C launcher: `eua-oauth` runs explain/login/refresh/…, `eua-demo` demo, `eua-core` the rest.
+        // `eua` runs every command but `demo`, which `eua-demo` runs (the testing kit's server is not in `eua`).
         .executable(name: "eua", targets: ["eua"]),
-        .executable(name: "eua-core", targets: ["EUACore"]),
-        .executable(name: "eua-oauth", targets: ["EUAOAuthCommands"]),
         .executable(name: "eua-demo", targets: ["EUADemo"]),
         // Plugins: one shared library each, loaded at run time through the C ABI.
         .library(name: "EUAHeadless", type: .dynamic, targets: ["EUAHeadless"]),
@@ -137,11 +135,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // `eua`: picks the program for the command and becomes it (C: no Swift start-up to pay twice). A static
-        // executable: no dynamic loader, no libswiftCore (see main.c), about 1 ms of CPU less per command.
-        .executableTarget(name: "eua", linkerSettings: [.unsafeFlags(["-static-executable"], .when(platforms: [.linux]))]),
-        // `eua-core`: agents, capabilities, open, receive — the core only, so it starts fast.
+        // `eua`: every command but `demo`, in one program (the commands of the two targets below).
         .executableTarget(
+            name: "eua",
+            dependencies: [
+                "EUACore",
+                "EUAOAuthCommands",
+                "EUACommandSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // The commands of the core: agents, capabilities, open, receive, scheme.
+        .target(
             name: "EUACore",
             dependencies: [
                 "ExternalUserAgent",
@@ -152,8 +157,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // `eua-oauth`: explain, login, refresh, token and the other OAuth commands (`eua` becomes it for those).
-        .executableTarget(
+        // The commands of the OAuth client: explain, login, refresh, token and the others.
+        .target(
             name: "EUAOAuthCommands",
             dependencies: [
                 "ExternalUserAgent",
@@ -166,7 +171,7 @@ let package = Package(
             ]
         ),
         // `eua-demo`: `eua demo`, which runs the testing kit's local authorization server in process — a program
-        // of its own, so that the server's code is not in `eua-oauth`, which every sign-in starts.
+        // of its own, so that the server's code is not in `eua`, which every sign-in starts.
         .executableTarget(
             name: "EUADemo",
             dependencies: [

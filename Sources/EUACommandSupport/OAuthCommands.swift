@@ -2,13 +2,12 @@
 import Glibc
 #endif
 
-/// The subcommands that need the OAuth client (and, for `demo`, the testing kit's server).
+/// The subcommands that need the OAuth client (and, for `demo`, the testing kit's server): their names and abstracts.
 ///
-/// They live in programs of their own beside `eua` — `eua-oauth`, and `eua-demo` for `demo` (the local
-/// authorization server is not linked into what every sign-in starts): the HTTP, TLS, JWT and crypto code they
-/// need would otherwise be linked into, and started with, every `eua agents` and `eua open` — profiling
-/// showed that weight (dynamic linking, relocations, Swift protocol-conformance scans over its records)
-/// was most of those commands' time. `eua NAME …` replaces itself with `eua-oauth NAME …`.
+/// `demo` lives in a program of its own beside `eua`, `eua-demo`, so that the local authorization server is not
+/// linked into what every sign-in starts: `eua demo …` replaces itself with `eua-demo demo …`. (Until session 11 the
+/// other OAuth commands were a program of their own too, `eua-oauth`, chosen by a C launcher; since the release
+/// commands hold the Swift runtime, one program takes less CPU for every command: Benchmarks/README.md, "Session 11".)
 package enum OAuthCommands {
     /// The command name and its one-line abstract, for both programs' help.
     package static let explain = ("explain",
@@ -31,36 +30,24 @@ package enum OAuthCommands {
     package static let doctor = ("doctor",
         "Tell why sign-in will or will not work here: configuration, agents, platform, loopback, and a provider.")
 
-    /// The program that runs them, in the folder of the running `eua-core`. (The `eua` launcher,
-    /// Sources/eua/main.c, has the same list of names.)
-    package static let programName = "eua-oauth"
-
-    /// The program that runs `demo`.
+    /// The program that runs `demo`, in the folder of the running `eua`.
     package static let demoProgramName = "eua-demo"
 
-    /// The program that runs the command `name`.
-    static func program(for name: String) -> String { name == demo.0 ? demoProgramName : programName }
-
-    static var names: Set<String> { [explain.0, login.0, refresh.0, demo.0, doctor.0, userinfo.0, register.0, logout.0,
-                                     accounts.0, token.0] }
-
-    /// Replaces this process with `eua-oauth` when `arguments` (argv) name one of its commands, directly or
-    /// as `help NAME`; returns otherwise. Exits with 127 and says what to do when `eua-oauth` is missing.
+    /// Replaces this process with `eua-demo` when `arguments` (argv) name `demo`, directly or as `help demo`;
+    /// returns otherwise. Exits with 127 and says what to do when `eua-demo` is missing.
     package static func forwardIfNeeded(_ arguments: [String]) {
         guard arguments.count >= 2 else { return }
-        let named = names.contains(arguments[1])
-            || (arguments[1] == "help" && arguments.count >= 3 && names.contains(arguments[2]))
+        let named = arguments[1] == demo.0 || (arguments[1] == "help" && arguments.count >= 3 && arguments[2] == demo.0)
         guard named else { return }
         let folder = executableFolder() ?? "."
-        let programName = program(for: arguments[1] == "help" ? arguments[2] : arguments[1])
-        let program = folder + "/" + programName
+        let program = folder + "/" + demoProgramName
         var argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments.dropFirst()).map { strdup($0) }
         argv.append(nil)
         execv(program, argv)
         let reason = String(cString: strerror(errno))
         Output.standardError("eua: '\(arguments[1])' is run by \(program), which could not be started (\(reason)); "
-            + "install \(programName) beside eua (swift build puts eua, eua-core, eua-oauth and eua-demo together in "
-            + ".build/<configuration>/)\n")
+            + "install \(demoProgramName) beside eua (swift build puts eua and eua-demo together in "
+            + ".build/<configuration>/; scripts/install puts both in <prefix>/lib/eua)\n")
         Output.exit(127)
     }
 

@@ -9,8 +9,10 @@ import Foundation
 #endif
 
 /// `eua agents`: every loaded agent and receiver, and every plugin that was refused.
-struct AgentsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct AgentsCommand: ParsableCommand {
+    package init() {}
+
+    package static let configuration = CommandConfiguration(
         commandName: "agents",
         abstract: "List the user agents and redirect receivers the plugins offer, and plugins that failed to load.",
         discussion: "Exits 0 even when some plugins are refused; they are listed under errors with the reason."
@@ -19,7 +21,7 @@ struct AgentsCommand: ParsableCommand {
     @Flag(help: "Print one JSON object: {\"agents\":[…],\"receivers\":[…],\"errors\":[{\"path\",\"error\"}]}.")
     var json = false
 
-    func run() throws {
+    package func run() throws {
         let environment = ProcessEnvironment.current()
         CommandLogging.bootstrap(environment: environment)
         let catalog = CommandCatalog.loader(environment: environment).load()

@@ -9,8 +9,10 @@ import Foundation
 #endif
 
 /// `eua capabilities`: what each agent can do on this machine, and the platform facts behind it.
-struct CapabilitiesCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct CapabilitiesCommand: ParsableCommand {
+    package init() {}
+
+    package static let configuration = CommandConfiguration(
         commandName: "capabilities",
         abstract: "Report the platform (display, SSH, sandbox, WSL, container, loopback, browsers) and which agents can run.",
         discussion: "JSON: {\"platform\":{…},\"agents\":[{\"id\",\"kind\",\"available\",\"reasons\",…}],\"receivers\":[…]}."
@@ -19,7 +21,7 @@ struct CapabilitiesCommand: ParsableCommand {
     @Flag(help: "Print one JSON object.")
     var json = false
 
-    func run() throws {
+    package func run() throws {
         let environment = ProcessEnvironment.current()
         CommandLogging.bootstrap(environment: environment)
         let catalog = CommandCatalog.loader(environment: environment).load()

@@ -11,8 +11,10 @@ import Logging
 
 /// `eua open URL`: present a URL with an agent and exit once it is handed off — for scripts, and for
 /// checking that a machine's browser set-up works.
-struct OpenCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct OpenCommand: ParsableCommand {
+    package init() {}
+
+    package static let configuration = CommandConfiguration(
         commandName: "open",
         abstract: "Open a URL with the agent the selection policy picks (or --agent) and exit once it is handed off.",
         discussion: """
@@ -34,7 +36,7 @@ struct OpenCommand: ParsableCommand {
     @Option(help: "Seconds the agent may take to hand the URL off (default: timeouts.present from the configuration, else 30).")
     var timeout: Double?
 
-    func validate() throws {
+    package func validate() throws {
         if let timeout, !(timeout > 0 && timeout <= OpenCommand.maximumTimeout) {
             throw ValidationError("--timeout must be more than 0 and at most \(Int(OpenCommand.maximumTimeout)) seconds")
         }
@@ -43,7 +45,7 @@ struct OpenCommand: ParsableCommand {
     /// The longest `--timeout` accepted: a day.
     static let maximumTimeout: Double = 86_400
 
-    func run() throws {
+    package func run() throws {
         let environment = ProcessEnvironment.current()
         CommandLogging.bootstrap(environment: environment)
         guard let target = URL(string: Self.uri(fromIRI: url)), target.scheme != nil else {

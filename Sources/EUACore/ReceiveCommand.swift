@@ -16,8 +16,10 @@ import Glibc
 /// Contract (other tools script it): the redirect URI is the FIRST stdout line, flushed at once;
 /// on the real callback its parameters are one JSON object on the LAST stdout line and the exit is 0;
 /// an OAuth error, a timeout or a cancel exit non-zero with a one-line reason on stderr.
-struct ReceiveCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct ReceiveCommand: ParsableCommand {
+    package init() {}
+
+    package static let configuration = CommandConfiguration(
         commandName: "receive",
         abstract: "Wait for one OAuth redirect (loopback, or a private-use URI scheme) and print its parameters.",
         discussion: """
@@ -56,7 +58,7 @@ struct ReceiveCommand: ParsableCommand {
     @Flag(help: "On failure, also print {\"error\":code,\"message\":…} as the last stdout line.")
     var json = false
 
-    func validate() throws {
+    package func validate() throws {
         if port != nil && portRange != nil { throw ValidationError("give --port or --port-range, not both") }
         if let redirectURI {
             if path != nil || port != nil || portRange != nil || ipv6 || receiver != "loopback" {
@@ -70,7 +72,7 @@ struct ReceiveCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    package func run() throws {
         let environment = ProcessEnvironment.current()
         CommandLogging.bootstrap(environment: environment)
         let choice = try redirectURI.map(RedirectURIChoice.init)

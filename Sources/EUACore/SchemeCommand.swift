@@ -3,8 +3,10 @@ import EUACommandSupport
 import ExternalUserAgentWire
 
 /// `eua scheme`: register a private-use URI scheme with the desktop, and hand its redirects to the waiting flow.
-struct SchemeCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct SchemeCommand: ParsableCommand {
+    package init() {}
+
+    package static let configuration = CommandConfiguration(
         commandName: "scheme",
         abstract: "Register a private-use URI scheme (com.example.app) for redirects, and hand them to the waiting sign-in.",
         subcommands: [SchemeRegisterCommand.self, SchemeUnregisterCommand.self, SchemeStatusCommand.self,

@@ -10,8 +10,10 @@ import Foundation
 #endif
 
 /// `eua accounts`: the signed-in accounts `eua login` saved — who, where, until when; never a token.
-struct AccountsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct AccountsCommand: ParsableCommand {
+    package init() {}
+
+    package static let configuration = CommandConfiguration(
         commandName: OAuthCommands.accounts.0,
         abstract: OAuthCommands.accounts.1,
         discussion: """
@@ -27,7 +29,7 @@ struct AccountsCommand: ParsableCommand {
     @Flag(help: "Print one JSON array: id, issuer, client_id, subject, name, email, username, expires_at, can_refresh, needs_sign_in, backend, state_file.")
     var json = false
 
-    func run() throws {
+    package func run() throws {
         let environment = ProcessEnvironment.current()
         CommandLogging.bootstrap(environment: environment)
         let store = AuthAccounts.standard(environment: environment)

@@ -16,8 +16,10 @@ import Foundation
 /// explain…},"capabilities":{…as eua capabilities…},"plugin_errors":[{"path","error"}],"issuer":[{"check","ok",
 /// "detail"}]}`. Exit status: 0 when sign-in can work, 1 when it cannot (each reason in `problems`), 2 for a
 /// broken configuration.
-struct DoctorCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct DoctorCommand: ParsableCommand {
+    package init() {}
+
+    package static let configuration = CommandConfiguration(
         commandName: OAuthCommands.doctor.0,
         abstract: OAuthCommands.doctor.1,
         discussion: """
@@ -42,11 +44,11 @@ struct DoctorCommand: ParsableCommand {
     @Option(help: "Seconds each network check may take (default 10).")
     var timeout: Double = 10
 
-    func validate() throws {
+    package func validate() throws {
         guard timeout > 0, timeout <= 300 else { throw ValidationError("--timeout must be more than 0 and at most 300 seconds") }
     }
 
-    func run() throws {
+    package func run() throws {
         let environment = ProcessEnvironment.current()
         CommandLogging.bootstrap(environment: environment)
         var code = CodeConfiguration()

@@ -16,8 +16,10 @@ import Foundation
 /// Contract: `--json` prints one object `{"chosen","candidates":[{"id","kind","selected","reasons"}],
 /// "config":[{"file","layer","status"}],"settings":[…],"ignored":[…],"warnings":[…]}`. A broken
 /// configuration makes both forms exit 1 with `file:line` and the key on stderr.
-struct ExplainCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct ExplainCommand: ParsableCommand {
+    package init() {}
+
+    package static let configuration = CommandConfiguration(
         commandName: OAuthCommands.explain.0,
         abstract: OAuthCommands.explain.1,
         discussion: """
@@ -44,7 +46,7 @@ struct ExplainCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Force one step of the chain, as 'eua login --flow' does: browser, device or manual.", valueName: "step"))
     var flow: String?
 
-    func validate() throws {
+    package func validate() throws {
         if let flow, SignInStep(rawValue: flow) == nil { throw ValidationError("--flow must be browser, device or manual") }
         if !agentOptions.isEmpty && agent == nil {
             throw ValidationError("--agent-option needs --agent to say which agent the options are for")
@@ -54,7 +56,7 @@ struct ExplainCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    package func run() throws {
         let environment = ProcessEnvironment.current()
         CommandLogging.bootstrap(environment: environment)
         var code = CodeConfiguration()

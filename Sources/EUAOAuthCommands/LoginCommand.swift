@@ -12,8 +12,10 @@ import Foundation
 #endif
 
 /// `eua login`: a whole OAuth 2.0 / OpenID Connect sign-in, from discovery to a saved state.
-struct LoginCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct LoginCommand: ParsableCommand {
+    package init() {}
+
+    package static let configuration = CommandConfiguration(
         commandName: OAuthCommands.login.0,
         abstract: OAuthCommands.login.1,
         discussion: """
@@ -141,7 +143,7 @@ struct LoginCommand: ParsableCommand {
     @Flag(help: "Print the token response as one JSON object on the last line (it holds the tokens).")
     var json = false
 
-    func validate() throws {
+    package func validate() throws {
         guard (issuer == nil) != (account == nil) else { throw ValidationError("give --issuer or --account (exactly one)") }
         if port != nil, portRange != nil { throw ValidationError("give --port or --port-range, not both") }
         if let port, !(1...65535).contains(port) { throw ValidationError("--port must be 1 to 65535") }
@@ -205,7 +207,7 @@ struct LoginCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    package func run() throws {
         let environment = ProcessEnvironment.current()
         CommandLogging.bootstrap(environment: environment)
         let logger = Logger(label: "eua.login")

@@ -18,8 +18,10 @@ import Foundation
 /// (a token not revoked, the end-session request not completed); 4 not signed in (no saved state); 1 nothing
 /// could be done (an unreadable state, a bad configuration); 130 interrupted. With `--json` the last stdout
 /// line is one JSON object (``LogoutOutput``).
-struct LogoutCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct LogoutCommand: ParsableCommand {
+    package init() {}
+
+    package static let configuration = CommandConfiguration(
         commandName: OAuthCommands.logout.0,
         abstract: OAuthCommands.logout.1,
         discussion: """
@@ -86,7 +88,7 @@ struct LogoutCommand: ParsableCommand {
     @Flag(help: "Print what was done as one JSON object on the last line.")
     var json = false
 
-    func validate() throws {
+    package func validate() throws {
         if stateFile != nil, account != nil { throw ValidationError(SavedStateChoice.conflict) }
         guard (1...86_400).contains(timeout) else { throw ValidationError("--timeout must be a number of seconds from 1 to 86400") }
         if clientSecret != nil, clientSecretFile != nil {
@@ -103,7 +105,7 @@ struct LogoutCommand: ParsableCommand {
         _ = try AgentOptions.parse(agentOptions)
     }
 
-    func run() throws {
+    package func run() throws {
         let environment = ProcessEnvironment.current()
         CommandLogging.bootstrap(environment: environment)
         let logger = Logger(label: "eua.logout")

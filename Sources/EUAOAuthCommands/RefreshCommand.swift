@@ -11,8 +11,10 @@ import Foundation
 #endif
 
 /// `eua refresh`: new tokens from a saved state's refresh token.
-struct RefreshCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct RefreshCommand: ParsableCommand {
+    package init() {}
+
+    package static let configuration = CommandConfiguration(
         commandName: OAuthCommands.refresh.0,
         abstract: OAuthCommands.refresh.1,
         discussion: """
@@ -47,7 +49,7 @@ struct RefreshCommand: ParsableCommand {
     @Flag(help: "Print the token response as one JSON object on the last line (it holds the tokens).")
     var json = false
 
-    func validate() throws {
+    package func validate() throws {
         guard (1...86_400).contains(timeout) else { throw ValidationError("--timeout must be a number of seconds from 1 to 86400") }
         if clientSecret != nil, clientSecretFile != nil {
             throw ValidationError("give --client-secret-file or --client-secret, not both")
@@ -55,7 +57,7 @@ struct RefreshCommand: ParsableCommand {
         if stateFile != nil, account != nil { throw ValidationError(SavedStateChoice.conflict) }
     }
 
-    func run() throws {
+    package func run() throws {
         let environment = ProcessEnvironment.current()
         CommandLogging.bootstrap(environment: environment)
         let logger = Logger(label: "eua.refresh")

@@ -12,8 +12,10 @@ import Foundation
 
 /// `eua register`: registers a native client dynamically (RFC 7591, OpenID Connect Registration) and keeps
 /// it beside the state file, so that `eua login --issuer …` without `--client-id` uses it.
-struct RegisterCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct RegisterCommand: ParsableCommand {
+    package init() {}
+
+    package static let configuration = CommandConfiguration(
         commandName: OAuthCommands.register.0,
         abstract: OAuthCommands.register.1,
         discussion: """
@@ -58,7 +60,7 @@ struct RegisterCommand: ParsableCommand {
     @Flag(help: "Print the client id and where it was saved as one JSON object (never a secret).")
     var json = false
 
-    func validate() throws {
+    package func validate() throws {
         guard !redirectURIs.isEmpty else { throw ValidationError("give at least one --redirect-uri") }
         guard ClientCredentials.AuthenticationMethod(rawValue: clientAuth) != nil else {
             throw ValidationError("--client-auth must be none, client_secret_basic, client_secret_post, client_secret_jwt or private_key_jwt")
@@ -77,7 +79,7 @@ struct RegisterCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
+    package func run() throws {
         let environment = ProcessEnvironment.current()
         CommandLogging.bootstrap(environment: environment)
         let logger = Logger(label: "eua.register")

@@ -11,8 +11,10 @@ import Foundation
 #endif
 
 /// `eua token`: a fresh access token on stdout, for scripts (like `gcloud auth print-access-token`).
-struct TokenCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct TokenCommand: ParsableCommand {
+    package init() {}
+
+    package static let configuration = CommandConfiguration(
         commandName: OAuthCommands.token.0,
         abstract: OAuthCommands.token.1,
         discussion: """
@@ -51,13 +53,13 @@ struct TokenCommand: ParsableCommand {
     @Flag(help: "Print one JSON object: access_token, token_type, expires_at (ISO 8601, when known).")
     var json = false
 
-    func validate() throws {
+    package func validate() throws {
         guard (0...86_400).contains(minValid) else { throw ValidationError("--min-valid must be a number of seconds from 0 to 86400") }
         guard (1...86_400).contains(timeout) else { throw ValidationError("--timeout must be a number of seconds from 1 to 86400") }
         if stateFile != nil, account != nil { throw ValidationError(SavedStateChoice.conflict) }
     }
 
-    func run() throws {
+    package func run() throws {
         let environment = ProcessEnvironment.current()
         CommandLogging.bootstrap(environment: environment)
         let logger = Logger(label: "eua.token")

@@ -11,8 +11,10 @@ import Foundation
 #endif
 
 /// `eua userinfo`: the UserInfo claims of the person a saved state signed in (OpenID Connect Core §5.3).
-struct UserInfoCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct UserInfoCommand: ParsableCommand {
+    package init() {}
+
+    package static let configuration = CommandConfiguration(
         commandName: OAuthCommands.userinfo.0,
         abstract: OAuthCommands.userinfo.1,
         discussion: """
@@ -42,11 +44,11 @@ struct UserInfoCommand: ParsableCommand {
     @Flag(help: "Print every claim as one JSON object (claims held elsewhere with their sources, which may hold tokens).")
     var json = false
 
-    func validate() throws {
+    package func validate() throws {
         if stateFile != nil, account != nil { throw ValidationError(SavedStateChoice.conflict) }
     }
 
-    func run() throws {
+    package func run() throws {
         let environment = ProcessEnvironment.current()
         CommandLogging.bootstrap(environment: environment)
         let logger = Logger(label: "eua.userinfo")

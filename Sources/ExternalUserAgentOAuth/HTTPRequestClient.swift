@@ -10,7 +10,7 @@ import PluginNet
 /// PluginNet's sockets (``PlainHTTPExchange``), `https` and plain `http` to a DNS name through libcurl
 /// (``CurlExchange``, opened with dlopen on the first such request).
 ///
-/// No SwiftNIO: an event loop, its threads and a second TLS stack in every `eua-oauth` process cost more start-up
+/// No SwiftNIO: an event loop, its threads and a second TLS stack in every `eua login` process cost more start-up
 /// time and memory than the few small requests of a sign-in need (Benchmarks/README.md, "Levers"). `timeout`
 /// bounds everything from the name lookup to the last byte of the body; https verifies the certificate chain and
 /// the host name (by IP address for an IP literal).

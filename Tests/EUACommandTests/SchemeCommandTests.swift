@@ -123,7 +123,7 @@ struct SchemeCommandTests {
         }
         let stranger = try ProcessRunner.run(
             ProcessRunner.which("setpriv")!,
-            ["--reuid=65534", "--regid=65534", "--clear-groups", try TestPaths.product("eua-core").path,
+            ["--reuid=65534", "--regid=65534", "--clear-groups", try TestPaths.product("eua").path,
              "scheme", "hand-off", "\(Self.redirect)?code=C&state=S"],
             environment: desktop.environment, replacingEnvironment: true, timeout: 30)
         #expect(stranger.status == 1)

@@ -2,8 +2,8 @@ import EUATestSupport
 import Foundation
 import Testing
 
-/// Text from a plugin, a server or a configuration file never reaches the terminal raw: the built `eua-core`
-/// and `eua-oauth` escape control characters and bidi controls in every human-readable line, log line and
+/// Text from a plugin, a server or a configuration file never reaches the terminal raw: the built `eua`
+/// escapes control characters and bidi controls in every human-readable line, log line and
 /// `--json` output.
 @Suite("Terminal escapes through eua", .timeLimit(.minutes(2)))
 struct TerminalEscapeCommandTests {
@@ -71,7 +71,7 @@ struct TerminalEscapeCommandTests {
         #expect(result.stdout.contains(Self.shown), "\(result.stdout)")
     }
 
-    @Test("eua explain (eua-oauth): reasons from a plugin are escaped, in the table and in --json")
+    @Test("eua explain: reasons from a plugin are escaped, in the table and in --json")
     func explain() throws {
         let sandbox = try PluginSandbox()
         try hostilePlugin(sandbox)

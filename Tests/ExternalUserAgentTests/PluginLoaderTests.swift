@@ -197,7 +197,7 @@ struct PluginLoaderTests {
                                                            "/usr/local/share/eua/plugins", "/usr/share/eua/plugins"])
         #expect(PluginSearchPath.installedFolder(executableFolder: "/usr/local/bin") == "/usr/local/lib/eua/plugins")
         #expect(PluginSearchPath.installedFolder(executableFolder: "/usr/lib/eua") == "/usr/lib/eua/plugins",
-                "eua-core installed in <prefix>/lib/eua")
+                "eua installed in <prefix>/lib/eua")
     }
 
     @Test("an embedded web-view agent loads with its kind (the selection policy, not the loader, refuses it)")

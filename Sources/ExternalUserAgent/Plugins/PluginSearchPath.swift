@@ -11,7 +11,7 @@ import ExternalUserAgentSystem
 /// `EUA_PLUGIN_PATH` (a colon-separated list), then the user's plugins in `$XDG_DATA_HOME/eua/plugins`
 /// (default `~/.local/share/eua/plugins`), then `eua/plugins` in each folder of `$XDG_DATA_DIRS` (default
 /// `/usr/local/share:/usr/share`), then the installed plugin folder, `<prefix>/lib/eua/plugins` where the
-/// executable is `<prefix>/bin/eua` or `<prefix>/lib/eua/eua-core` (what `scripts/install` lays out).
+/// executable is `<prefix>/bin/eua` or `<prefix>/lib/eua/eua` (what `scripts/install` lays out, `bin/eua` a link to it).
 public struct PluginSearchPath: Sendable, Hashable {
     /// The folders, searched in this order.
     public var folders: [String]

@@ -15,7 +15,7 @@ import Synchronization
 
 /// A small HTTP/1.1 server on blocking sockets (PluginNet's strict request parser): one request per connection,
 /// each on a thread of its own, answered by a handler. No SwiftNIO, so `eua demo` (which runs it in process)
-/// starts no event loop and `eua-oauth` links no NIO.
+/// starts no event loop and `eua` links no NIO.
 struct LocalHTTPServer: Sendable {
     struct Request: Sendable {
         var method: String

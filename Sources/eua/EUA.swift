@@ -1,11 +1,15 @@
 import ArgumentParser
 import EUACommandSupport
+import EUACore
+import EUAOAuthCommands
 
-/// `eua-core`: run and inspect OAuth sign-in through external user agents (it names itself `eua`).
+/// `eua`: run and inspect OAuth sign-in through external user agents — every command in one program, but `demo`,
+/// which `eua-demo` beside it runs (the testing kit's local authorization server is not linked into what every
+/// sign-in starts; see ``OAuthCommands``).
 ///
-/// The `eua` launcher (Sources/eua/main.c) starts this program for `agents`, `capabilities`, `open`,
-/// `receive` and help, and `eua-oauth` for `explain`, `login`, `refresh` and `demo`; run directly, this
-/// program hands those four to `eua-oauth` itself (see ``OAuthCommands``).
+/// One program since the release commands hold the Swift runtime (scripts/link-static): a Swift program then starts in
+/// about 2 ms, and the C launcher that chose between `eua-core` and `eua-oauth` cost more than it saved — one program:
+/// a login's CPU −6 to −9 %, `eua agents` −6 to −12 %, peak RSS +1 and +1.8 MiB (Benchmarks/README.md, "Session 11").
 @main
 struct EUA: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -19,9 +23,9 @@ struct EUA: ParsableCommand {
             """,
         version: EUAVersion.current,
         subcommands: [
-            AgentsCommand.self, CapabilitiesCommand.self, ExplainForward.self, OpenCommand.self, ReceiveCommand.self, SchemeCommand.self,
-            LoginForward.self, RefreshForward.self, DemoForward.self, DoctorForward.self, UserInfoForward.self,
-            RegisterForward.self, LogoutForward.self, AccountsForward.self, TokenForward.self,
+            AgentsCommand.self, CapabilitiesCommand.self, ExplainCommand.self, OpenCommand.self, ReceiveCommand.self,
+            SchemeCommand.self, LoginCommand.self, RefreshCommand.self, DemoForward.self, DoctorCommand.self,
+            UserInfoCommand.self, RegisterCommand.self, LogoutCommand.self, AccountsCommand.self, TokenCommand.self,
         ]
     )
 
