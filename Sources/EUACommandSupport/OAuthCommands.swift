@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ExternalUserAgentSystem
 
 /// The subcommands that need the OAuth client (and, for `demo`, the testing kit's server): their names and abstracts.
 ///
@@ -53,11 +54,6 @@ package enum OAuthCommands {
 
     /// The folder of the running program (`/proc/self/exe`), so a symlinked `eua` still finds its sibling.
     static func executableFolder() -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard length > 0 else { return nil }
-        let path = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        guard let slash = path.lastIndex(of: "/") else { return nil }
-        return slash == path.startIndex ? "/" : String(path[..<slash])
+        SmallFiles.linkTarget("/proc/self/exe").map(SmallFiles.folder(of:))
     }
 }

@@ -5,11 +5,14 @@ import Testing
 /// `eua` runs every command but `demo`, which it hands to `eua-demo` beside it.
 @Suite("eua and eua-demo", .timeLimit(.minutes(1)))
 struct ProgramTests {
+    /// The commands of the OAuth client, which were a program of their own (`eua-oauth`) before.
+    static let oauthCommands = ["explain", "login", "refresh", "doctor", "userinfo", "register", "logout", "accounts", "token"]
+
     @Test("eua --help lists every command, demo included")
     func helpListsAll() throws {
         let result = try ProcessRunner.run(try TestPaths.product("eua"), ["--help"])
         #expect(result.status == 0)
-        for name in ["agents", "capabilities", "explain", "open", "receive", "login", "refresh", "demo", "doctor", "userinfo", "register", "logout", "accounts", "token"] {
+        for name in ["agents", "capabilities", "open", "receive", "demo"] + Self.oauthCommands {
             #expect(result.stdout.contains("\n  \(name) "), "\(name) in:\n\(result.stdout)")
         }
     }
@@ -26,7 +29,7 @@ struct ProgramTests {
 
     @Test("every OAuth command runs in eua itself, with its own help")
     func oauthCommandsInEUA() throws {
-        for name in ["explain", "login", "refresh", "doctor", "userinfo", "register", "logout", "accounts", "token"] {
+        for name in Self.oauthCommands {
             let result = try ProcessRunner.run(try TestPaths.product("eua"), [name, "--help"])
             #expect(result.status == 0, "\(name): \(result.stderr)")
             #expect(result.stdout.contains("USAGE: eua \(name)"), "\(name): \(result.stdout)")

@@ -65,19 +65,17 @@ enum SwiftRuntimeNames {
                 + "library names, \(file): \(problem); plugins are not opened (a plugin would load a second runtime): "
                 + "reinstall eua (scripts/install) or rebuild it (scripts/build-release)"
         }
-        _ = dlerror()
-        guard let names = dlopen(resolved, RTLD_NOW | RTLD_LOCAL) else {
-            let reason = dlerror().map { String(cString: $0) } ?? "unknown dlopen error"
-            return "the Swift runtime's library names \(file) cannot be opened (\(reason)); plugins are not opened: "
-                + "reinstall eua (scripts/install) or rebuild it (scripts/build-release)"
+        let names: DynamicLibrary
+        switch DynamicLibrary.open(resolved) {
+        case .success(let opened): names = opened
+        case .failure(let error):
+            return "the Swift runtime's library names \(file) cannot be opened (\(error.reason)); plugins are not "
+                + "opened: reinstall eua (scripts/install) or rebuild it (scripts/build-release)"
         }
         // Every name must be answered by the empty library itself, not by a real library found under it (a file in
-        // place of its link) or loaded before (LD_PRELOAD). Asked by name with RTLD_NOLOAD: a loaded name is matched
-        // without touching a file.
+        // place of its link) or loaded before (LD_PRELOAD).
         for name in SmallFiles.names(in: folder).sorted() where name.hasSuffix(".so") && name != libraryName {
-            let answered = dlopen(name, RTLD_LAZY | RTLD_NOLOAD)
-            if let answered { dlclose(answered) }
-            guard answered == names else {
+            guard names.answers(name) else {
                 return "the Swift runtime library name \(name) is not answered by \(file) (a real library was "
                     + "loaded under it: a file in place of the link \(folder)/\(name), or LD_PRELOAD); plugins are "
                     + "not opened (they would bind to a second runtime): reinstall eua (scripts/install)"
