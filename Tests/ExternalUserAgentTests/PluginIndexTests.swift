@@ -63,6 +63,28 @@ struct PluginIndexTests {
         #expect(both.receiver(id: "loopback") != nil)
     }
 
+    @Test("a long index, thousands of lines for files of earlier builds, is read: the next load still opens one file")
+    func longIndex() throws {
+        let cache = try TemporaryFolder()
+        let index = cache.url.appendingPathComponent("plugin-index")
+        let products = TestPaths.productsFolder
+        _ = loader([products], index: index).load(offering: ["headless"])
+        let written = try String(contentsOf: index, encoding: .utf8)
+        #expect(written.hasPrefix("eua-plugin-index 1\n"))
+        // Before the real entries: files that are gone, ids with non-ASCII letters, and lines that do not read.
+        var text = "eua-plugin-index 1\n"
+        for number in 0..<3000 {
+            text += "1 \(number) 2 3 4 other-\(number),\u{E9}t\u{E9}-\(number) /gone/build-\(number)/libEUAOther.so\n"
+        }
+        text += "5 6 7 8 9 - \n" + "x 6 7 8 9 - /not/a/number.so\n" + "\u{301} 1 2\n\n"
+        text += written.dropFirst("eua-plugin-index 1\n".count)
+        try Data(text.utf8).write(to: index)
+
+        let second = loader([products], index: index).load(offering: ["headless"])
+        #expect(second.plugins.map(\.path) == [products.appendingPathComponent("libEUAHeadless.so").path])
+        #expect(second.agent(id: "headless") != nil)
+    }
+
     @Test("an entry for a file that is gone is dropped when the index is next written")
     func goneFileDropped() throws {
         let cache = try TemporaryFolder()

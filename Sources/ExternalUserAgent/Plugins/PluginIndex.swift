@@ -83,17 +83,28 @@ struct PluginIndex {
         // An unreadable or oversized index is as good as none: every plugin file is then opened, and the index
         // written anew.
         guard let bytes = try? SmallFiles.read(file.path, limit: Self.maximumSize) else { return }
-        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
-        guard lines.first == Self.header[...] else { return }
-        for line in lines.dropFirst() {
-            let fields = line.split(separator: " ", maxSplits: 6, omittingEmptySubsequences: false)
+        files = Self.entries(parsing: bytes)
+    }
+
+    /// The entries of an index file's bytes (none when the header is wrong); a malformed line is skipped.
+    ///
+    /// Read as bytes, not as a `String`: splitting text walks it by `Character` (grapheme breaking), which cost
+    /// ~75,000 instructions a line: 1.6 ms of CPU in every `eua login` with the 730 entries a developer's index had gathered.
+    static func entries(parsing bytes: [UInt8]) -> [String: Entry] {
+        var lines = bytes.split(separator: UInt8(ascii: "\n"))[...]
+        guard let first = lines.popFirst(), first.elementsEqual(header.utf8) else { return [:] }
+        var entries: [String: Entry] = [:]
+        for line in lines {
+            let fields = line.split(separator: UInt8(ascii: " "), maxSplits: 6, omittingEmptySubsequences: false)
+                .map { String(decoding: $0, as: UTF8.self) }
             guard fields.count == 7, let device = UInt64(fields[0]), let inode = UInt64(fields[1]),
                   let size = Int64(fields[2]), let modified = Int64(fields[3]), let changed = Int64(fields[4]),
                   !fields[6].isEmpty else { continue }
-            let ids = fields[5] == "-" ? [] : fields[5].split(separator: ",").map(String.init)
-            files[String(fields[6])] = Entry(
+            let ids = fields[5] == "-" ? [] : fields[5].utf8.split(separator: UInt8(ascii: ",")).map { String(decoding: $0, as: UTF8.self) }
+            entries[fields[6]] = Entry(
                 stamp: FileStamp(device: device, inode: inode, size: size, modified: modified, changed: changed), ids: ids)
         }
+        return entries
     }
 
     /// The ids `path` offered when last loaded, if it is still the same file.
