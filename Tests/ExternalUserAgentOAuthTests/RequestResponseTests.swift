@@ -30,6 +30,18 @@ struct AuthorizationRequestTests {
         #expect(PKCE().codeVerifier != PKCE().codeVerifier)
     }
 
+    @Test("verifiers draw every unreserved character, each about equally often (66 characters: bytes are rejected, not folded)")
+    func verifierCharactersUniform() {
+        var counts: [Character: Int] = [:]
+        for _ in 0..<400 {
+            for character in PKCE(length: 128).codeVerifier { counts[character, default: 0] += 1 }
+        }
+        // 51,200 characters: about 776 each; folding the 256 byte values onto 66 characters would give the
+        // first 58 a third more than the last 8 (4 against 3 byte values), far outside these bounds.
+        #expect(counts.count == 66)
+        #expect(counts.values.allSatisfy { (620...930).contains($0) }, "\(counts.sorted { $0.value < $1.value })")
+    }
+
     @Test("the URL carries S256 PKCE, a 256-bit state and a nonce for openid; plain is never sent")
     func url() throws {
         let redirect = URL(string: "http://127.0.0.1:5000/cb")!
