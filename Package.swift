@@ -364,6 +364,7 @@ if Context.environment["EUA_FUZZ"] == "1" {
         ("FuzzIDToken", ["ExternalUserAgentOAuth", .product(name: "Crypto", package: "swift-crypto")]),
         ("FuzzHTTPResponse", ["PluginNet", "ExternalUserAgentWire"]),
         ("FuzzHTMLPage", ["EUAHeadless", "ExternalUserAgentWire"]),
+        ("FuzzPluginIndex", ["ExternalUserAgent"]),
     ]
     for target in fuzzTargets {
         package.targets.append(.executableTarget(name: target.name, dependencies: target.dependencies,

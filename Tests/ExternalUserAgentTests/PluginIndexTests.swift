@@ -85,6 +85,19 @@ struct PluginIndexTests {
         #expect(second.agent(id: "headless") != nil)
     }
 
+    @Test("the index's text reads back to the same entries; a '-' among several ids, an empty id, a bad line are no entry")
+    func textRoundTrip() {
+        let text = "eua-plugin-index 1\n1 2 3 -4 +5 -,a,,b /a path/with spaces.so\n1 2 3 4 5 - /none.so\n"
+            + "1 2 3 4 5 x\n" + "1 2 3 4 five x /bad.so\n" + "6 7 8 9 10 c \n"
+        let entries = PluginIndex.entries(parsing: Array(text.utf8))
+        #expect(entries.count == 2)
+        #expect(entries["/a path/with spaces.so"]?.ids == ["a", "b"])
+        #expect(entries["/a path/with spaces.so"]?.stamp == PluginIndex.FileStamp(device: 1, inode: 2, size: 3, modified: -4, changed: 5))
+        #expect(entries["/none.so"]?.ids == [])
+        #expect(PluginIndex.entries(parsing: Array(PluginIndex.text(of: entries).utf8)) == entries)
+        #expect(PluginIndex.entries(parsing: Array("eua-plugin-index 2\n1 2 3 4 5 a /x.so\n".utf8)).isEmpty)
+    }
+
     @Test("an entry for a file that is gone is dropped when the index is next written")
     func goneFileDropped() throws {
         let cache = try TemporaryFolder()

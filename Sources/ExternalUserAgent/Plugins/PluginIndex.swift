@@ -40,21 +40,21 @@ public struct PluginIndexFile: Sendable, Hashable {
 /// `ids` is comma-separated (`-` for none) and the path is the rest of the line. Plain text rather than
 /// JSON on purpose: it is read by every `eua open`/`eua login`, and decoding it with `JSONDecoder` cost
 /// about a millisecond of Swift runtime generic instantiation each time (profiled).
-struct PluginIndex {
-    struct Entry: Equatable {
-        var stamp: FileStamp
-        var ids: [String]
+package struct PluginIndex {
+    package struct Entry: Equatable, Sendable {
+        package var stamp: FileStamp
+        package var ids: [String]
     }
 
     /// What identifies one version of a file.
-    struct FileStamp: Equatable {
-        var device: UInt64
-        var inode: UInt64
-        var size: Int64
-        var modified: Int64
-        var changed: Int64
+    package struct FileStamp: Equatable, Sendable {
+        package var device: UInt64
+        package var inode: UInt64
+        package var size: Int64
+        package var modified: Int64
+        package var changed: Int64
 
-        init(device: UInt64, inode: UInt64, size: Int64, modified: Int64, changed: Int64) {
+        package init(device: UInt64, inode: UInt64, size: Int64, modified: Int64, changed: Int64) {
             (self.device, self.inode, self.size, self.modified, self.changed) = (device, inode, size, modified, changed)
         }
 
@@ -69,7 +69,7 @@ struct PluginIndex {
         }
     }
 
-    static let header = "eua-plugin-index 1"
+    package static let header = "eua-plugin-index 1"
 
     /// The longest index read, 4 MiB: a line is about 150 bytes, one per plugin file ever found.
     static let maximumSize = 4 << 20
@@ -90,7 +90,7 @@ struct PluginIndex {
     ///
     /// Read as bytes, not as a `String`: splitting text walks it by `Character` (grapheme breaking), which cost
     /// ~75,000 instructions a line: 1.6 ms of CPU in every `eua login` with the 730 entries a developer's index had gathered.
-    static func entries(parsing bytes: [UInt8]) -> [String: Entry] {
+    package static func entries(parsing bytes: [UInt8]) -> [String: Entry] {
         var lines = bytes.split(separator: UInt8(ascii: "\n"))[...]
         guard let first = lines.popFirst(), first.elementsEqual(header.utf8) else { return [:] }
         var entries: [String: Entry] = [:]
@@ -100,7 +100,9 @@ struct PluginIndex {
             guard fields.count == 7, let device = UInt64(fields[0]), let inode = UInt64(fields[1]),
                   let size = Int64(fields[2]), let modified = Int64(fields[3]), let changed = Int64(fields[4]),
                   !fields[6].isEmpty else { continue }
-            let ids = fields[5] == "-" ? [] : fields[5].utf8.split(separator: UInt8(ascii: ",")).map { String(decoding: $0, as: UTF8.self) }
+            // `-` alone means none; as one of several ids it is no id either (``record(_:ids:)`` never writes one).
+            let ids = fields[5].utf8.split(separator: UInt8(ascii: ",")).map { String(decoding: $0, as: UTF8.self) }
+                .filter { $0 != "-" }
             entries[fields[6]] = Entry(
                 stamp: FileStamp(device: device, inode: inode, size: size, modified: modified, changed: changed), ids: ids)
         }
@@ -130,14 +132,20 @@ struct PluginIndex {
     /// an old install), so it does not grow with every folder ever searched; returns why not when that failed.
     func save() -> String? {
         guard dirty else { return nil }
-        var text = Self.header + "\n"
-        for (path, entry) in files.sorted(by: { $0.key < $1.key }) where access(path, F_OK) == 0 {
+        let text = Self.text(of: files.filter { access($0.key, F_OK) == 0 })
+        let folder = SmallFiles.folder(of: file.path)
+        if let problem = SmallFiles.makeFolders(folder, mode: 0o755) { return problem }
+        return SmallFiles.replace(file.path, with: text, mode: 0o644)
+    }
+
+    /// The file's text for `entries`, sorted by path; ``entries(parsing:)`` reads it back to the same entries.
+    package static func text(of entries: [String: Entry]) -> String {
+        var text = header + "\n"
+        for (path, entry) in entries.sorted(by: { $0.key < $1.key }) {
             let stamp = entry.stamp
             let ids = entry.ids.isEmpty ? "-" : entry.ids.joined(separator: ",")
             text += "\(stamp.device) \(stamp.inode) \(stamp.size) \(stamp.modified) \(stamp.changed) \(ids) \(path)\n"
         }
-        let folder = SmallFiles.folder(of: file.path)
-        if let problem = SmallFiles.makeFolders(folder, mode: 0o755) { return problem }
-        return SmallFiles.replace(file.path, with: text, mode: 0o644)
+        return text
     }
 }
