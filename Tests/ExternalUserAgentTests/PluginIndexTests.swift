@@ -76,7 +76,7 @@ struct PluginIndexTests {
         for number in 0..<3000 {
             text += "1 \(number) 2 3 4 other-\(number),\u{E9}t\u{E9}-\(number) /gone/build-\(number)/libEUAOther.so\n"
         }
-        text += "5 6 7 8 9 - \n" + "x 6 7 8 9 - /not/a/number.so\n" + "\u{301} 1 2\n\n"
+        text += "5 6 7 8 9 - \n" + "x 6 7 8 9 - /not/a/number.so\n" + "1 2 3 4 5 \u{301}x /combining.so\n\n"
         text += written.dropFirst("eua-plugin-index 1\n".count)
         try Data(text.utf8).write(to: index)
 
@@ -85,17 +85,32 @@ struct PluginIndexTests {
         #expect(second.agent(id: "headless") != nil)
     }
 
-    @Test("the index's text reads back to the same entries; a '-' among several ids, an empty id, a bad line are no entry")
+    @Test("the index is read by bytes: its text reads back to the same entries; '-' or empty ids are dropped, bad lines skipped")
     func textRoundTrip() {
-        let text = "eua-plugin-index 1\n1 2 3 -4 +5 -,a,,b /a path/with spaces.so\n1 2 3 4 5 - /none.so\n"
-            + "1 2 3 4 5 x\n" + "1 2 3 4 five x /bad.so\n" + "6 7 8 9 10 c \n"
-        let entries = PluginIndex.entries(parsing: Array(text.utf8))
-        #expect(entries.count == 2)
+        var bytes = Array("eua-plugin-index 1\n1 2 3 -4 +5 -,a,,b /a path/with spaces.so\n1 2 3 4 5 - /none.so\n".utf8)
+        bytes += Array("1 2 3 4 5 \u{301}x /combining.so\r\n".utf8)  // one Character " \u{301}" holds a field break
+        bytes += Array("1 2 3 4 5 y /bad-".utf8) + [0xFF, 0xFE] + Array(".so\n".utf8)
+        bytes += Array("1 2 3 4 5 x\n1 2 3 4 five x /bad.so\n6 7 8 9 10 c \n".utf8)
+        let entries = PluginIndex.entries(parsing: bytes)
+        #expect(entries.count == 4)
         #expect(entries["/a path/with spaces.so"]?.ids == ["a", "b"])
         #expect(entries["/a path/with spaces.so"]?.stamp == PluginIndex.FileStamp(device: 1, inode: 2, size: 3, modified: -4, changed: 5))
         #expect(entries["/none.so"]?.ids == [])
+        #expect(entries["/combining.so\r"]?.ids == ["\u{301}x"])
+        #expect(entries["/bad-\u{FFFD}\u{FFFD}.so"]?.ids == ["y"])
         #expect(PluginIndex.entries(parsing: Array(PluginIndex.text(of: entries).utf8)) == entries)
         #expect(PluginIndex.entries(parsing: Array("eua-plugin-index 2\n1 2 3 4 5 a /x.so\n".utf8)).isEmpty)
+    }
+
+    @Test("what the loader may record is what a line holds, on bytes: no line break in a path, no comma or space in an id")
+    func holds() {
+        #expect(PluginIndex.holds(path: "/p/libA.so", ids: ["a", "b.c"]))
+        #expect(!PluginIndex.holds(path: "/p\r\nq.so", ids: ["a"]), "\"\\r\\n\" is one Character")
+        #expect(!PluginIndex.holds(path: "/p.so", ids: ["a,\u{301}b"]), "\",\\u{301}\" is one Character")
+        #expect(!PluginIndex.holds(path: "/p.so", ids: ["-"]))
+        #expect(!PluginIndex.holds(path: "/p.so", ids: [""]))
+        #expect(!PluginIndex.holds(path: "/p.so", ids: ["a b"]))
+        #expect(!PluginIndex.holds(path: "", ids: []))
     }
 
     @Test("an entry for a file that is gone is dropped when the index is next written")

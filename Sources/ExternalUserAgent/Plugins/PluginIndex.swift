@@ -44,6 +44,10 @@ package struct PluginIndex {
     package struct Entry: Equatable, Sendable {
         package var stamp: FileStamp
         package var ids: [String]
+
+        package init(stamp: FileStamp, ids: [String]) {
+            (self.stamp, self.ids) = (stamp, ids)
+        }
     }
 
     /// What identifies one version of a file.
@@ -118,9 +122,7 @@ package struct PluginIndex {
     /// Notes what `path` offers now. A path or id the line format cannot hold is not noted (that file is
     /// then always opened).
     mutating func record(_ path: String, ids: [String]) {
-        guard let stamp = FileStamp(path: path), !path.contains("\n"),
-              ids.allSatisfy({ !$0.isEmpty && $0 != "-" && !$0.contains(where: { $0 == "," || $0.isWhitespace }) })
-        else { return }
+        guard Self.holds(path: path, ids: ids), let stamp = FileStamp(path: path) else { return }
         let entry = Entry(stamp: stamp, ids: ids.sorted())
         if files[path] != entry {
             files[path] = entry
@@ -136,6 +138,16 @@ package struct PluginIndex {
         let folder = SmallFiles.folder(of: file.path)
         if let problem = SmallFiles.makeFolders(folder, mode: 0o755) { return problem }
         return SmallFiles.replace(file.path, with: text, mode: 0o644)
+    }
+
+    /// Whether a line can hold `path` and `ids` so that ``entries(parsing:)`` reads them back: checked on bytes, as
+    /// the reader splits (`"\r\n"` is one `Character` but holds a line break; `",\u{301}"` is one but holds a comma).
+    package static func holds(path: String, ids: [String]) -> Bool {
+        !path.isEmpty && !path.utf8.contains(UInt8(ascii: "\n"))
+            && ids.allSatisfy { id in
+                !id.isEmpty && id != "-" && !id.contains(where: \.isWhitespace)
+                    && !id.utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\n") }
+            }
     }
 
     /// The file's text for `entries`, sorted by path; ``entries(parsing:)`` reads it back to the same entries.
