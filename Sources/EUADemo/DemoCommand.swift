@@ -15,8 +15,8 @@ import Foundation
 /// with nothing else running — no account, no browser, no display, no network.
 struct DemoCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: OAuthCommands.demo.0,
-        abstract: OAuthCommands.demo.1,
+        commandName: DemoProgram.command.0,
+        abstract: DemoProgram.command.1,
         discussion: """
             Starts the local authorization server of ExternalUserAgentTesting on 127.0.0.1, then signs in \
             to it the way 'eua login' does: discovery, the 'loopback' receiver plugin, an agent plugin, the \

@@ -1,7 +1,7 @@
 import ArgumentParser
 import EUACommandSupport
 
-/// `eua-demo`: `eua demo` becomes this program (see `OAuthCommands`). It holds the testing kit's local
+/// `eua-demo`: `eua demo` becomes this program (see `DemoProgram`). It holds the testing kit's local
 /// authorization server, so that `eua`, which every sign-in starts, does not (Benchmarks/README.md,
 /// "Levers"); it names itself `eua` in help.
 @main

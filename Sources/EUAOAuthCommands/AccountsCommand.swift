@@ -14,8 +14,8 @@ package struct AccountsCommand: ParsableCommand {
     package init() {}
 
     package static let configuration = CommandConfiguration(
-        commandName: OAuthCommands.accounts.0,
-        abstract: OAuthCommands.accounts.1,
+        commandName: "accounts",
+        abstract: "List the signed-in accounts 'eua login' saved (issuer, client, subject, expiry; never a token).",
         discussion: """
             One account per issuer, client and subject, saved in $XDG_STATE_HOME/eua/accounts (a state file of \
             the earlier single-account layout, auth-state.json, is moved there). Pick one for 'eua token', \

@@ -20,8 +20,8 @@ package struct DoctorCommand: ParsableCommand {
     package init() {}
 
     package static let configuration = CommandConfiguration(
-        commandName: OAuthCommands.doctor.0,
-        abstract: OAuthCommands.doctor.1,
+        commandName: "doctor",
+        abstract: "Tell why sign-in will or will not work here: configuration, agents, platform, loopback, and a provider.",
         discussion: """
             Checks, in order: the configuration files and their layers (which key came from where, what the managed \
             file pins), the agents found and refused with their reasons, the default browser, the display, SSH, \

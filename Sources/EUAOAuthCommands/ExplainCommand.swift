@@ -20,8 +20,8 @@ package struct ExplainCommand: ParsableCommand {
     package init() {}
 
     package static let configuration = CommandConfiguration(
-        commandName: OAuthCommands.explain.0,
-        abstract: OAuthCommands.explain.1,
+        commandName: "explain",
+        abstract: "Show which user agent would be selected, why each candidate won or lost, and where each setting came from.",
         discussion: """
             Configuration layers, weakest first: built-in defaults, system ($XDG_CONFIG_DIRS/eua/config.toml), \
             user ($XDG_CONFIG_HOME/eua/config.toml), environment (EUA_AGENT, EUA_AGENT_OPTIONS, \

@@ -16,8 +16,8 @@ package struct LoginCommand: ParsableCommand {
     package init() {}
 
     package static let configuration = CommandConfiguration(
-        commandName: OAuthCommands.login.0,
-        abstract: OAuthCommands.login.1,
+        commandName: "login",
+        abstract: "Sign in: discovery, loopback redirect, the agent, checks, token exchange, ID token validation.",
         discussion: """
             The state (tokens and the server's configuration, never the client secret) is saved with mode 0600 \
             to --state-file, else as an account in $XDG_STATE_HOME/eua/accounts (one per issuer, client and \

@@ -22,8 +22,8 @@ package struct LogoutCommand: ParsableCommand {
     package init() {}
 
     package static let configuration = CommandConfiguration(
-        commandName: OAuthCommands.logout.0,
-        abstract: OAuthCommands.logout.1,
+        commandName: "logout",
+        abstract: "Sign out: revoke the tokens, end the provider's session through an agent, forget the saved state.",
         discussion: """
             Revokes the refresh token, then the access token, at the provider's revocation_endpoint (RFC 7009), \
             authenticating as 'eua login' did (a confidential client needs --client-secret-file or \

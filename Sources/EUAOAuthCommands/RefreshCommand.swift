@@ -15,8 +15,8 @@ package struct RefreshCommand: ParsableCommand {
     package init() {}
 
     package static let configuration = CommandConfiguration(
-        commandName: OAuthCommands.refresh.0,
-        abstract: OAuthCommands.refresh.1,
+        commandName: "refresh",
+        abstract: "Refresh the tokens of a state saved by 'eua login', and save them.",
         discussion: """
             A confidential client needs its secret again (--client-secret-file or EUA_CLIENT_SECRET): it is never \
             saved; the state records that the client is confidential and how it sends the secret. --timeout bounds \

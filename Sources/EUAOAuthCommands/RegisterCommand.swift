@@ -16,8 +16,8 @@ package struct RegisterCommand: ParsableCommand {
     package init() {}
 
     package static let configuration = CommandConfiguration(
-        commandName: OAuthCommands.register.0,
-        abstract: OAuthCommands.register.1,
+        commandName: "register",
+        abstract: "Register a native client with a provider (OpenID Connect dynamic registration), for 'eua login'.",
         discussion: """
             The client is registered as application_type native, for the code grant with refresh tokens. Each \
             redirect URI is loopback http (http://127.0.0.1/cb: 'eua login' listens on that path, on any port \

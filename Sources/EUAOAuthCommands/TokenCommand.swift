@@ -15,8 +15,8 @@ package struct TokenCommand: ParsableCommand {
     package init() {}
 
     package static let configuration = CommandConfiguration(
-        commandName: OAuthCommands.token.0,
-        abstract: OAuthCommands.token.1,
+        commandName: "token",
+        abstract: "Print a fresh access token for scripts, refreshing and saving first when needed.",
         discussion: """
             Prints the saved access token, one line and nothing else, when it stays valid for --min-valid seconds \
             (then no plugin is loaded and nothing is sent); else refreshes it first and saves the new tokens. A \

@@ -15,8 +15,8 @@ package struct UserInfoCommand: ParsableCommand {
     package init() {}
 
     package static let configuration = CommandConfiguration(
-        commandName: OAuthCommands.userinfo.0,
-        abstract: OAuthCommands.userinfo.1,
+        commandName: "userinfo",
+        abstract: "Show the claims the provider's UserInfo endpoint gives for a state saved by 'eua login'.",
         discussion: """
             Uses the saved access token (refreshed first when it expires within a minute, and saved again) as a \
             bearer token. The answer's 'sub' must be the ID token's, or nothing is shown. A signed answer \

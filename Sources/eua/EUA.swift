@@ -5,7 +5,7 @@ import EUAOAuthCommands
 
 /// `eua`: run and inspect OAuth sign-in through external user agents — every command in one program, but `demo`,
 /// which `eua-demo` beside it runs (the testing kit's local authorization server is not linked into what every
-/// sign-in starts; see ``OAuthCommands``).
+/// sign-in starts; see ``DemoProgram``).
 ///
 /// One program since the release commands hold the Swift runtime (scripts/link-static): a Swift program then starts in
 /// about 2 ms, and the C launcher that chose between `eua-core` and `eua-oauth` cost more than it saved — one program:
@@ -30,7 +30,7 @@ struct EUA: ParsableCommand {
     )
 
     static func main() {
-        OAuthCommands.forwardIfNeeded(CommandLine.arguments)
+        DemoProgram.forwardIfNeeded(CommandLine.arguments)
         do {
             var command = try parseAsRoot()
             try command.run()
