@@ -5,7 +5,8 @@ import Synchronization
 ///
 /// `eua`'s `main` is synchronous on purpose: with an `async` main the process exits from the main
 /// dispatch queue, and a plugin that loads Foundation takes that queue over, so `eua` would never exit.
-/// Here the main thread simply waits while the work runs on Swift's cooperative pool.
+/// Here the waiting thread runs the work itself (``WaitingThreadExecutor``); what the work starts with
+/// `Task { … }` runs on Swift's cooperative pool.
 package enum Blocking {
     /// The priority of a command's tasks: the one the tasks that plugin threads start get (a thread of no QoS
     /// class starts `.medium` tasks), so that the cooperative pool runs one set of threads for the command, not
@@ -14,14 +15,14 @@ package enum Blocking {
 
     package static func run<Value: Sendable>(_ work: @escaping @Sendable () async throws -> Value) throws -> Value {
         let result = Mutex<Result<Value, any Error>?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task(priority: priority) {
+        let executor = WaitingThreadExecutor()
+        Task(executorPreference: executor, priority: priority) {
             let outcome: Result<Value, any Error>
             do { outcome = .success(try await work()) } catch { outcome = .failure(error) }
             result.withLock { $0 = outcome }
-            done.signal()
+            executor.finish()
         }
-        done.wait()
+        executor.runJobs()
         return try result.withLock { $0! }.get()
     }
 }
@@ -33,18 +34,18 @@ extension Blocking {
         -> (result: Result<Value, any Error>, interrupted: Bool) {
         let result = Mutex<Result<Value, any Error>?>(nil)
         let interrupted = Mutex(false)
-        let done = DispatchSemaphore(value: 0)
-        let task = Task(priority: priority) {
+        let executor = WaitingThreadExecutor()
+        let task = Task(executorPreference: executor, priority: priority) {
             let outcome: Result<Value, any Error>
             do { outcome = .success(try await work()) } catch { outcome = .failure(error) }
             result.withLock { $0 = outcome }
-            done.signal()
+            executor.finish()
         }
         let handler = InterruptHandler.install {
             interrupted.withLock { $0 = true }
             task.cancel()
         }
-        done.wait()
+        executor.runJobs()
         handler.remove()
         return (result.withLock { $0! }, interrupted.withLock { $0 })
     }
