@@ -301,7 +301,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SystemBrowserTests",
-            dependencies: ["EUATestSupport"]
+            dependencies: ["EUATestSupport", "ExternalUserAgentTesting"]
         ),
         // The TOML reader's own tests, and the whole toml-test suite from Debian's golang-github-burntsushi-toml-dev.
         .testTarget(

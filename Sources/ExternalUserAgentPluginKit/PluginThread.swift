@@ -10,8 +10,9 @@ public enum PluginThread {
         init(_ work: @escaping () -> Void) { self.work = work }
     }
 
-    /// Runs `work` on a new detached thread (or on this one if no thread can be made).
-    public static func detach(_ work: @escaping @Sendable () -> Void) {
+    /// Runs `work` on a new detached thread — or, if no thread can be made, on this one when `orHere` (else not at
+    /// all: for work that may wait without end, such as reaping a browser that keeps running).
+    public static func detach(orHere: Bool = true, _ work: @escaping @Sendable () -> Void) {
         let box = Unmanaged.passRetained(Box(work)).toOpaque()
         var thread = pthread_t()
         if pthread_create(&thread, nil, { context in
@@ -20,7 +21,8 @@ public enum PluginThread {
         }, box) == 0 {
             pthread_detach(thread)
         } else {
-            Unmanaged<Box>.fromOpaque(box).takeRetainedValue().work()
+            let work = Unmanaged<Box>.fromOpaque(box).takeRetainedValue().work
+            if orHere { work() }
         }
     }
 }

@@ -1,4 +1,5 @@
 import EUATestSupport
+import ExternalUserAgentTesting
 import Foundation
 import Testing
 
@@ -62,6 +63,43 @@ struct SystemBrowserTests {
         #expect(elapsed < .seconds(3))
         #expect(result.stdout.isEmpty)
         #expect(desktop.recordedArguments() == ["--new-tab", url])
+    }
+
+    @Test("the browser is the host's own child (one fork), reaped while the host still runs: no zombie")
+    func browserReaped() async throws {
+        let server = try await LocalAuthorizationServer.start()
+        defer { Task { await server.stop() } }
+        let desktop = try IsolatedDesktop()
+        // This browser says who it is and who started it, and ends at once (gio-launch-desktop execs it: same pid).
+        let said = desktop.folder.url.appendingPathComponent("browser-pids")
+        try """
+            #!/bin/sh
+            echo "$$ $PPID" > '\(said.path).tmp' && mv '\(said.path).tmp' '\(said.path)'
+            """.write(to: desktop.browser, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: desktop.browser.path)
+        // A long-lived host: a sign-in that waits for a redirect the browser never sends.
+        let login = try ChildProcess(
+            try TestPaths.product("eua"),
+            ["login", "--issuer", server.issuer, "--client-id", server.options.clientID, "--agent", "system-browser",
+             "--timeout", "20", "--state-file", desktop.folder.path + "/state.json"],
+            environment: desktop.environment(["DISPLAY": ":93", "EUA_CLIENT_SECRET": ""]), replacingEnvironment: true)
+        defer { login.terminate() }
+        let deadline = ContinuousClock.now + .seconds(10)
+        var pids: [pid_t] = []
+        while pids.count != 2, ContinuousClock.now < deadline {
+            pids = ((try? String(contentsOf: said, encoding: .utf8)) ?? "").split(separator: " ")
+                .compactMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        try #require(pids.count == 2, "the browser never ran; eua: \(String(decoding: login.stderr, as: UTF8.self))")
+        #expect(pids[1] == login.pid, "the browser's parent is eua itself, not an intermediate child")
+        // Gone from /proc, not a zombie ('Z') waiting for its parent, while that parent still runs.
+        while FileManager.default.fileExists(atPath: "/proc/\(pids[0])"), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let state = (try? String(contentsOfFile: "/proc/\(pids[0])/stat", encoding: .utf8)) ?? "(gone)"
+        #expect(!FileManager.default.fileExists(atPath: "/proc/\(pids[0])"), "the ended browser is still there: \(state)")
+        #expect(login.isRunning, "eua ended before the check: \(String(decoding: login.stderr, as: UTF8.self))")
     }
 
     @Test("with a display set and no session bus, GLib stays quiet on stderr")
