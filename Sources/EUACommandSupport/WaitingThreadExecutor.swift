@@ -6,7 +6,8 @@ import Synchronization
 ///
 /// Without it the waiting thread sleeps while every step of the work — each resumption after a plugin call, each
 /// hop — is handed to Swift's cooperative pool, whose threads `Dispatch` starts one by one on first use.
-/// Unstructured tasks (`Task { … }`) do not inherit the preference and still run on that pool.
+/// Unstructured tasks (`Task { … }`) do not inherit the preference and still run on that pool. Not reentrant: a
+/// job must not wait for ``Blocking`` again (the inner wait would hold the thread the outer work needs).
 final class WaitingThreadExecutor: TaskExecutor, @unchecked Sendable {
     private struct State {
         var jobs: [UnownedJob] = []
@@ -20,8 +21,17 @@ final class WaitingThreadExecutor: TaskExecutor, @unchecked Sendable {
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        state.withLock { $0.jobs.append(job) }
-        ready.signal()
+        let taken = state.withLock { state -> Bool in
+            guard !state.finished else { return false }
+            state.jobs.append(job)
+            return true
+        }
+        if taken {
+            ready.signal()
+        } else {
+            // After the work ended nobody waits here any more: a late job (none is expected) runs on the pool.
+            globalConcurrentExecutor.enqueue(job)
+        }
     }
 
     /// Ends `runJobs()` once the jobs enqueued before it have run.

@@ -81,24 +81,31 @@ struct SystemBrowserTests {
         let login = try ChildProcess(
             try TestPaths.product("eua"),
             ["login", "--issuer", server.issuer, "--client-id", server.options.clientID, "--agent", "system-browser",
-             "--timeout", "20", "--state-file", desktop.folder.path + "/state.json"],
+             "--timeout", "120", "--state-file", desktop.folder.path + "/state.json"],
             environment: desktop.environment(["DISPLAY": ":93", "EUA_CLIENT_SECRET": ""]), replacingEnvironment: true)
         defer { login.terminate() }
-        let deadline = ContinuousClock.now + .seconds(10)
+        let started = ContinuousClock.now + .seconds(30)
         var pids: [pid_t] = []
-        while pids.count != 2, ContinuousClock.now < deadline {
+        while pids.count != 2, ContinuousClock.now < started {
             pids = ((try? String(contentsOf: said, encoding: .utf8)) ?? "").split(separator: " ")
                 .compactMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
             try await Task.sleep(for: .milliseconds(20))
         }
         try #require(pids.count == 2, "the browser never ran; eua: \(String(decoding: login.stderr, as: UTF8.self))")
         #expect(pids[1] == login.pid, "the browser's parent is eua itself, not an intermediate child")
-        // Gone from /proc, not a zombie ('Z') waiting for its parent, while that parent still runs.
-        while FileManager.default.fileExists(atPath: "/proc/\(pids[0])"), ContinuousClock.now < deadline {
+        // Collected by eua while eua still runs: gone from /proc, not left a zombie ('Z') of eua's. (A pid reused
+        // since is some other process's child.)
+        let stillEUAs = { () -> String? in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pids[0])/stat", encoding: .utf8),
+                  let end = stat.range(of: ") ", options: .backwards) else { return nil }
+            let fields = stat[end.upperBound...].split(separator: " ")
+            return fields.count > 1 && pid_t(fields[1]) == login.pid ? stat : nil
+        }
+        let reaped = ContinuousClock.now + .seconds(20)
+        while stillEUAs() != nil, ContinuousClock.now < reaped {
             try await Task.sleep(for: .milliseconds(20))
         }
-        let state = (try? String(contentsOfFile: "/proc/\(pids[0])/stat", encoding: .utf8)) ?? "(gone)"
-        #expect(!FileManager.default.fileExists(atPath: "/proc/\(pids[0])"), "the ended browser is still there: \(state)")
+        #expect(stillEUAs() == nil, "the browser is still eua's child (state after the pid): \(stillEUAs() ?? "")")
         #expect(login.isRunning, "eua ended before the check: \(String(decoding: login.stderr, as: UTF8.self))")
     }
 
