@@ -36,9 +36,7 @@ public final class BrowserProcess: Sendable {
             throw error
         }
         let pid = self.pid
-        PluginThread.detach { [self] in
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        PluginThread.reap(pid, orHere: true) { [self] status in
             let terminating = self.state.withLock { state -> Bool in
                 state.exited = true
                 state.exitStatus = status

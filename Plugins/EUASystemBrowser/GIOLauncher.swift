@@ -1,9 +1,6 @@
 import CGIO
 import ExternalUserAgentPluginKit
 import FoundationEssentials
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Hands a URL to a browser through GLib, returning as soon as the launch is handed off.
 enum GIOLauncher {
@@ -35,33 +32,27 @@ enum GIOLauncher {
         }
         let uris = g_list_append(nil, g_strdup(url))
         defer { g_list_free_full(uris, g_free) }
-        // One fork, not GLib's two (a child that forks the browser and exits at once, so that GLib need not reap
-        // it): the browser is this process's child, reaped by a thread of its own. A fork copies the page tables of
-        // the whole host, a Swift program with its plugins: the second one cost 0.4-0.6 ms before the browser ran.
-        let flags = GSpawnFlags(rawValue: G_SPAWN_SEARCH_PATH.rawValue | G_SPAWN_STDOUT_TO_DEV_NULL.rawValue
-                                    | G_SPAWN_STDERR_TO_DEV_NULL.rawValue | G_SPAWN_DO_NOT_REAP_CHILD.rawValue)
         var child: GPid = 0
         let launched = withUnsafeMutablePointer(to: &child) { child in
             g_desktop_app_info_launch_uris_as_manager(
-                desktop, uris, context, flags, nil, nil,
+                desktop, uris, context, spawnFlags, nil, nil,
                 { _, pid, child in child?.assumingMemoryBound(to: GPid.self).pointee = pid }, child, &error)
         }
         if child > 0 {
             PluginHost.log(.debug, "system browser: launched process \(child)")
-            reap(child)
+            PluginThread.reap(child)
         }
         if launched == 0, let error { throw GIOError(taking: error) }
         return id
     }
 
-    /// Waits for `pid` on a thread of its own, so that a browser that ends never stays a zombie of the host (no
-    /// thread to be had: it stays one until the host exits — never a wait inside `start`).
-    static func reap(_ pid: GPid) {
-        PluginThread.detach(orHere: false) {
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        }
-    }
+    /// How both launches spawn: the program looked up on `PATH`, its stdout and stderr to /dev/null, and in one fork,
+    /// not GLib's two (a child that forks the browser and exits at once, so that GLib need not reap it): the browser
+    /// is this process's child, reaped by a thread of its own (``PluginThread/reap(_:orHere:onExit:)``). A fork
+    /// copies the page tables of the whole host, a Swift program with its plugins: the second one cost 0.4-0.6 ms
+    /// before the browser ran.
+    static let spawnFlags = GSpawnFlags(rawValue: G_SPAWN_SEARCH_PATH.rawValue | G_SPAWN_STDOUT_TO_DEV_NULL.rawValue
+                                            | G_SPAWN_STDERR_TO_DEV_NULL.rawValue | G_SPAWN_DO_NOT_REAP_CHILD.rawValue)
 
     /// Runs one `$BROWSER` command with `url`, through GLib's spawn (no shell; output to /dev/null; one fork, the
     /// child reaped like the default handler's).
@@ -69,13 +60,11 @@ enum GIOLauncher {
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var error: UnsafeMutablePointer<GError>?
-        let flags = GSpawnFlags(rawValue: G_SPAWN_SEARCH_PATH.rawValue | G_SPAWN_STDOUT_TO_DEV_NULL.rawValue
-                                    | G_SPAWN_STDERR_TO_DEV_NULL.rawValue | G_SPAWN_DO_NOT_REAP_CHILD.rawValue)
         var child: GPid = 0
-        if g_spawn_async(nil, &argv, nil, flags, nil, nil, &child, &error) == 0, let error {
+        if g_spawn_async(nil, &argv, nil, spawnFlags, nil, nil, &child, &error) == 0, let error {
             throw GIOError(taking: error)
         }
-        if child > 0 { reap(child) }
+        if child > 0 { PluginThread.reap(child) }
     }
 }
 
