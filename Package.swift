@@ -129,6 +129,8 @@ let package = Package(
             name: "EUACommandSupport",
             dependencies: [
                 "ExternalUserAgent",
+                // The hint table (CommandHints) spells the OAuth module's remedies too.
+                "ExternalUserAgentOAuth",
                 "ExternalUserAgentWire",
                 "ExternalUserAgentSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -101,7 +101,8 @@ struct BrowserFollow {
         let given = Set(script.formFields.map(\.name))
         if let password = credentials.first(where: { $0.type == "password" && !given.contains($0.name) }) {
             throw Self.failure("the provider asks for a password ('\(PageText.shown(password.name))') at \(Self.describe(url)) "
-                + "and no option gives it; add --agent-option form.\(PageText.shown(password.name))=... (an empty password is never submitted)")
+                + "and no option gives it; give the agent option form.\(PageText.shown(password.name))=... (an empty password is "
+                + "never submitted)")
         }
         let button: HTMLForm.SubmitButton?
         do {
@@ -110,7 +111,7 @@ struct BrowserFollow {
             let found = error.buttons.map { PageText.shown($0.description) }.joined(separator: ", ")
             throw Self.failure("the form at \(Self.describe(url)) has "
                 + (error.onlyDenies ? "only a button that refuses" : "no button that grants by the rule (allow, authorize, accept, approve, consent, yes, continue, sign in...)")
-                + "; buttons found: \(found); choose one with --agent-option submit=NAME or submit=NAME=VALUE")
+                + "; buttons found: \(found); choose one with the agent option submit=NAME or submit=NAME=VALUE")
         }
         let fields = form.submission(filling: script.formFields, pressing: button)
         let encoded = fields.map { FormCoding.escape($0.name) + "=" + FormCoding.escape($0.value) }.joined(separator: "&")
@@ -170,7 +171,7 @@ struct BrowserFollow {
             return try transport.send(method: step.method, url: step.url, headers: headers, body: step.body,
                                       timeout: Self.requestTimeout, maximumBodyBytes: Self.maximumBodyBytes)
         } catch let error as FollowTransport.Failure where error.untrustedCertificate {
-            throw Self.failure("\(error); if the provider uses a test CA, give its certificate with --agent-option ca-file=PATH")
+            throw Self.failure("\(error); if the provider uses a test CA, give its certificate with the agent option ca-file=PATH")
         } catch let error as FollowTransport.Failure {
             throw Self.failure("\(error)")
         }

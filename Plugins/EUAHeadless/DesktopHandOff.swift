@@ -41,7 +41,7 @@ enum DesktopHandOff {
         guard (status & 0x7f) == 0, (status >> 8) & 0xff == 0 else {
             throw PluginError("presentationFailed",
                               "headless agent: \(command.joined(separator: " ")) failed (wait status \(status)); "
-                                  + "is the scheme registered (eua scheme register) and a flow waiting?")
+                                  + "is the scheme registered (a default x-scheme-handler desktop entry) and a flow waiting?")
         }
         PluginHost.log(.debug, "headless agent handed the redirect to the desktop with \(arguments[0])")
     }

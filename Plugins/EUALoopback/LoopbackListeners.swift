@@ -58,7 +58,8 @@ struct LoopbackListeners {
         if let range = options.ports {
             let what = range.count == 1 ? "port \(range.lowerBound) is already in use"
                 : "every port from \(range.lowerBound) to \(range.upperBound) is in use"
-            throw StartFailure(message: "\(what) on 127.0.0.1; stop the program holding it or choose another port (--port / --port-range)")
+            throw StartFailure(message: "\(what) on 127.0.0.1; stop the program holding it or choose another port "
+                + "(the receiver option port or port-range)")
         }
         throw StartFailure(message: "could not get a free loopback port: \(lastError)")
     }

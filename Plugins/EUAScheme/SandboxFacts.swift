@@ -19,12 +19,13 @@ struct SandboxFacts {
         switch sandbox {
         case "flatpak":
             registration = "declare MimeType=x-scheme-handler/<scheme>; in the app's own exported desktop file (the manifest); "
-                + "'eua scheme register' cannot change the host's defaults from inside the sandbox"
+                + "a registration made from inside the sandbox cannot change the host's defaults"
         case "snap":
-            registration = "declare the scheme in the snap's desktop file (snapcraft.yaml); 'eua scheme register' cannot "
-                + "change the host's defaults from inside the snap"
+            registration = "declare the scheme in the snap's desktop file (snapcraft.yaml); a registration made from "
+                + "inside the snap cannot change the host's defaults"
         default:
-            registration = "eua scheme register <scheme> writes the desktop entry and makes it the default"
+            registration = "a desktop entry for x-scheme-handler/<scheme>, made the default handler, hands the redirect "
+                + "over"
         }
         return [
             "sandbox": .string(sandbox),

@@ -17,7 +17,7 @@ struct SchemeOptions: Sendable {
     init(options: [String: String]) throws(PluginError) {
         guard let scheme = options["scheme"] else {
             throw PluginError.invalidOptions("the scheme receiver needs the option scheme=<reverse domain name>, "
-                + "such as scheme=com.example.app (eua receive --redirect-uri com.example.app:/cb sets it)")
+                + "such as scheme=com.example.app (a redirect URI com.example.app:/cb gives it)")
         }
         if let problem = PrivateUseScheme.problem(with: scheme) {
             throw PluginError.invalidOptions("option scheme=\(scheme): \(problem)")

@@ -13,7 +13,7 @@ package struct CommandFailure: Error, CustomStringConvertible {
         do {
             return try await work()
         } catch let error as ExternalUserAgentError {
-            throw CommandFailure("\(error.message) [\(error.code)]")
+            throw CommandFailure("\(error.commandLineReport)")
         }
     }
 }

@@ -80,7 +80,7 @@ struct AgentListing {
             Receiver(id: $0.id, name: $0.name, path: $0.plugin.path, plugin: $0.plugin.description.id,
                      available: $0.available, reasons: $0.reasons)
         }
-        errors = catalog.failures.map { Failure(path: $0.path, error: $0.error.message, code: $0.error.code.description) }
+        errors = catalog.failures.map { Failure(path: $0.path, error: $0.error.commandLineMessage, code: $0.error.code.description) }
     }
 
     /// The JSON text (keys sorted, slashes unescaped), written by hand (`JSONValue`): `JSONEncoder` cost this

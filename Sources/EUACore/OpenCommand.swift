@@ -75,7 +75,7 @@ package struct OpenCommand: ParsableCommand {
                 selected = try AgentSelection.select(catalog: catalog, code: code, sources: sources)
             }
         } catch {
-            Output.errorMessage("eua open: \(error.message)")
+            Output.errorMessage("eua open: \(error.commandLineMessage)")
             Output.exit(2)
         }
         let configuration = selected.report.configuration
@@ -102,7 +102,7 @@ package struct OpenCommand: ParsableCommand {
             }
         } catch {
             let failure = error as? ExternalUserAgentError
-            Output.errorLine("eua open: \(failure?.message ?? "\(error)")")
+            Output.errorLine("eua open: \(failure?.commandLineMessage ?? "\(error)")")
             Output.exit(failure?.code == .timedOut ? 124 : 1)
         }
     }

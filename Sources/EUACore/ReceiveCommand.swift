@@ -122,7 +122,7 @@ package struct ReceiveCommand: ParsableCommand {
             case .userCanceled, .programCanceled: 130
             default: 2
             }
-            fail(code: error.code.description, error.message, exit: status)
+            fail(code: error.code.description, error.commandLineMessage, exit: status)
         case .failure(let error):
             fail(code: "receiverFailed", "\(error)", exit: 2)
         }

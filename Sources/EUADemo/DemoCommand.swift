@@ -227,7 +227,7 @@ struct DemoCommand: ParsableCommand {
     }
 
     static func describe(_ error: any Error) -> String {
-        if let error = error as? ExternalUserAgentError { return "\(error.message) [\(error.code)]" }
+        if let error = error as? ExternalUserAgentError { return "\(error.commandLineReport)" }
         return "\(error)"
     }
 

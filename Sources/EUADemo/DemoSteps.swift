@@ -96,14 +96,14 @@ final class DemoSteps: Sendable {
 
     /// The sign-out step: what was revoked, whether the session ended and the browser came back, the state removed.
     func signedOut(_ outcome: SignOut.Outcome, server: LocalAuthorizationServer, stateFile: String) {
-        var problems = outcome.revocationFailures.map { "the \($0.kind.words) was not revoked: \($0.error.message)" }
+        var problems = outcome.revocationFailures.map { "the \($0.kind.words) was not revoked: \($0.error.commandLineMessage)" }
         let session: String
         switch outcome.endSession {
         case .completed(let back): session = "session ended at \(server.issuer)/end_session (client_id, no ID token in the URL) "
             + "and the browser came back to \(back.absoluteString)"
         case .failed(let error):
             session = ""
-            problems.append("the session was not ended: \(error.message) [\(error.code)]")
+            problems.append("the session was not ended: \(error.commandLineReport)")
         case .sent: session = "end-session request sent"
         case .notSupported, .notRequested: session = "no end-session request"
         }

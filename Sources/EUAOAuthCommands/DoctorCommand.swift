@@ -57,7 +57,7 @@ package struct DoctorCommand: ParsableCommand {
         do {
             configuration = try Configuration.load(sources: .standard(environment: environment), code: code)
         } catch {
-            Output.errorLine("eua doctor: sign-in cannot work until the configuration is fixed: \(error.message)")
+            Output.errorLine("eua doctor: sign-in cannot work until the configuration is fixed: \(error.commandLineMessage)")
             Output.exit(2)
         }
         let catalog = CommandCatalog.loader(environment: environment).load()
@@ -75,7 +75,7 @@ package struct DoctorCommand: ParsableCommand {
         var explanation = Explanation(report)
         explanation.add(plan, issuerProblem: nil)
         let diagnosis = Diagnosis(plan: plan, capabilities: capabilities, findings: findings,
-                                  pluginErrors: catalog.failures.map { .init(path: $0.path, error: $0.error.message) },
+                                  pluginErrors: catalog.failures.map { .init(path: $0.path, error: $0.error.commandLineMessage) },
                                   explanation: explanation,
                                   storage: .init(AuthAccounts.standard(environment: environment), configuration: configuration))
         if json {
@@ -105,7 +105,7 @@ struct Diagnosis: Encodable {
                 let choice = try StorageChoice.choose(configuration)
                 (backend, reason) = (choice.backend.rawValue, choice.reason)
             } catch {
-                (backend, reason) = (nil, (error as? ExternalUserAgentError)?.message ?? "\(error)")
+                (backend, reason) = (nil, (error as? ExternalUserAgentError)?.commandLineMessage ?? "\(error)")
             }
             folder = store.folder
             accounts = store.savedCount
@@ -134,7 +134,7 @@ struct Diagnosis: Encodable {
         self.storage = storage
         let chosen = plan.chosen
         if chosen == nil {
-            problems.append(plan.error.message)
+            problems.append(plan.error.commandLineMessage)
         }
         if let step = chosen?.step, step != .device,
            capabilities.platform.ipv4Loopback == false, capabilities.platform.ipv6Loopback == false {

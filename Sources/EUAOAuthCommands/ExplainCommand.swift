@@ -72,7 +72,7 @@ package struct ExplainCommand: ParsableCommand {
         do {
             configuration = try Configuration.load(sources: .standard(environment: environment), code: code)
         } catch {
-            Output.errorLine("eua explain: \(error.message)")
+            Output.errorLine("eua explain: \(error.commandLineMessage)")
             Output.exit(1)
         }
         let catalog = CommandCatalog.loader(environment: environment).load()
@@ -86,7 +86,7 @@ package struct ExplainCommand: ParsableCommand {
             do {
                 service = try Blocking.run { try await Discovery(logger: logger).configuration(issuer: issuer) }
             } catch let error as ExternalUserAgentError {
-                issuerProblem = "the metadata of \(issuer) could not be read: \(error.message)"
+                issuerProblem = "the metadata of \(issuer) could not be read: \(error.commandLineMessage)"
             }
         }
         let plan = SignInChain.plan(candidates: candidates, configuration: configuration, service: service,

@@ -186,18 +186,18 @@ package struct LoginCommand: ParsableCommand {
         }
         if let claims {
             do { _ = try ClaimsRequest(json: claims) } catch let error as ExternalUserAgentError {
-                throw ValidationError("--claims: \(error.message)")
+                throw ValidationError("--claims: \(error.commandLineMessage)")
             }
         }
         if let idTokenAlg {
             do { _ = try IDTokenAlgorithm(idTokenAlg) } catch let error as ExternalUserAgentError {
-                throw ValidationError("--id-token-alg: \(error.message)")
+                throw ValidationError("--id-token-alg: \(error.commandLineMessage)")
             }
         }
         do {
             try requestParameters().validate()
         } catch let error as ExternalUserAgentError {
-            throw ValidationError(error.message)
+            throw ValidationError(error.commandLineMessage)
         }
         if let flow {
             guard let step = SignInStep(rawValue: flow) else {
@@ -227,7 +227,7 @@ package struct LoginCommand: ParsableCommand {
         do {
             configuration = try Configuration.load(sources: .standard(environment: environment), code: code)
         } catch {
-            throw CommandFailure("\(error.message) [\(error.code)]")
+            throw CommandFailure("\(error.commandLineReport)")
         }
         let secret = try ClientSecretSource.secret(file: clientSecretFile, flag: clientSecret, environment: environment)
         var file = stateFile.map(AuthStateFile.init(path:)) ?? AuthStateFile.standard(environment: environment)
@@ -237,7 +237,7 @@ package struct LoginCommand: ParsableCommand {
             storage = stateFile != nil && configuration.storageBackend == nil
                 ? StorageChoice(backend: .file, reason: "--state-file") : try StorageChoice.choose(configuration)
         } catch let error as ExternalUserAgentError {
-            throw CommandFailure("\(error.message) [\(error.code)]")
+            throw CommandFailure("\(error.commandLineReport)")
         }
         file.backend = storage.backend
         var client: ClientCredentials
@@ -255,7 +255,7 @@ package struct LoginCommand: ParsableCommand {
         do {
             client.signingKey = try clientKey.map(ClientSigningKey.load(path:))
         } catch let error as ExternalUserAgentError {
-            throw CommandFailure("\(error.message) [\(error.code)]")
+            throw CommandFailure("\(error.commandLineReport)")
         }
         client.signsRequestObjects = requestObject
         let extraParameters = try claims.map { [try ClaimsRequest(json: $0).parameter] } ?? []
@@ -282,7 +282,7 @@ package struct LoginCommand: ParsableCommand {
         do {
             try signIn.startDiscovery(priority: Blocking.priority)
         } catch let error as ExternalUserAgentError {
-            throw CommandFailure("\(error.message) [\(error.code)]")
+            throw CommandFailure("\(error.commandLineReport)")
         }
         // A named agent needs only its own plugin and the receiver's, when nothing else could be chosen
         // instead: the browser step with that agent, first in the preference order (no --flow).

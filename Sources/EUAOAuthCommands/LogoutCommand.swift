@@ -176,7 +176,7 @@ package struct LogoutCommand: ParsableCommand {
         do {
             configuration = try Configuration.load(sources: .standard(environment: environment), code: code)
         } catch {
-            throw CommandFailure("\(error.message) [\(error.code)]")
+            throw CommandFailure("\(error.commandLineReport)")
         }
         let registered = noRedirect ? nil : postLogoutRedirectURI ?? configuration.postLogoutRedirectURI
         // A private-use scheme post-logout redirect URI comes back through the scheme receiver.
@@ -197,7 +197,7 @@ package struct LogoutCommand: ParsableCommand {
         let chosen = plan(catalog)
         guard let step = chosen.chosen, let candidate = step.agent else {
             throw CommandFailure("no agent can show the provider's sign-out page (give --no-end-session to revoke and "
-                + "forget only); the chain said: \(chosen.error.message) [\(chosen.error.code)]")
+                + "forget only); the chain said: \(chosen.error.commandLineReport)")
         }
         let made = candidate.makeAgent(options: step.options.merging(agent == nil ? options : [:]) { $1 })
         guard !noRedirect else { return (made, { nil }) }
@@ -261,9 +261,9 @@ package struct LogoutCommand: ParsableCommand {
             return try Blocking.run { try await SavedStateChoice.choose(stateFile: stateFile, account: account, environment: environment) }
         } catch let error as ExternalUserAgentError where error.code == .notAuthorized {
             report(LogoutOutput(stateFile: AuthAccounts.standard(environment: environment).folder, notSignedIn: true), status: 4,
-                   message: "not signed in: \(error.message); nothing to sign out of")
+                   message: "not signed in: \(error.commandLineMessage); nothing to sign out of")
         } catch {
-            Output.errorLine("eua logout: \((error as? ExternalUserAgentError)?.message ?? "\(error)")")
+            Output.errorLine("eua logout: \((error as? ExternalUserAgentError)?.commandLineMessage ?? "\(error)")")
             Output.exit(1)
         }
     }

@@ -41,7 +41,7 @@ struct LogoutOutput: Encodable {
         revocation_supported = outcome.revocationSupported
         revoked = outcome.revoked.map(\.rawValue)
         not_revoked = outcome.revocationFailures.map {
-            NotRevoked(token_type_hint: $0.kind.rawValue, error: $0.error.code.name, message: $0.error.message)
+            NotRevoked(token_type_hint: $0.kind.rawValue, error: $0.error.code.name, message: $0.error.commandLineMessage)
         }
         switch outcome.endSession {
         case .notRequested: end_session = "not_requested"
@@ -50,7 +50,7 @@ struct LogoutOutput: Encodable {
         case .sent: end_session = "sent"
         case .failed(let error):
             end_session = "failed"
-            end_session_error = "\(error.message) [\(error.code)]"
+            end_session_error = "\(error.commandLineReport)"
         }
         state_removed = outcome.stateRemoved
         state_kept = outcome.stateKept

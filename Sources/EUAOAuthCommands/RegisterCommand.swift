@@ -71,7 +71,7 @@ package struct RegisterCommand: ParsableCommand {
         for (flag, value) in [("--id-token-alg", idTokenAlg), ("--userinfo-alg", userinfoAlg)] {
             guard let value else { continue }
             do { _ = try IDTokenAlgorithm(value) } catch let error as ExternalUserAgentError {
-                throw ValidationError("\(flag): \(error.message)")
+                throw ValidationError("\(flag): \(error.commandLineMessage)")
             }
         }
         for uri in redirectURIs where URL(string: uri) == nil {
@@ -96,7 +96,7 @@ package struct RegisterCommand: ParsableCommand {
             asked.userInfoAlgorithm = try userinfoAlg.map(IDTokenAlgorithm.init)
             asked.contacts = contacts
         } catch let error as ExternalUserAgentError {
-            throw CommandFailure("\(error.message) [\(error.code)]")
+            throw CommandFailure("\(error.commandLineReport)")
         }
         let (issuer, request) = (self.issuer, asked)
         let registration = try Blocking.run {

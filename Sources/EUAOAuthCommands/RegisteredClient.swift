@@ -18,7 +18,7 @@ enum RegisteredClient {
         do {
             loaded = try file.load()
         } catch let error as ExternalUserAgentError {
-            throw CommandFailure("\(error.message) [\(error.code)]")
+            throw CommandFailure("\(error.commandLineReport)")
         }
         guard let registration = loaded else {
             throw CommandFailure("no --client-id given, and no client registered for this state in \(file.path); "

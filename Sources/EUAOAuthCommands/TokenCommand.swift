@@ -77,7 +77,7 @@ package struct TokenCommand: ParsableCommand {
                 Output.line(tokens.accessToken)
             }
         case .failure(let error):
-            Output.errorLine("eua token: sign-in needed: \(error.message) [\(error.code)]")
+            Output.errorLine("eua token: sign-in needed: \(error.commandLineReport)")
             Output.exit(Self.signInNeeded)
         }
     }
@@ -96,7 +96,8 @@ package struct TokenCommand: ParsableCommand {
                 return .success(try await state.freshTokens(minimumValidity: .seconds(minimum)))
             } catch let error as ExternalUserAgentError {
                 guard await state.authorizationError != nil else { throw error }
-                return .failure(ExternalUserAgentError(.notAuthorized, error.message, underlying: error.underlying))
+                return .failure(ExternalUserAgentError(.notAuthorized, error.message, underlying: error.underlying,
+                                                      remedies: error.remedies))
             }
         } catch let error as ExternalUserAgentError where error.code == .notAuthorized {
             return .failure(error)

@@ -13,8 +13,9 @@ public struct ExternalUserAgentError: Error, Sendable, CustomStringConvertible {
         /// The code's name, as written in messages and in plugin events (`"userCanceled"`).
         public let name: String
 
-        /// The code called `name`; declare it once, as a static member of an extension of `Code`.
-        public init(_ name: String) { self.name = name }
+        /// The code called `name`; declared once, as a static member of an extension of `Code` in a module of
+        /// this package (so that every name stays unique in a process).
+        package init(_ name: String) { self.name = name }
 
         /// The person closed the browser or said no to the flow.
         public static let userCanceled = Code("userCanceled")
@@ -81,12 +82,18 @@ public struct ExternalUserAgentError: Error, Sendable, CustomStringConvertible {
     public var message: String
     /// The cause, when another error led to this one.
     public var underlying: (any Error & Sendable)?
+    /// What the caller can change to succeed, as values a program maps to its own words (``Remedy``); the
+    /// message says the same in words that fit any caller. See also ``allRemedies``.
+    public var remedies: [Remedy]
 
-    /// An error with `code`, a `message` that says what, where and what to do, and the `underlying` cause.
-    public init(_ code: Code, _ message: String, underlying: (any Error & Sendable)? = nil) {
+    /// An error with `code`, a `message` that says what, where and what to do (in words that name no program's
+    /// flags or settings), the `underlying` cause, and the `remedies` a program may spell in its own terms.
+    public init(_ code: Code, _ message: String, underlying: (any Error & Sendable)? = nil,
+                remedies: [Remedy] = []) {
         self.code = code
         self.message = message
         self.underlying = underlying
+        self.remedies = remedies
     }
 
     public var description: String {

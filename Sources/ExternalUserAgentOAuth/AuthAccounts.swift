@@ -74,20 +74,21 @@ public struct AuthAccounts: Sendable, Hashable {
     public func account(_ selector: String?) async throws -> SavedAccount {
         let all = try await accounts()
         guard !all.isEmpty else {
-            throw ExternalUserAgentError(.notAuthorized, "no account is signed in (none saved in \(folder)); sign in with 'eua login'")
+            throw ExternalUserAgentError(.notAuthorized, "no account is signed in (none saved in \(folder)); sign in first",
+                                         remedies: [.signIn])
         }
         guard let selector else {
             if all.count == 1 { return all[0] }
-            throw choiceError("several accounts are signed in; pick one with --account", all)
+            throw choiceError("several accounts are signed in; name one", all)
         }
         let names = { (account: SavedAccount) in [account.id, account.key.subject, account.email, account.username].compactMap { $0 } }
         let exact = all.filter { names($0).contains(selector) }
         if exact.count == 1 { return exact[0] }
-        if exact.count > 1 { throw choiceError("--account '\(selector)' names several accounts; give an id", exact) }
+        if exact.count > 1 { throw choiceError("the account '\(selector)' names several accounts; give an id", exact) }
         let prefixed = selector.isEmpty ? [] : all.filter { names($0).contains { $0.hasPrefix(selector) } }
         if prefixed.count == 1 { return prefixed[0] }
-        if prefixed.count > 1 { throw choiceError("--account '\(selector)' begins several accounts; say more", prefixed) }
-        throw choiceError("--account '\(selector)' names no signed-in account", all)
+        if prefixed.count > 1 { throw choiceError("the account '\(selector)' begins several accounts; say more", prefixed) }
+        throw choiceError("the account '\(selector)' names no signed-in account", all)
     }
 
     /// Saves a new sign-in as its account (replacing one with the same key) and returns the file.
@@ -101,7 +102,8 @@ public struct AuthAccounts: Sendable, Hashable {
     private func choiceError(_ problem: String, _ accounts: [SavedAccount]) -> ExternalUserAgentError {
         let list = accounts.map { "  \($0.label)" }.joined(separator: "\n")
         return ExternalUserAgentError(.accountChoiceInvalid,
-            "\(problem) (an id, subject, email or username, or the start of one); the accounts are:\n\(list)")
+            "\(problem) (an id, subject, email or username, or the start of one); the accounts are:\n\(list)",
+            remedies: [.chooseAccount])
     }
 
     /// Whether `name` is an account file's: 32 lowercase hexadecimal digits and `.json`.

@@ -117,7 +117,7 @@ public actor AuthState {
             let saved = file.map { " (saved in \($0.path))" } ?? ""
             throw ExternalUserAgentError(.notAuthorized,
                 "the server refused this sign-in's refresh token earlier with '\(authorizationError.error)'\(saved); "
-                    + "sign in again (eua login)", underlying: authorizationError)
+                    + "sign in again", underlying: authorizationError, remedies: [.signIn])
         }
         guard let current = lastTokenResponse else {
             throw ExternalUserAgentError(.notAuthorized, "not signed in: there are no tokens yet; sign in first")

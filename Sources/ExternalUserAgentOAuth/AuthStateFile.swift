@@ -401,7 +401,7 @@ public struct AuthStateFile: Sendable, Hashable {
     func load() throws -> Contents {
         var info = stat()
         guard stat(path, &info) == 0 else {
-            throw invalid("it cannot be read (\(Self.errnoText())); sign in first with 'eua login'")
+            throw invalid("it cannot be read (\(Self.errnoText())); sign in first", remedies: [.signIn])
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw invalid("it is not a regular file") }
         guard info.st_uid == getuid() else { throw invalid("it belongs to another user; it was not used") }
@@ -415,7 +415,7 @@ public struct AuthStateFile: Sendable, Hashable {
         } catch {
             throw invalid(error.reason + (error.isTooLarge ? "; a saved state is a few KiB — delete it and sign in again" : ""))
         }
-        guard let bytes else { throw invalid("it is gone; sign in again with 'eua login'") }
+        guard let bytes else { throw invalid("it is gone; sign in again", remedies: [.signIn]) }
         let data = Data(bytes)
         guard Marker(data)?.storage == StorageBackend.secretService.rawValue else {
             return try decode(data)
@@ -428,7 +428,7 @@ public struct AuthStateFile: Sendable, Hashable {
         }
         guard let secret = try SecretService.lookup(key: index.key, file: path) else {
             throw invalid("its tokens are no longer in the Secret Service (item 'eua: \(index.issuer) … (\(index.client_id))' "
-                + "was removed, or another keyring is open); sign in again with 'eua login'")
+                + "was removed, or another keyring is open); sign in again", remedies: [.signIn])
         }
         let contents = try decode(Data(secret.utf8))
         guard contents.configuration.issuer == index.issuer, contents.client.clientID == index.client_id else {
@@ -459,8 +459,10 @@ public struct AuthStateFile: Sendable, Hashable {
         }
     }
 
-    private func invalid(_ reason: String, underlying: (any Error & Sendable)? = nil) -> ExternalUserAgentError {
-        ExternalUserAgentError(.stateFileInvalid, "authorization state file \(path): \(reason)", underlying: underlying)
+    private func invalid(_ reason: String, underlying: (any Error & Sendable)? = nil,
+                         remedies: [ExternalUserAgentError.Remedy] = []) -> ExternalUserAgentError {
+        ExternalUserAgentError(.stateFileInvalid, "authorization state file \(path): \(reason)", underlying: underlying,
+                               remedies: remedies)
     }
 
     private static func errnoText() -> String { String(cString: strerror(errno)) }

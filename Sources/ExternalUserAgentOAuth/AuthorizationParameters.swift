@@ -121,7 +121,7 @@ public struct AuthorizationParameters: Sendable {
         guard !name.isEmpty else { throw invalid("an extra \(request) parameter has an empty name; give name=value") }
         guard !reserved.contains(name) else {
             let hint = typedParameters.contains(name)
-                ? "set the typed parameter instead (eua login --\(String(name.map { $0 == "_" ? "-" : $0 })))"
+                ? "set the typed parameter \(name) instead"
                 : "the client sets it itself; remove it"
             throw invalid("the extra \(request) parameter '\(name)' is reserved: \(hint)")
         }

@@ -80,9 +80,8 @@ public struct ClientCredentials: Sendable, Hashable, Codable {
         guard let clientSecret, !clientSecret.isEmpty else {
             throw ExternalUserAgentError(.invalidOptions,
                 "client '\(clientID)' is a confidential client (\(authenticationMethod.rawValue)), and no client secret "
-                    + "was given: the secret is never saved, so it is needed each time; give it with "
-                    + "--client-secret-file PATH (a file only you can read) or the EUA_CLIENT_SECRET environment variable "
-                    + "(in code: ClientCredentials.clientSecret)")
+                    + "was given: the secret is never saved, so it is needed each time; give it (in code: "
+                    + "ClientCredentials.clientSecret)", remedies: [.giveClientSecret])
         }
         return clientSecret
     }

@@ -34,7 +34,7 @@ public struct ClientRegistrar: Sendable {
         guard let url = configuration.registrationEndpoint else {
             throw ExternalUserAgentError(.registrationFailed,
                 "the provider \(configuration.issuer) offers no dynamic registration (no registration_endpoint in its "
-                    + "metadata); register the client by hand and give its id with --client-id")
+                    + "metadata); register the client by hand and give its client id", remedies: [.giveClientID])
         }
         let endpoint = url.absoluteString
         logger.debug("registering a client", metadata: ["endpoint": "\(endpoint)",

@@ -45,13 +45,14 @@ public struct ClientRegistrationFile: Sendable, Hashable {
         do {
             return try JSONDecoder().decode(ClientRegistration.self, from: data)
         } catch let error as InvalidFieldError {
-            throw invalid("it is corrupt: \(error) — register again with 'eua register'", underlying: error)
+            throw invalid("it is corrupt: \(error) — register the client again", underlying: error)
         } catch {
-            throw invalid("it is not a client registration (JSON with issuer and client_id) — register again with 'eua register'")
+            throw invalid("it is not a client registration (JSON with issuer and client_id) — register the client again")
         }
     }
 
     private func invalid(_ reason: String, underlying: (any Error & Sendable)? = nil) -> ExternalUserAgentError {
-        ExternalUserAgentError(.stateFileInvalid, "client registration file \(path): \(reason)", underlying: underlying)
+        ExternalUserAgentError(.stateFileInvalid, "client registration file \(path): \(reason)", underlying: underlying,
+                               remedies: [.registerClient])
     }
 }

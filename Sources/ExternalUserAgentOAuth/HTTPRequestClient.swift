@@ -38,7 +38,7 @@ struct HTTPRequestClient: Sendable {
 
     /// How a message names the time limit: `15 s`, or `1.2 s, what was left of the sign-in's time`.
     private var limitText: String {
-        timeout.spoken + (limitedByDeadline ? ", what was left of the whole sign-in's time limit (--timeout)" : "")
+        timeout.spoken + (limitedByDeadline ? ", what was left of the whole sign-in's time limit" : "")
     }
 
     /// Whether `target` goes over PluginNet's plain sockets: plain `http` where no name server is asked (an IP

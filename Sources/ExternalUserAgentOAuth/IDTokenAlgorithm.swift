@@ -63,8 +63,8 @@ public struct IDTokenAlgorithm: Sendable, Hashable, Codable, CustomStringConvert
         guard client.clientSecret?.isEmpty == false, client.authenticationMethod != .none else {
             throw ExternalUserAgentError(.invalidOptions,
                 "ID tokens signed with \(name) are checked with the client secret (OpenID Connect Core §10.1), and "
-                    + "client '\(client.clientID)' is a public client with no secret; give the secret "
-                    + "(--client-secret or EUA_CLIENT_SECRET), or register an asymmetric algorithm (RS256)")
+                    + "client '\(client.clientID)' is a public client with no secret; give the secret, "
+                    + "or register an asymmetric algorithm (RS256)", remedies: [.giveClientSecret])
         }
     }
 }
@@ -91,8 +91,9 @@ extension IDTokenValidator {
                 throw invalid("\(what) is signed with '\(shown)', which this client does not accept by default; "
                     + "accepted: " + acceptedAlgorithms.sorted().joined(separator: ", ")
                     + (IDTokenAlgorithm.knownAlgorithms.contains(alg)
-                        ? "; if the client is registered with id_token_signed_response_alg \(shown), say so "
-                            + "(--id-token-alg \(shown))" : ""))
+                        ? "; if the client is registered with id_token_signed_response_alg \(shown), say so"
+                        : ""),
+                    remedies: IDTokenAlgorithm.knownAlgorithms.contains(alg) ? [.giveIDTokenAlgorithm] : [])
             }
             return
         }

@@ -93,7 +93,7 @@ public struct IDTokenValidator: Sendable {
         } else if IDTokenAlgorithm.symmetricAlgorithms.contains(alg) {
             guard let clientSecret, !clientSecret.isEmpty else {
                 throw Self.invalid("\(what) is signed with \(alg), which is checked with the client secret, and none "
-                    + "was given; give it (--client-secret or EUA_CLIENT_SECRET)")
+                    + "was given; give it", remedies: [.giveClientSecret])
             }
             try SymmetricSignature.verify(token, alg: alg, secret: clientSecret, what: what)
         } else {
@@ -165,7 +165,8 @@ public struct IDTokenValidator: Sendable {
         }
     }
 
-    static func invalid(_ message: String, underlying: (any Error & Sendable)? = nil) -> ExternalUserAgentError {
-        ExternalUserAgentError(.idTokenInvalid, message, underlying: underlying)
+    static func invalid(_ message: String, underlying: (any Error & Sendable)? = nil,
+                        remedies: [ExternalUserAgentError.Remedy] = []) -> ExternalUserAgentError {
+        ExternalUserAgentError(.idTokenInvalid, message, underlying: underlying, remedies: remedies)
     }
 }

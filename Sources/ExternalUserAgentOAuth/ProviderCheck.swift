@@ -63,7 +63,7 @@ public enum ProviderCheck {
                      "token endpoint \(service.tokenEndpoint.absoluteString)"]
         if let methods = service.codeChallengeMethodsSupported, !methods.contains("S256") {
             parts.append("PKCE S256 is not advertised (code_challenge_methods_supported: \(methods.joined(separator: ", "))); "
-                         + "eua always sends it")
+                         + "this client always sends it")
         }
         parts.append(service.deviceAuthorizationEndpoint == nil ? "no device endpoint (no sign-in without a browser)"
                                                                 : "a device endpoint (RFC 8628)")

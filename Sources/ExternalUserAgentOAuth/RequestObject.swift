@@ -19,8 +19,8 @@ enum RequestObject {
     static func url(for request: AuthorizationRequest, client: ClientCredentials, now: Date = Date()) throws -> URL {
         guard let key = client.signingKey else {
             throw ExternalUserAgentError(.invalidOptions,
-                "a request object (RFC 9101) is signed with the client's private key, and none was given; give it with "
-                    + "--client-key FILE (a JWK or PEM file)")
+                "a request object (RFC 9101) is signed with the client's private key, and none was given; give it (a JWK "
+                    + "or PEM file)", remedies: [.giveClientKey])
         }
         var claims: [String: JSONValue] = [
             "response_type": .string("code"), "client_id": .string(request.clientID),

@@ -183,21 +183,21 @@ public struct SignIn: Sendable {
     /// `nonce`, which this grant does not carry) and become an ``AuthState``. Throws what
     /// ``DeviceAuthorization`` throws, and `idTokenInvalid`, `stateFileInvalid`.
     public func runDevice<C: Clock>(clock: C = ContinuousClock(),
-                                    show: @Sendable (DeviceAuthorizationResponse) -> Void = SignIn.showOnStandardError,
+                                    show: @Sendable (DeviceAuthorizationResponse) -> Void,
                                     onEvent: @Sendable (DeviceAuthorization.PollEvent) -> Void = { _ in })
         async throws -> AuthState where C.Duration == Duration {
         if usesDPoP {
             throw ExternalUserAgentError(.invalidOptions,
-                "DPoP-bound tokens (--dpop) are asked for in the code flow only; sign in with a browser or the manual agent "
-                    + "(--flow browser or manual), or without --dpop")
+                "DPoP-bound tokens are asked for in the code flow only; sign in with a browser or the manual agent, "
+                    + "or without DPoP", remedies: [.useCodeFlow, .withoutDPoP])
         }
         if !parameters.isEmpty {
             // The device authorization request (RFC 8628 §3.1) carries none of them: sending nothing and checking
             // nothing (max_age, acr) would be accepting a sign-in that did not meet them.
             throw ExternalUserAgentError(.invalidOptions,
                 "the request parameters (prompt, login_hint, max_age, acr_values, ui_locales, resource, extra parameters) "
-                    + "are sent in the code flow only; sign in with a browser or the manual agent (--flow browser or "
-                    + "manual), or without them")
+                    + "are sent in the code flow only; sign in with a browser or the manual agent, or without them",
+                remedies: [.useCodeFlow])
         }
         let client = try self.client.negotiated(with: configuration)
         if client.usesSecret { _ = try client.requiredSecret() }
@@ -221,10 +221,11 @@ public struct SignIn: Sendable {
     ///                             configuration: try Configuration.load(), service: configuration)
     /// let state = try await signIn.run(plan: plan) { catalog.receiver(id: "loopback")!.makeReceiver(options: [:]) }
     /// ```
-    /// Throws the plan's `noAgentAvailable` error when no step was possible.
+    /// `show` tells the person the device grant's codes; without it, a plan that chose the device step fails with
+    /// `invalidOptions`. Throws the plan's `noAgentAvailable` error when no step was possible.
     public func run(plan: SignInPlan, agentOptions: [String: String] = [:],
                     receiver: @Sendable () throws -> any RedirectReceiver,
-                    show: @escaping @Sendable (DeviceAuthorizationResponse) -> Void = SignIn.showOnStandardError) async throws -> AuthState {
+                    show: (@Sendable (DeviceAuthorizationResponse) -> Void)? = nil) async throws -> AuthState {
         guard let step = plan.chosen else { throw plan.error }
         return try await run(chosen: step, of: plan, agentOptions: agentOptions, receiver: receiver,
                              hooks: SignInFlow.Hooks(deviceCodes: show))
@@ -240,8 +241,14 @@ public struct SignIn: Sendable {
         ])
         switch step.step {
         case .device:
+            guard let show = hooks.deviceCodes else {
+                throw ExternalUserAgentError(.invalidOptions,
+                    "the device authorization grant was chosen (\(step.reason)), and the app gives no way to show its "
+                        + "codes to the person: set SignInFlow.Hooks.deviceCodes, or leave the device step out of "
+                        + "flow-order in the configuration")
+            }
             hooks.stepChosen(step)
-            return try await runDevice(show: hooks.deviceCodes, onEvent: hooks.devicePoll)
+            return try await runDevice(show: show, onEvent: hooks.devicePoll)
         case .browser, .manual:
             guard let candidate = step.agent else { throw plan.error }
             let receiver = try receiver()
@@ -271,13 +278,8 @@ public struct SignIn: Sendable {
         guard let port = redirectURI.port, expected.uri(port: port) == actual else {
             throw ExternalUserAgentError(.invalidOptions,
                 "the receiver listens at \(actual), not at the registered redirect URI \(registered): give the loopback "
-                    + "receiver the option redirect-uri=\(registered) (eua login --redirect-uri)")
+                    + "receiver the option redirect-uri=\(registered)", remedies: [.giveRedirectURI])
         }
-    }
-
-    /// Writes the device sign-in instructions to standard error.
-    @Sendable public static func showOnStandardError(_ codes: DeviceAuthorizationResponse) {
-        StandardError.write(codes.instructions)
     }
 
     /// Checks the ID token when there is one (a present one must be valid), and makes and saves the state.
@@ -359,19 +361,6 @@ private final class RequestBox: Sendable {
     func get() -> AuthorizationRequest? { value.withLock { $0 } }
 }
 
-/// Unbuffered writes to file descriptor 2.
-enum StandardError {
-    static func write(_ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress! + offset, $0.count - offset) }
-            if written <= 0 { return }
-            offset += written
-        }
-    }
-}
-
 extension SignIn {
     /// Whether this sign-in pushes its request; throws `invalidOptions` when the server requires pushing and it
     /// cannot: turned off (``usesPushedAuthorization``), or no endpoint in the metadata.
@@ -388,7 +377,8 @@ extension SignIn {
         if !usesPushedAuthorization, required {
             throw ExternalUserAgentError(.invalidOptions,
                 "the server requires pushed authorization requests (require_pushed_authorization_requests, RFC 9126): "
-                    + "leave pushing on (remove --no-par, or [login] par = false)")
+                    + "leave pushing on (remove what turns it off: the caller's own setting, or [login] par = false in "
+                    + "the configuration)", remedies: [.allowPushedRequests])
         }
         return usesPushedAuthorization
     }

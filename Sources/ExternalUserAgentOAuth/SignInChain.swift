@@ -52,8 +52,9 @@ public struct SignInPlan: Sendable {
     public var error: ExternalUserAgentError {
         var lines = ["no way to sign in is possible here; each step of the chain was skipped:"]
         for step in steps { lines.append("  - \(step.step): \(step.reason)") }
-        lines.append("Name an agent with --agent, change flow-order in the configuration, or see 'eua explain --issuer URL'.")
-        return ExternalUserAgentError(.noAgentAvailable, lines.joined(separator: "\n"))
+        lines.append("Name an agent, or change flow-order in the configuration.")
+        return ExternalUserAgentError(.noAgentAvailable, lines.joined(separator: "\n"),
+                                      remedies: [.chooseAgent, .explainSelection])
     }
 }
 
@@ -74,7 +75,7 @@ public enum SignInChain {
         let origin = configuration[.flowOrder].map { "flow-order from \($0.origin)" } ?? "the default flow-order"
 
         var forcedStep = forced
-        var forcedBy = forced.map { "--flow \($0) forces it" }
+        var forcedBy = forced.map { "the flow \($0) was asked for" }
         if forcedStep == nil, let named = configuration.namedAgent {
             let kind = candidates.first { $0.descriptor.answers(to: named) }?.descriptor.kind
             forcedStep = kind == .manual ? .manual : .browser

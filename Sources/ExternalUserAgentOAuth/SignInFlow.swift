@@ -254,17 +254,18 @@ extension SignInFlow {
         public var stepChosen: @Sendable (SignInPlan.Step) -> Void
         /// The code flow's steps, and the ID token check and the saving for both grants.
         public var progress: (@Sendable (SignIn.Progress) -> Void)?
-        /// The device grant's codes: tell the person where to enter them.
-        public var deviceCodes: @Sendable (DeviceAuthorizationResponse) -> Void
+        /// The device grant's codes: tell the person where to enter them (``DeviceAuthorizationResponse/instructions``
+        /// says it in a line). Without it, a sign-in whose chain chooses the device step fails with
+        /// `invalidOptions`: the library writes nothing to a terminal, the app owns its output.
+        public var deviceCodes: (@Sendable (DeviceAuthorizationResponse) -> Void)?
         /// Each answer of the device grant's polling that means "wait on" (pending, slow down).
         public var devicePoll: @Sendable (DeviceAuthorization.PollEvent) -> Void
 
-        /// Hooks as given; one left out does nothing, except ``deviceCodes``, which then writes the device
-        /// grant's codes to standard error (``SignIn/showOnStandardError(_:)``).
+        /// Hooks as given; one left out does nothing, except ``deviceCodes`` (see there).
         public init(discovered: @escaping @Sendable (ServiceConfiguration) -> Void = { _ in },
                     stepChosen: @escaping @Sendable (SignInPlan.Step) -> Void = { _ in },
                     progress: (@Sendable (SignIn.Progress) -> Void)? = nil,
-                    deviceCodes: @escaping @Sendable (DeviceAuthorizationResponse) -> Void = SignIn.showOnStandardError,
+                    deviceCodes: (@Sendable (DeviceAuthorizationResponse) -> Void)? = nil,
                     devicePoll: @escaping @Sendable (DeviceAuthorization.PollEvent) -> Void = { _ in }) {
             self.discovered = discovered
             self.stepChosen = stepChosen
@@ -303,7 +304,7 @@ extension SignInFlow {
                     throw ExternalUserAgentError(.receiverFailed,
                         "no '\(id)' redirect receiver was found"
                             + (loaded.isEmpty ? "" : " (the plugins offer \(loaded.joined(separator: ", ")))")
-                            + "; is \(file) beside eua or on EUA_PLUGIN_PATH? (see 'eua agents')")
+                            + "; is \(file) beside the program or on EUA_PLUGIN_PATH?", remedies: [.listAgents])
                 }
                 return entry.makeReceiver(options: options)
             }

@@ -117,7 +117,8 @@ public struct TokenEndpoint: Sendable {
             throw ExternalUserAgentError(.tokenRequestFailed,
                 "a DPoP-bound token was asked for (RFC 9449), and the token endpoint \(endpoint) answered the \(purpose) "
                     + "with token_type '\(UntrustedText.printable(tokens.tokenType))', not 'DPoP'; the tokens were refused "
-                    + "and nothing was saved: the server may not support DPoP (sign in without --dpop)")
+                    + "and nothing was saved: the server may not support DPoP (sign in without it)",
+                remedies: [.withoutDPoP])
         }
         return tokens
     }

@@ -67,7 +67,8 @@ public struct TokenRevocation: Sendable {
             let description = oauthError.errorDescription.map { ": " + UntrustedText.printable($0) } ?? ""
             throw ExternalUserAgentError(.revocationFailed,
                 "\(what) with '\(UntrustedText.printable(oauthError.error))'\(description)\(Self.advice(oauthError.error))",
-                                         underlying: oauthError)
+                                         underlying: oauthError,
+                                         remedies: oauthError.error == "invalid_client" ? [.giveClientSecret] : [])
         }
         throw ExternalUserAgentError(.revocationFailed, what + "; the provider may not revoke this kind of token")
     }
@@ -75,7 +76,7 @@ public struct TokenRevocation: Sendable {
     /// What to do about an OAuth error code from the revocation endpoint.
     private static func advice(_ error: String) -> String {
         switch error {
-        case "invalid_client": "; check the client id, and give the client secret the same way as for 'eua login'"
+        case "invalid_client": "; check the client id, and give the client secret as for the sign-in"
         case "unsupported_token_type": "; the provider does not revoke this kind of token"
         default: ""
         }

@@ -109,7 +109,8 @@ public struct UserInfoEndpoint: Sendable {
         case 401, 403:
             throw ExternalUserAgentError(.userInfoFailed,
                 "the UserInfo endpoint \(endpoint) refused the access token (HTTP \(response.status)); it may have "
-                    + "expired or lack the 'openid' scope — run 'eua refresh', or sign in again with 'eua login'")
+                    + "expired or lack the 'openid' scope — refresh the tokens, or sign in again with the scope",
+                remedies: [.refreshTokens, .signIn])
         default:
             throw ExternalUserAgentError(.userInfoFailed, "the UserInfo endpoint \(endpoint) answered HTTP \(response.status)")
         }

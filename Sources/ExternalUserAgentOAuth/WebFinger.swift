@@ -68,11 +68,11 @@ public struct WebFinger: Sendable {
             response = try await http.get(url)
         } catch {
             throw ExternalUserAgentError(.discoveryFailed, "WebFinger at \(place) could not be reached: \(error); "
-                + "give the issuer with --issuer instead", underlying: error)
+                + "give the issuer instead", underlying: error, remedies: [.giveIssuer])
         }
         guard response.status == 200 else {
             throw ExternalUserAgentError(.discoveryFailed, "WebFinger at \(place) answered HTTP \(response.status) for "
-                + "this account; give the issuer with --issuer instead")
+                + "this account; give the issuer instead", remedies: [.giveIssuer])
         }
         guard case .object(let document)? = JSONValue.read(response.body) else {
             throw ExternalUserAgentError(.discoveryFailed, "WebFinger at \(place) answered with something that is not a "
@@ -91,6 +91,6 @@ public struct WebFinger: Sendable {
             return href
         }
         throw ExternalUserAgentError(.discoveryFailed, "WebFinger at \(place) names no OpenID Connect issuer for this "
-            + "account (no link with rel \(Self.issuerRelation)); give the issuer with --issuer instead")
+            + "account (no link with rel \(Self.issuerRelation)); give the issuer instead", remedies: [.giveIssuer])
     }
 }

@@ -81,7 +81,7 @@ package struct LoopbackRedirectURI: Sendable, Hashable, CustomStringConvertible 
         case "localhost": host = .localhost
         default:
             throw Problem("its host '\(hostText)' is not a loopback host: use 127.0.0.1, [::1] or localhost "
-                + "(RFC 8252 §7.3); eua can only catch a redirect to this machine")
+                + "(RFC 8252 §7.3); a loopback receiver can only catch a redirect to this machine")
         }
         if let portText {
             guard !portText.isEmpty, portText.count <= 5, portText.allSatisfy(\.isASCIIDigit),

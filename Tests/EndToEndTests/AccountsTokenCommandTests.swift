@@ -123,16 +123,17 @@ struct AccountsTokenCommandTests {
         defer { setup.stop() }
         for subject in ["alice", "alan"] { #expect(try await setup.login(as: subject).status == 0) }
         let cases: [([String], String)] = [
-            (["token"], "several accounts are signed in; pick one with --account"),
-            (["token", "--account", "al"], "--account 'al' begins several accounts; say more"),
-            (["token", "--account", "mallory"], "--account 'mallory' names no signed-in account"),
-            (["refresh", "--account", "al"], "--account 'al' begins several accounts"),
-            (["userinfo", "--account", "mallory"], "--account 'mallory' names no signed-in account"),
+            (["token"], "several accounts are signed in; name one"),
+            (["token", "--account", "al"], "the account 'al' begins several accounts; say more"),
+            (["token", "--account", "mallory"], "the account 'mallory' names no signed-in account"),
+            (["refresh", "--account", "al"], "the account 'al' begins several accounts"),
+            (["userinfo", "--account", "mallory"], "the account 'mallory' names no signed-in account"),
         ]
         for (arguments, message) in cases {
             let result = try await setup.eua(arguments)
             #expect(result.status == 1, "\(arguments): \(result.stderr)")
-            #expect(result.stderr.contains(message) && result.stderr.contains("accountChoiceInvalid"), "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains(message) && result.stderr.contains("(--account) [accountChoiceInvalid]"),
+                    "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains("alice (alice@example.com) at \(setup.server.issuer), client test-client [id ")
                 && result.stderr.contains("alan (alan@example.com)"), "\(arguments): \(result.stderr)")
             #expect(result.stdout.isEmpty)

@@ -87,7 +87,7 @@ struct DjangoProviderLogoutTests {
         #expect(result.status == 3, "stderr: \(result.stderr)")
         #expect(result.stderr.contains("warning: the refresh token was not revoked: the revocation endpoint "
             + "\(setup.provider.baseURL)/o/revoke_token/ refused to revoke the refresh token (HTTP 401) with 'invalid_client'"))
-        #expect(result.stderr.contains("give the client secret the same way as for 'eua login'"))
+        #expect(result.stderr.contains("give the client secret as for the sign-in (--client-secret-file PATH or EUA_CLIENT_SECRET)"))
         #expect(!result.stderr.contains("wrong-secret") && !result.stdout.contains("wrong-secret"))
         #expect(!FileManager.default.fileExists(atPath: setup.stateFile), "by default the state is forgotten all the same")
         let records = try setup.provider.records()

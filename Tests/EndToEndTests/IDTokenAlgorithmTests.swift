@@ -48,7 +48,8 @@ struct IDTokenAlgorithmTests {
         let result = try await OIDCRun.login(server, stateFile: stateFile)
         #expect(result.status != 0)
         #expect(result.stderr.contains("signed with 'none', which this client does not accept by default")
-            && result.stderr.contains("--id-token-alg none"), "stderr: \(result.stderr)")
+            && result.stderr.contains("registered with id_token_signed_response_alg none, say so (--id-token-alg)"),
+                "stderr: \(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: stateFile))
     }
 

@@ -166,7 +166,7 @@ struct LoginParametersTests {
 
     static let badFlags: [BadFlag] = [
         .init(arguments: ["--param", "state=mine"], says: "the extra authorization parameter 'state' is reserved"),
-        .init(arguments: ["--param", "prompt=login"], says: "set the typed parameter instead (eua login --prompt)"),
+        .init(arguments: ["--param", "prompt=login"], says: "set the typed parameter prompt instead"),
         .init(arguments: ["--param", "noequals"], says: "--param 'noequals' is not name=value"),
         .init(arguments: ["--token-param", "code_verifier=x"], says: "the extra token parameter 'code_verifier' is reserved"),
         .init(arguments: ["--prompt", "none login"], says: "'none' cannot be sent with another prompt value"),

@@ -28,7 +28,7 @@ struct LogoutAccountTests {
 
         let ambiguous = try await run(["logout", "--no-end-session"])
         #expect(ambiguous.status == 1, "\(ambiguous.stderr)")
-        #expect(ambiguous.stderr.contains("several accounts are signed in; pick one with --account"), "\(ambiguous.stderr)")
+        #expect(ambiguous.stderr.contains("several accounts are signed in; name one"), "\(ambiguous.stderr)")
         #expect(server.revocations.isEmpty, "nothing was sent")
 
         let bob = try await run(["logout", "--account", "bob", "--no-end-session"])

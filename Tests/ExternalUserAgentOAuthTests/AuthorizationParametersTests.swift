@@ -69,7 +69,7 @@ struct AuthorizationParametersTests {
         (AuthorizationParameters(extraAuthorizationParameters: [("request_uri", "urn:x")]), "'request_uri' is reserved"),
         (AuthorizationParameters(extraAuthorizationParameters: [("dpop_jkt", "x")]), "'dpop_jkt' is reserved"),
         (AuthorizationParameters(extraAuthorizationParameters: [("max_age", "1")]),
-         "set the typed parameter instead (eua login --max-age)"),
+         "set the typed parameter max_age instead"),
         (AuthorizationParameters(extraAuthorizationParameters: [("", "v")]), "has an empty name"),
         (AuthorizationParameters(extraTokenParameters: [("grant_type", "password")]), "'grant_type' is reserved"),
         (AuthorizationParameters(extraTokenParameters: [("client_assertion", "x")]), "'client_assertion' is reserved"),

@@ -241,7 +241,7 @@ struct SignInFlowTests {
             let error = error as? ExternalUserAgentError
             return error?.code == .receiverFailed
                 && error?.message.contains("no 'loopback' redirect receiver was found") == true
-                && error?.message.contains("libEUALoopback.so beside eua or on EUA_PLUGIN_PATH") == true
+                && error?.message.contains("libEUALoopback.so beside the program or on EUA_PLUGIN_PATH") == true
         }
         #expect(agent.record.presented.isEmpty)
         #expect(heard.steps.withLock { $0 }.isEmpty, "no step started")

@@ -54,7 +54,7 @@ struct FollowFlowTests {
     func missingPassword() throws {
         let server = try FollowPagesServer()
         let message = Self.message { try Self.follow(server.authorizationURL(), ["form.username": "alice"]) }
-        #expect(message.contains("asks for a password ('password')") && message.contains("--agent-option form.password="), "\(message)")
+        #expect(message.contains("asks for a password ('password')") && message.contains("give the agent option form.password="), "\(message)")
         #expect(try server.log().filter { $0.method == "POST" }.isEmpty)
     }
 
@@ -86,7 +86,7 @@ struct FollowFlowTests {
     func buttons() throws {
         let server = try FollowPagesServer()
         let message = Self.message { try Self.follow(URL(string: "\(server.base)/choices")!, [:]) }
-        #expect(message.contains("buttons found: pick=red \"Red\", pick=blue \"Blue\"; choose one with --agent-option submit=NAME"), "\(message)")
+        #expect(message.contains("buttons found: pick=red \"Red\", pick=blue \"Blue\"; choose one with the agent option submit=NAME"), "\(message)")
         #expect(try server.log().filter { $0.method == "POST" }.isEmpty)
         let picked = Self.message { try Self.follow(URL(string: "\(server.base)/choices")!, ["submit": "pick=blue"]) }
         #expect(picked.contains("answered HTTP 404"), "\(picked)")

@@ -18,7 +18,7 @@ struct FollowTLSTests {
 
         let refused = FollowFlowTests.message { try FollowFlowTests.follow(server.authorizationURL(), options) }
         #expect(refused.hasPrefix("headless agent: GET https://127.0.0.1:\(server.port)/authorize: the server's certificate is not trusted by the system's trust store"), "\(refused)")
-        #expect(refused.hasSuffix("if the provider uses a test CA, give its certificate with --agent-option ca-file=PATH"), "\(refused)")
+        #expect(refused.hasSuffix("if the provider uses a test CA, give its certificate with the agent option ca-file=PATH"), "\(refused)")
         #expect(try server.log().count == 5, "the untrusted server got no request")
     }
 

@@ -101,8 +101,9 @@ public final class PluginAgent: ExternalUserAgent {
                 presented.fulfill(.failure(ExternalUserAgentError(
                     .timedOut,
                     "\(label) did not say it had shown the URL within \(Self.seconds(timeout)) s, so it was told to "
-                        + "cancel; see its log lines (EUA_LOG_LEVEL=debug), give it more time (--timeout, or "
-                        + "timeouts.present in the configuration) or choose another agent (--agent; 'eua agents' lists them)")))
+                        + "cancel; see its log lines (debug level), give it more time (a longer time limit, or "
+                        + "timeouts.present in the configuration) or choose another agent",
+                    remedies: [.seeDebugLog, .allowMoreTime, .chooseAgent, .listAgents])))
             }
         }
         defer { deadline?.cancel() }

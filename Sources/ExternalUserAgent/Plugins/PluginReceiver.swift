@@ -114,7 +114,9 @@ public final class PluginReceiver: RedirectReceiver {
                 listening.fulfill(.failure(ExternalUserAgentError(
                     .timedOut,
                     "\(label) did not give its redirect URI within \(PluginAgent.seconds(timeout)) s, so it was told to "
-                        + "cancel; see its log lines (EUA_LOG_LEVEL=debug), give it more time (--timeout) or remove the plugin")))
+                        + "cancel; see its log lines (debug level), give it more time (a longer time limit) or remove "
+                        + "the plugin",
+                    remedies: [.seeDebugLog, .allowMoreTime])))
             }
         }
         defer { deadline?.cancel() }

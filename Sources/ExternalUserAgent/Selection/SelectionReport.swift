@@ -26,12 +26,12 @@ public struct SelectionReport: Sendable {
                 "no agent has the id or family '\(named)'; the agents here are: "
                     + (verdicts.isEmpty ? "none (no plugin offers an agent)"
                                         : UnmatchedAgentNames.names(verdicts.map(\.candidate.descriptor)))
-                    + ". Name one of them ('eua agents' lists them, with where each came from)")
+                    + ". Name one of them",
+                remedies: [.chooseAgent, .listAgents])
         }
         if verdicts.isEmpty {
             lines[0] += " there are no candidates: no plugin offers an agent and the app registered none. "
-                + "Build or install the agent plugins, point EUA_PLUGIN_PATH at them, or register an agent in code "
-                + "('eua agents' lists what loads)"
+                + "Build or install the agent plugins, point EUA_PLUGIN_PATH at them, or register an agent in code"
         } else {
             lines[0] += " every candidate lost:"
             for verdict in verdicts {
@@ -39,10 +39,10 @@ public struct SelectionReport: Sendable {
                 lines.append("  - \(descriptor.id) (\(descriptor.kind), \(verdict.candidate.origin)): "
                              + verdict.reasons.joined(separator: "; "))
             }
-            lines.append("Change what each reason names (in code, the environment, or the config file it cites); "
-                         + "'eua explain' shows every setting and the layer that decided it.")
+            lines.append("Change what each reason names (in code, the environment, or the config file it cites).")
         }
-        return ExternalUserAgentError(.noAgentAvailable, lines.joined(separator: "\n"))
+        return ExternalUserAgentError(.noAgentAvailable, lines.joined(separator: "\n"),
+                                      remedies: verdicts.isEmpty ? [.listAgents] : [.explainSelection])
     }
 }
 

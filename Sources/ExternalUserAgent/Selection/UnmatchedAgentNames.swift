@@ -10,7 +10,6 @@ enum UnmatchedAgentNames {
         guard configuration.namedAgent == nil else { return [] }
         func known(_ name: String) -> Bool { name == "*" || candidates.contains { $0.answers(to: name) } }
         let here = "agents here: " + (candidates.isEmpty ? "none" : names(candidates))
-            + "; 'eua agents' lists them"
         var warnings: [String] = []
         for name in configuration.preference where !known(name) {
             warnings.append("'\(name)' in \(preferenceText) matches no agent (\(here))")
