@@ -280,6 +280,7 @@ let package = Package(
             name: "ExternalUserAgentTests",
             dependencies: [
                 "ExternalUserAgent", "ExternalUserAgentABI", "ExternalUserAgentSystem", "ExternalUserAgentTesting",
+                "ExternalUserAgentPluginKit", "CExternalUserAgentPlugin",
                 "EUATestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),

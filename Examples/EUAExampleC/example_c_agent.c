@@ -122,6 +122,14 @@ static void *run(void *argument) {
     return NULL;
 }
 
+/* A terminal "failed" event with `code` by its wire name; `message` is fixed text (nothing to escape). */
+static void send_failure(eua_event_fn on_event, void *event_context, eua_error_code code, const char *message) {
+    char event[256];
+    snprintf(event, sizeof event, "{\"event\":\"failed\",\"error\":{\"code\":\"%s\",\"message\":\"%s\"}}",
+             eua_error_code_name(code), message);
+    on_event(event_context, event);
+}
+
 static void start(void *instance, const char *request_json, eua_event_fn on_event, void *event_context) {
     example_agent *agent = instance;
     agent->on_event = on_event;
@@ -129,16 +137,15 @@ static void start(void *instance, const char *request_json, eua_event_fn on_even
     agent->url = json_string(request_json, "url");
     agent->redirect_uri = json_string(request_json, "redirect_uri");
     if (!agent->url || !agent->redirect_uri) {
-        on_event(event_context, "{\"event\":\"failed\",\"error\":{\"code\":\"presentationFailed\","
-                                "\"message\":\"example C agent: the request lacks url or redirect_uri\"}}");
+        send_failure(on_event, event_context, EUA_ERROR_PRESENTATION_FAILED,
+                     "example C agent: the request lacks url or redirect_uri");
         return;
     }
     pthread_mutex_lock(&agent->lock);
     agent->has_thread = pthread_create(&agent->thread, NULL, run, agent) == 0;
     pthread_mutex_unlock(&agent->lock);
     if (!agent->has_thread)
-        on_event(event_context, "{\"event\":\"failed\",\"error\":{\"code\":\"presentationFailed\","
-                                "\"message\":\"example C agent: could not start a thread\"}}");
+        send_failure(on_event, event_context, EUA_ERROR_PRESENTATION_FAILED, "example C agent: could not start a thread");
 }
 
 /* Its work is over in microseconds, so there is nothing to stop early. */
@@ -167,7 +174,7 @@ static const eua_plugin_table table = {
     .destroy = destroy,
 };
 
-__attribute__((visibility("default")))
+EUA_PLUGIN_EXPORT
 const eua_plugin_table *eua_plugin_entry_v1(const eua_host_table *host) {
     if (!host || host->abi_version != EUA_PLUGIN_ABI_VERSION) return NULL;
     host_table = host;

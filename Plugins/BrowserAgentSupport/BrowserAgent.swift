@@ -27,7 +27,7 @@ public final class BrowserAgent: PluginComponent {
         do {
             url = try request.agentRequest().url
         } catch {
-            events.failed("presentationFailed", "\(browser.family.id): the host's request is not valid JSON: \(error)")
+            events.failed(.presentationFailed, "\(browser.family.id): the host's request is not valid JSON: \(error)")
             return
         }
         let environment = ProcessEnvironment.current()
@@ -50,10 +50,10 @@ public final class BrowserAgent: PluginComponent {
                 processBox.withLock { $0 }?.terminate(grace: 0)
                 let code = (status & 0x7f) == 0 ? "exit status \((status >> 8) & 0xff)" : "signal \(status & 0x7f)"
                 if ProcessSpawn.monotonicSeconds() - started < 1.5, (status >> 8) & 0xff != 0 {
-                    events.failed("presentationFailed", "\(id) exited right after starting (\(code)); without a display "
+                    events.failed(.presentationFailed, "\(id) exited right after starting (\(code)); without a display "
                         + "only headless=true can work")
                 } else {
-                    events.failed("userCanceled", "the browser (\(id)) was closed (\(code)) before the sign-in finished")
+                    events.failed(.userCanceled, "the browser (\(id)) was closed (\(code)) before the sign-in finished")
                 }
             }
             state.withLock { $0 = process }
@@ -70,7 +70,7 @@ public final class BrowserAgent: PluginComponent {
             }
         } catch {
             if let root { BrowserProcess.removeTree(root) }
-            events.failed("presentationFailed", "\(id): \(error)")
+            events.failed(.presentationFailed, "\(id): \(error)")
         }
     }
 

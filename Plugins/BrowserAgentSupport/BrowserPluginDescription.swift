@@ -34,7 +34,7 @@ public enum BrowserPluginDescription {
                                                           foundIn: "option executable"), options: parsed)
         }
         guard let browser = BrowserDiscovery.find([family]).first else {
-            throw PluginError("presentationFailed", "\(family.name) is not installed (looked for "
+            throw PluginError(.presentationFailed, "\(family.name) is not installed (looked for "
                 + family.executables.joined(separator: ", ") + " on PATH and in desktop entries); install it or give "
                 + "executable=/path/to/it")
         }

@@ -200,7 +200,7 @@ struct BrowserFollow {
     }
 
     static func failure(_ message: String) -> PluginError {
-        PluginError("presentationFailed", "headless agent: " + message)
+        PluginError(.presentationFailed, "headless agent: " + message)
     }
 
     /// A URL without its query, which may carry codes.

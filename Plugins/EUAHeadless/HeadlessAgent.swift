@@ -23,14 +23,14 @@ final class HeadlessAgent: PluginComponent {
         do {
             parsed = try request.agentRequest()
         } catch {
-            events.failed("presentationFailed", "headless agent: the host's request is not valid JSON: \(error)")
+            events.failed(.presentationFailed, "headless agent: the host's request is not valid JSON: \(error)")
             return
         }
         let stop: StopSignal
         do {
             stop = try StopSignal()
         } catch {
-            events.failed("presentationFailed", "headless agent: \(error); the process may be out of file descriptors")
+            events.failed(.presentationFailed, "headless agent: \(error); the process may be out of file descriptors")
             return
         }
         if state.withLock({ state in
@@ -46,7 +46,7 @@ final class HeadlessAgent: PluginComponent {
         }
         if let failure {
             stop.close()
-            events.failed("presentationFailed", "headless agent: could not start its thread: \(failure)")
+            events.failed(.presentationFailed, "headless agent: could not start its thread: \(failure)")
         }
     }
 
@@ -60,7 +60,7 @@ final class HeadlessAgent: PluginComponent {
     private static func play(_ script: HeadlessScript, request: PluginWire.AgentRequest, events: PluginEvents,
                              stop: StopSignal) {
         if script.mode == .fail {
-            events.failed("presentationFailed", "headless agent: scripted failure to present (mode=fail)")
+            events.failed(.presentationFailed, "headless agent: scripted failure to present (mode=fail)")
             return
         }
         events.presented()
@@ -74,11 +74,11 @@ final class HeadlessAgent: PluginComponent {
                 _ = stop.wait(until: nil)
                 throw NetworkError.stopped
             case .cancel:
-                events.failed("userCanceled", "headless agent: the person closed the browser (scripted, mode=cancel)")
+                events.failed(.userCanceled, "headless agent: the person closed the browser (scripted, mode=cancel)")
                 return
             case .redirect, .error:
                 guard let redirectURI = request.redirectURI else {
-                    events.failed("presentationFailed", "headless agent: the request has no redirect_uri to deliver to")
+                    events.failed(.presentationFailed, "headless agent: the request has no redirect_uri to deliver to")
                     return
                 }
                 let callback = try Redirect.callbackURL(script: script, authorizationURL: request.url, redirectURI: redirectURI)
@@ -88,7 +88,7 @@ final class HeadlessAgent: PluginComponent {
             case .follow:
                 guard let redirectURI = request.redirectURI.flatMap(URL.init(string:)),
                       let authorizationURL = URL(string: request.url) else {
-                    events.failed("presentationFailed", "headless agent: follow mode needs a valid URL and redirect_uri")
+                    events.failed(.presentationFailed, "headless agent: follow mode needs a valid URL and redirect_uri")
                     return
                 }
                 var browser = try BrowserFollow(script: script, redirectURI: redirectURI, stop: stop)
@@ -106,7 +106,7 @@ final class HeadlessAgent: PluginComponent {
         } catch let error as PluginError {
             events.failed(error.code, error.message)
         } catch {
-            events.failed("presentationFailed", "headless agent: \(error)")
+            events.failed(.presentationFailed, "headless agent: \(error)")
         }
     }
 
@@ -137,7 +137,7 @@ final class HeadlessAgent: PluginComponent {
         } catch let error as NetworkError where error.kind == .stopped {
             throw error
         } catch {
-            throw PluginError("presentationFailed",
+            throw PluginError(.presentationFailed,
                               "headless agent: could not deliver the redirect to http://\(host):\(port)\(components?.percentEncodedPath ?? ""): \(error); is the receiver listening?")
         }
     }

@@ -5,7 +5,7 @@ import ExternalUserAgentPluginKit
 enum Redirect {
     static func callbackURL(script: HeadlessScript, authorizationURL: String, redirectURI: String) throws -> URL {
         guard var components = URLComponents(string: redirectURI) else {
-            throw PluginError("presentationFailed", "headless agent: the redirect URI is not a URL")
+            throw PluginError(.presentationFailed, "headless agent: the redirect URI is not a URL")
         }
         let authorization = URLComponents(string: authorizationURL)
         let state = authorization?.queryItems?.first { $0.name == "state" }?.value
@@ -28,7 +28,7 @@ enum Redirect {
             .map { URLQueryItem(name: $0.name, value: $0.value) }
         components.queryItems = items
         guard let url = components.url else {
-            throw PluginError("presentationFailed", "headless agent: could not build the callback URL")
+            throw PluginError(.presentationFailed, "headless agent: could not build the callback URL")
         }
         return url
     }

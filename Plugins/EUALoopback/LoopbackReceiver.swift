@@ -16,7 +16,7 @@ final class LoopbackReceiver: PluginComponent {
         do {
             parsed = try request.receiverRequest()
         } catch {
-            events.failed("receiverFailed", "loopback receiver: the host's request is not valid JSON: \(error)")
+            events.failed(.receiverFailed, "loopback receiver: the host's request is not valid JSON: \(error)")
             return
         }
         var flowOptions = options
@@ -24,7 +24,7 @@ final class LoopbackReceiver: PluginComponent {
         if let failure = thread.start(name: "eua-loopback", { [flowOptions] stop in
             LoopbackServer.run(options: flowOptions, expectedState: parsed.state, stop: stop, events: events)
         }) {
-            events.failed("receiverFailed", "loopback receiver: \(failure)")
+            events.failed(.receiverFailed, "loopback receiver: \(failure)")
         }
     }
 

@@ -44,7 +44,7 @@ final class LoopbackServer {
         do {
             listeners = try LoopbackListeners.bind(options: options)
         } catch {
-            events.failed("receiverFailed", "loopback receiver: \(error.message)")
+            events.failed(.receiverFailed, "loopback receiver: \(error.message)")
             return
         }
         guard !stop.isRaised else {
@@ -57,7 +57,7 @@ final class LoopbackServer {
         let server = LoopbackServer(options: options, listeners: listeners, expectedState: expectedState,
                                     stop: stop, events: events)
         if let failure = server.serve() {
-            events.failed("receiverFailed", "loopback receiver: \(failure)")
+            events.failed(.receiverFailed, "loopback receiver: \(failure)")
         } else {
             events.finished()
         }

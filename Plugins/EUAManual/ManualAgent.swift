@@ -26,7 +26,7 @@ final class ManualAgent: PluginComponent {
         do {
             parsed = try request.agentRequest()
         } catch {
-            events.failed("presentationFailed", "manual agent: the host's request is not valid JSON: \(error)")
+            events.failed(.presentationFailed, "manual agent: the host's request is not valid JSON: \(error)")
             return
         }
         let redirectURI = parsed.redirectURI ?? ""

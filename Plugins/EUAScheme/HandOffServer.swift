@@ -18,7 +18,7 @@ enum HandOffServer {
             socket = try HandOffSocket.listen(scheme: options.scheme,
                                               runtimeDirectory: getenv("XDG_RUNTIME_DIR").map { String(cString: $0) })
         } catch {
-            events.failed("receiverFailed", "scheme receiver: \(error.message)")
+            events.failed(.receiverFailed, "scheme receiver: \(error.message)")
             return
         }
         guard !stop.isRaised else {
@@ -52,7 +52,7 @@ enum HandOffServer {
         // The socket goes first: once the host has the callback it may end the process at any moment.
         socket.close()
         if let failure {
-            events.failed("receiverFailed", "scheme receiver: \(failure)")
+            events.failed(.receiverFailed, "scheme receiver: \(failure)")
             return
         }
         if let redirect {

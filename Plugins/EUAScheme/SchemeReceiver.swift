@@ -16,13 +16,13 @@ final class SchemeReceiver: PluginComponent {
         do {
             parsed = try request.receiverRequest()
         } catch {
-            events.failed("receiverFailed", "scheme receiver: the host's request is not valid JSON: \(error)")
+            events.failed(.receiverFailed, "scheme receiver: the host's request is not valid JSON: \(error)")
             return
         }
         if let failure = thread.start(name: "eua-scheme", { [options] stop in
             HandOffServer.run(options: options, expectedState: parsed.state, stop: stop, events: events)
         }) {
-            events.failed("receiverFailed", "scheme receiver: \(failure)")
+            events.failed(.receiverFailed, "scheme receiver: \(failure)")
         }
     }
 

@@ -10,7 +10,7 @@ final class SystemBrowserAgent: PluginComponent {
         do {
             url = try request.agentRequest().url
         } catch {
-            events.failed("presentationFailed", "system browser: the host's request is not valid JSON: \(error)")
+            events.failed(.presentationFailed, "system browser: the host's request is not valid JSON: \(error)")
             return
         }
         let environment = ProcessEnvironment.current()
@@ -43,7 +43,7 @@ final class SystemBrowserAgent: PluginComponent {
         }
         let advice = "no default browser could be opened: set one with 'xdg-settings set default-web-browser "
             + "firefox-esr.desktop' or set $BROWSER (for example BROWSER=firefox)"
-        events.failed("presentationFailed", "system browser: \(advice) [\(failures.joined(separator: "; "))]")
+        events.failed(.presentationFailed, "system browser: \(advice) [\(failures.joined(separator: "; "))]")
     }
 
     /// Nothing to close: the browser belongs to the user.

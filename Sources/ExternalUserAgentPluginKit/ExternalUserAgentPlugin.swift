@@ -1,4 +1,5 @@
 @_exported import ExternalUserAgentABI
+import CExternalUserAgentPlugin
 
 /// What a Swift plugin implements. Export it with ``PluginExport/table(for:host:)`` from a
 /// function marked `@_cdecl("eua_plugin_entry_v1")`; that is the whole plugin boilerplate.
@@ -31,20 +32,51 @@ public protocol PluginComponent: AnyObject, Sendable {
 
 /// An error a plugin reports to the host; `code` is one of the names in `eua_plugin.h`.
 public struct PluginError: Error, Sendable {
-    /// One of the error names in `eua_plugin.h`.
-    public var code: String
+    /// The codes of `eua_plugin.h`'s `eua_error_code`, by the names they travel under on the wire.
+    public enum Code: String, Sendable, CaseIterable {
+        /// `EUA_ERROR_USER_CANCELED`: the person closed the browser or said no.
+        case userCanceled
+        /// `EUA_ERROR_PROGRAM_CANCELED`: the host asked the instance to cancel.
+        case programCanceled
+        /// `EUA_ERROR_TIMED_OUT`: something the plugin waited for did not come in time.
+        case timedOut
+        /// `EUA_ERROR_PRESENTATION_FAILED`: an agent could not show the URL.
+        case presentationFailed
+        /// `EUA_ERROR_RECEIVER_FAILED`: a receiver could not start or failed while waiting.
+        case receiverFailed
+        /// `EUA_ERROR_INVALID_OPTIONS`: the options given cannot work.
+        case invalidOptions
+        /// `EUA_ERROR_OAUTH_ERROR`: the authorization server answered with an OAuth error.
+        case oauthError
+
+        /// The header's number for this code (`EUA_ERROR_TIMED_OUT`…).
+        public var number: eua_error_code {
+            switch self {
+            case .userCanceled: EUA_ERROR_USER_CANCELED
+            case .programCanceled: EUA_ERROR_PROGRAM_CANCELED
+            case .timedOut: EUA_ERROR_TIMED_OUT
+            case .presentationFailed: EUA_ERROR_PRESENTATION_FAILED
+            case .receiverFailed: EUA_ERROR_RECEIVER_FAILED
+            case .invalidOptions: EUA_ERROR_INVALID_OPTIONS
+            case .oauthError: EUA_ERROR_OAUTH_ERROR
+            }
+        }
+    }
+
+    /// What kind of failure it is.
+    public var code: Code
     /// What went wrong and what to do.
     public var message: String
 
-    /// An error named `code`, with `message`.
-    public init(_ code: String, _ message: String) {
+    /// An error with `code` and `message`.
+    public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
 
     /// Options that cannot work; say which and what is expected.
     public static func invalidOptions(_ message: String) -> PluginError {
-        PluginError("invalidOptions", message)
+        PluginError(.invalidOptions, message)
     }
 
     /// The whole number an option `key=value` gives, checked against `range` (the one rule for numeric

@@ -23,10 +23,13 @@ public final class PluginEvents: Sendable {
     public func refused(status: Int, reason: String) { send(.refused(status: status, reason: reason)) }
     /// Terminal: done, nothing more will come.
     public func finished() { send(.finished) }
-    /// Terminal: failed with `code` (a name from `eua_plugin.h`) and a message saying what to do.
-    public func failed(_ code: String, _ message: String) {
-        send(.failed(PluginWire.ErrorValue(code: code, message: message)))
+    /// Terminal: failed with `code` and a message saying what to do.
+    public func failed(_ code: PluginError.Code, _ message: String) {
+        send(.failed(PluginWire.ErrorValue(code: code.rawValue, message: message)))
     }
+
+    /// Terminal: failed with `error`'s code and message.
+    public func failed(_ error: PluginError) { failed(error.code, error.message) }
 
     /// Whether the terminal event has been sent.
     public var hasEnded: Bool { ended.withLock { $0 } }

@@ -65,12 +65,12 @@ public enum PluginExport {
     private static func create(componentID: UnsafePointer<CChar>?, options: UnsafePointer<CChar>?,
                                error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> UnsafeMutableRawPointer? {
         func fail(_ failure: PluginError) -> UnsafeMutableRawPointer? {
-            let value = PluginWire.ErrorValue(code: failure.code, message: failure.message)
+            let value = PluginWire.ErrorValue(code: failure.code.rawValue, message: failure.message)
             error?.pointee = strdup(value.jsonText)
             return nil
         }
         guard let type = plugin.withLock({ $0?.type }) else {
-            return fail(PluginError("invalidOptions", "the plugin was not initialised through its entry symbol"))
+            return fail(PluginError(.invalidOptions, "the plugin was not initialised through its entry symbol"))
         }
         let id = componentID.map { String(cString: $0) } ?? ""
         do {

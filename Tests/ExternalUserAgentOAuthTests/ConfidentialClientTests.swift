@@ -74,7 +74,8 @@ struct ConfidentialClientTests {
             let error = error as? ExternalUserAgentError
             let message = error?.message ?? ""
             return error?.code == .invalidOptions && message.contains("confidential client (client_secret_basic)")
-                && message.contains("--client-secret-file") && message.contains("EUA_CLIENT_SECRET")
+                && message.contains("give it (in code: ClientCredentials.clientSecret)")
+                && error?.remedies == [.giveClientSecret]
         }
         #expect(server.tokenRequests.count == requests, "no token request was sent")
         #expect(try String(contentsOfFile: file.path, encoding: .utf8) == before, "the saved state is unchanged")

@@ -31,7 +31,7 @@ struct FlowDeadlineTests {
         } throws: { error in
             let message = (error as? ExternalUserAgentError)?.message ?? ""
             return message.contains("discovery failed") && message.contains("127.0.0.1:\(silent.port)")
-                && message.contains("--timeout")
+                && message.contains("what was left of the whole sign-in's time limit")
         }
         #expect(started.duration(to: .now) < .seconds(10))
     }

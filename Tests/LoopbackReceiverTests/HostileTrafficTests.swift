@@ -355,7 +355,7 @@ struct LoopbackLifecycleTests {
         let error = try #require(await failureToStart(["port": String(first.port)]))
         #expect(error.code == .receiverFailed)
         #expect(error.message.contains("port \(first.port) is already in use"))
-        #expect(error.message.contains("--port"))
+        #expect(error.message.contains("the receiver option port or port-range"))
         try await first.finishWithRealRedirect()
     }
 

@@ -65,10 +65,11 @@
  *   terminal (exactly one per start, nothing after it):
  *               {"event":"finished"}                        done, nothing more will come
  *               {"event":"failed","error":{"code":"...","message":"..."}}
- *   Error codes a host understands: "userCanceled", "programCanceled",
- *   "timedOut", "presentationFailed", "receiverFailed", "invalidOptions",
- *   "oauthError". Unknown codes are treated as "presentationFailed" for agents
- *   and "receiverFailed" for receivers. Events after the terminal one are
+ *   Error codes a host understands: eua_error_code below, sent by their names
+ *   (eua_error_code_name: "userCanceled", "programCanceled", "timedOut",
+ *   "presentationFailed", "receiverFailed", "invalidOptions", "oauthError").
+ *   Unknown codes are treated as "presentationFailed" for agents and
+ *   "receiverFailed" for receivers. Events after the terminal one are
  *   ignored by the host and logged as a plugin bug.
  */
 #ifndef EUA_PLUGIN_H
@@ -86,15 +87,66 @@ extern "C" {
 /** The name of the one symbol a plugin exports; its type is eua_plugin_entry_fn. */
 #define EUA_PLUGIN_ENTRY_SYMBOL "eua_plugin_entry_v1"
 
-/** Log levels for eua_host_table.log (the same order as swift-log's). */
-enum {
+/**
+ * Marks the entry point for export from a plugin built with hidden visibility
+ * (-fvisibility=hidden, as a plugin should be: it exports this one symbol):
+ *   EUA_PLUGIN_EXPORT const eua_plugin_table *eua_plugin_entry_v1(const eua_host_table *host);
+ */
+#if defined(__GNUC__) || defined(__clang__)
+#define EUA_PLUGIN_EXPORT __attribute__((visibility("default")))
+#else
+#define EUA_PLUGIN_EXPORT
+#endif
+
+/**
+ * Log levels for eua_host_table.log (the same order as swift-log's). `log`
+ * takes the level as an int32_t (ABI version 1 as it was first published);
+ * pass one of these.
+ */
+typedef enum eua_log_level {
     EUA_LOG_TRACE = 0,
     EUA_LOG_DEBUG = 1,
     EUA_LOG_INFO = 2,
     EUA_LOG_NOTICE = 3,
     EUA_LOG_WARNING = 4,
     EUA_LOG_ERROR = 5
-};
+} eua_log_level;
+
+/**
+ * The codes of a "failed" event. On the wire they travel by name (the "code"
+ * of its "error" object): eua_error_code_name gives it. Numbers are stable and
+ * only ever added.
+ */
+typedef enum eua_error_code {
+    /** The person closed the browser or said no. */
+    EUA_ERROR_USER_CANCELED = 1,
+    /** The host asked the instance to cancel. */
+    EUA_ERROR_PROGRAM_CANCELED = 2,
+    /** Something the plugin waited for did not come in time. */
+    EUA_ERROR_TIMED_OUT = 3,
+    /** An agent could not show the URL. */
+    EUA_ERROR_PRESENTATION_FAILED = 4,
+    /** A receiver could not start or failed while waiting. */
+    EUA_ERROR_RECEIVER_FAILED = 5,
+    /** The options given cannot work; the message says which. */
+    EUA_ERROR_INVALID_OPTIONS = 6,
+    /** The authorization server answered with an OAuth error. */
+    EUA_ERROR_OAUTH_ERROR = 7
+} eua_error_code;
+
+/** The wire name of `code` ("userCanceled"…); NULL for a number this header does not know. */
+static inline const char *eua_error_code_name(eua_error_code code) {
+    switch (code) {
+    case EUA_ERROR_USER_CANCELED: return "userCanceled";
+    case EUA_ERROR_PROGRAM_CANCELED: return "programCanceled";
+    case EUA_ERROR_TIMED_OUT: return "timedOut";
+    case EUA_ERROR_PRESENTATION_FAILED: return "presentationFailed";
+    case EUA_ERROR_RECEIVER_FAILED: return "receiverFailed";
+    case EUA_ERROR_INVALID_OPTIONS: return "invalidOptions";
+    case EUA_ERROR_OAUTH_ERROR: return "oauthError";
+    }
+    return 0;
+}
 
 /**
  * What the host offers a plugin. Owned by the host, valid for the life of the
@@ -109,7 +161,7 @@ typedef struct eua_host_table {
     void *context;
     /**
      * Writes `message` (UTF-8, borrowed for the call only) to the host's log at
-     * `level` (EUA_LOG_*). Any thread. Plugins never print to stdout; use this.
+     * `level` (an eua_log_level). Any thread. Plugins never print to stdout; use this.
      * Never pass tokens, codes, verifiers or secrets.
      */
     void (*log)(void *context, int32_t level, const char *message);

@@ -28,11 +28,11 @@ final class PluginLogSink: Sendable {
     func log(level: Int32, message: String) {
         let swiftLevel: Logger.Level =
             switch level {
-            case ...Int32(EUA_LOG_TRACE): .trace
-            case Int32(EUA_LOG_DEBUG): .debug
-            case Int32(EUA_LOG_INFO): .info
-            case Int32(EUA_LOG_NOTICE): .notice
-            case Int32(EUA_LOG_WARNING): .warning
+            case ...Int32(EUA_LOG_TRACE.rawValue): .trace
+            case Int32(EUA_LOG_DEBUG.rawValue): .debug
+            case Int32(EUA_LOG_INFO.rawValue): .info
+            case Int32(EUA_LOG_NOTICE.rawValue): .notice
+            case Int32(EUA_LOG_WARNING.rawValue): .warning
             default: .error
             }
         logger.log(level: swiftLevel, "\(message)", metadata: ["plugin": "\(path)"])

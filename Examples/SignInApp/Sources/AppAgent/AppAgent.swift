@@ -31,7 +31,7 @@ final class AppAgent: PluginComponent {
         do {
             let agentRequest = try request.agentRequest()
             guard let redirect = agentRequest.redirectURI else {
-                events.failed("invalid_options", "no redirect URI in the request")
+                events.failed(.invalidOptions, "no redirect URI in the request")
                 return
             }
             let state = agentRequest.url.split(separator: "?").last?.split(separator: "&")
@@ -40,7 +40,7 @@ final class AppAgent: PluginComponent {
             events.redirect("\(redirect)?code=\(code)&state=\(state)")
             events.finished()
         } catch {
-            events.failed("invalid_options", "the request could not be read: \(error)")
+            events.failed(.invalidOptions, "the request could not be read: \(error)")
         }
     }
 
