@@ -4,10 +4,9 @@ import Glibc
 import ExternalUserAgent
 
 /// `eua demo` and the program that runs it, `eua-demo`, beside `eua`: the testing kit's local authorization server
-/// is not linked into what every sign-in starts, and `eua demo …` replaces itself with `eua-demo demo …`. (Until
-/// session 11 the other OAuth commands were a program of their own too, `eua-oauth`, chosen by a C launcher; since
-/// the release commands hold the Swift runtime, one program takes less CPU for every command: Benchmarks/README.md,
-/// "Session 11".)
+/// is not linked into what every sign-in starts, and `eua demo …` replaces itself with `eua-demo demo …`. The other
+/// commands are one program: it takes less CPU for every command than a launcher choosing among several
+/// (Benchmarks/README.md).
 package enum DemoProgram {
     /// The command name and its one-line abstract, for the help of both programs.
     package static let command = ("demo",

@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// The process's environment as the commands read it, straight from `environ`: `ProcessInfo`'s first use costs
-/// every command start-up work inside FoundationEssentials (Benchmarks/README.md, session 9).
+/// every command start-up work inside FoundationEssentials (measured: Benchmarks/README.md).
 package enum ProcessEnvironment {
     /// Every `NAME=value` entry of `environ`.
     package static func current() -> [String: String] {

@@ -113,7 +113,7 @@ public struct PluginLoader: Sendable {
     /// Concurrent again since no plugin of ours embeds SwiftNIO (two copies of it in one process made the
     /// headless agent's requests fail now and then, "I/O on closed channel", when loads overlapped). Measured
     /// on `eua agents --json`, seven plugins, release: median wall 29 ms against 40 ms one after the other,
-    /// CPU 16.5 ms against 15.6 ms. Two threads instead of one per file: the same wall, CPU −5 % (issue 18).
+    /// CPU 16.5 ms against 15.6 ms. Two threads instead of one per file: the same wall, CPU −5 %.
     private func load(_ files: [String], noting table: inout PluginIndex?) -> PluginCatalog {
         let outcomes = loadConcurrently(files)
         var catalog = PluginCatalog()

@@ -202,7 +202,7 @@ def claims_validator():
                 claims["name"] = name
             if user.email:
                 claims["email"] = user.email
-            # Custom claims, as deployments add them: a list and a nested object (issue 21 §3).
+            # Custom claims, as deployments add them: a list and a nested object.
             groups = sorted(group.name for group in user.groups.all())
             if groups:
                 claims["groups"] = groups
