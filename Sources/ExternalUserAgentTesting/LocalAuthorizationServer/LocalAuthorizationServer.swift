@@ -149,6 +149,29 @@ public final class LocalAuthorizationServer: Sendable {
         return server
     }
 
+    /// Runs `body` with a server started on 127.0.0.1 (`port` 0: a free one) and stops the server however `body`
+    /// ends — it returns, throws, or its task is cancelled — before this returns: the scoped form for a test.
+    ///
+    /// ```swift
+    /// try await LocalAuthorizationServer.withServer { server in
+    ///     let state = try await SignInFlow(issuer: server.issuer, client: ClientCredentials(clientID: "app")).run()
+    /// }
+    /// ```
+    public static func withServer<Result>(_ options: LocalAuthorizationServerOptions = .init(), port: Int = 0,
+                                          isolation: isolated (any Actor)? = #isolation,
+                                          _ body: (LocalAuthorizationServer) async throws -> Result) async throws
+        -> Result {
+        let server = try await start(options, port: port)
+        do {
+            let result = try await body(server)
+            await server.stop()
+            return result
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
+
     /// Stops listening.
     public func stop() async {
         await http.close()
