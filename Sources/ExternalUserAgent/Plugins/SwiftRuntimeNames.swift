@@ -1,12 +1,11 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import ExternalUserAgentSystem
 
 /// The Swift runtime's library names, answered before the first plugin opens in a program that runs on the package's
 /// one runtime library.
 ///
-/// A release build's binaries share one library, `lib/eua/swift/libeua-swift.so` (scripts/link-runtime): the Swift
+/// A release build's binaries share one library, `lib/eua/swift/libeua-swift.so.0` (scripts/link-runtime): the Swift
 /// runtime, Foundation Essentials and the code the programs share. They need it by that name, so `ldd` and
 /// `dpkg-shlibdeps` see one ordinary library. A Swift plugin built elsewhere with the same toolchain needs the
 /// runtime under the toolchain's names instead (`libswiftCore.so`, `libFoundationEssentials.so`, …): looked for, they
@@ -17,7 +16,7 @@ import ExternalUserAgentSystem
 /// runtime (a debug build, the tests, an app) has nothing to answer.
 enum SwiftRuntimeNames {
     /// The library that holds the runtime in a release build.
-    static let libraryName = "libeua-swift.so"
+    static let libraryName = "libeua-swift.so.0"
 
     /// The symbol by which that library says it is loaded (scripts/link-runtime defines it). Looking for the library
     /// with `dlopen(RTLD_NOLOAD)` instead would search every library folder when it is not loaded.
@@ -26,8 +25,8 @@ enum SwiftRuntimeNames {
     /// `nil` once plugins may be opened; otherwise why none may (opening one would mix two runtimes). Computed once.
     static let problem: String? = {
         #if os(Linux)
-        guard let address = dlsym(nil, marker) else { return nil }  // nil is RTLD_DEFAULT on Linux
-        return answerNames(libraryAt: address)
+        guard dlsym(nil, marker) != nil else { return nil }  // nil is RTLD_DEFAULT on Linux
+        return answerNames()
         #else
         return nil
         #endif
@@ -44,26 +43,32 @@ enum SwiftRuntimeNames {
         return prefixes.contains { symbol.hasPrefix($0) }
     }
 
+    /// The toolchain's runtime library names that scripts/link-runtime makes links to the library (its ARCHIVES
+    /// that have a shared library; it checks that this list is the same).
+    static let names = [
+        "libBlocksRuntime.so", "libFoundationEssentials.so", "libdispatch.so", "libswiftCore.so", "libswiftDispatch.so",
+        "libswiftGlibc.so", "libswiftSynchronization.so", "libswift_Builtin_float.so", "libswift_Concurrency.so",
+        "libswift_RegexParser.so", "libswift_StringProcessing.so",
+    ]
+
     #if os(Linux)
-    private static func answerNames(libraryAt address: UnsafeMutableRawPointer) -> String? {
-        var info = Dl_info()
-        guard dladdr(address, &info) != 0, let pathPointer = info.dli_fname else {
-            return "this program runs on the package's Swift runtime but cannot tell where it was loaded from "
-                + "(dladdr); plugins are not opened: reinstall eua (scripts/install)"
-        }
-        let path = String(cString: pathPointer)
-        guard let runtime = dlopen(path, RTLD_LAZY | RTLD_NOLOAD) else {
-            return "the Swift runtime \(path) is not loaded under its own path; plugins are not opened: reinstall eua "
-                + "(scripts/install)"
+    private static func answerNames() -> String? {
+        // Loaded (its marker was found): matched by its SONAME, without a search.
+        guard let runtime = dlopen(libraryName, RTLD_LAZY | RTLD_NOLOAD) else {
+            return "this program runs on the package's Swift runtime, but \(libraryName) is not loaded under that name; "
+                + "plugins are not opened: reinstall eua (scripts/install)"
         }
         defer { dlclose(runtime) }
-        let folder = SmallFiles.folder(of: path)
-        for name in SmallFiles.names(in: folder).sorted() where name.hasSuffix(".so") && name != libraryName {
-            // By its bare name: searched for in this library's DT_RPATH, its own folder, first.
+        for name in names {
+            // By its bare name: searched for in the library's DT_RPATH, its own folder, first.
             let answered = dlopen(name, RTLD_LAZY)
             if let answered { dlclose(answered) }
             guard answered == runtime else {
-                return "the Swift runtime library name \(name) is not answered by \(path) (\(answered == nil ? "not found" : "another library was loaded under it: a file in place of the link \(folder)/\(name), or LD_PRELOAD")); plugins are not opened (a plugin would bind to a second runtime): reinstall eua (scripts/install)"
+                let why = answered == nil
+                    ? "not found beside \(libraryName)"
+                    : "another library was loaded under it: a file in place of the link beside \(libraryName), or LD_PRELOAD"
+                return "the Swift runtime library name \(name) is not answered by \(libraryName) (\(why)); plugins are "
+                    + "not opened (a plugin would bind to a second runtime): reinstall eua (scripts/install)"
             }
         }
         return nil
