@@ -230,7 +230,7 @@ public struct PluginLoader: Sendable {
         case .safe(let checked): resolved = checked
         case .unsafe(let problem): return .failure(ExternalUserAgentError(.pluginInsecurePermissions, problem))
         }
-        if let problem = SwiftRuntimeNames.problem {
+        if SwiftRuntimeNames.mustAnswerNames(before: resolved), let problem = SwiftRuntimeNames.problem {
             return .failure(ExternalUserAgentError(.pluginNotLoadable, problem))
         }
         let library: DynamicLibrary
