@@ -7,9 +7,10 @@ import EUAOAuthCommands
 /// which `eua-demo` beside it runs (the testing kit's local authorization server is not linked into what every
 /// sign-in starts; see ``DemoProgram``).
 ///
-/// One program since the release commands hold the Swift runtime (scripts/link-static): a Swift program then starts in
-/// about 2 ms, and the C launcher that chose between `eua-core` and `eua-oauth` cost more than it saved — one program:
-/// a login's CPU −6 to −9 %, `eua agents` −6 to −12 %, peak RSS +1 and +1.8 MiB (Benchmarks/README.md, "Session 11").
+/// One program since session 11: the C launcher that chose between `eua-core` and `eua-oauth` cost more than it
+/// saved — a login's CPU −6 to −9 %, `eua agents` −6 to −12 %, peak RSS +1 and +1.8 MiB (Benchmarks/README.md,
+/// "Session 11"). A release `eua` holds only its own commands; the Swift runtime and the code it shares with `eua-demo`
+/// are one library beside it (scripts/link-runtime).
 @main
 struct EUA: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -22,14 +22,6 @@ struct DynamicLibrary: @unchecked Sendable {
         return .success(DynamicLibrary(path: path, handle: handle))
     }
 
-    /// Whether the dynamic loader resolves the library name `name` (as a needed library would be named) to this
-    /// library. Asked with `RTLD_NOLOAD`: a loaded name is matched without touching a file.
-    func answers(_ name: String) -> Bool {
-        guard let found = dlopen(name, RTLD_LAZY | RTLD_NOLOAD) else { return false }
-        dlclose(found)
-        return found == handle
-    }
-
     /// The address of `name`, or `nil` when the library does not export it.
     func symbol(_ name: String) -> UnsafeMutableRawPointer? {
         _ = dlerror()

@@ -230,7 +230,7 @@ public struct PluginLoader: Sendable {
         case .safe(let checked): resolved = checked
         case .unsafe(let problem): return .failure(ExternalUserAgentError(.pluginInsecurePermissions, problem))
         }
-        if let problem = SwiftRuntimeNames.problem {
+        if SwiftRuntimeNames.mustAnswerNames(before: resolved), let problem = SwiftRuntimeNames.problem {
             return .failure(ExternalUserAgentError(.pluginNotLoadable, problem))
         }
         let library: DynamicLibrary
@@ -238,14 +238,14 @@ public struct PluginLoader: Sendable {
         switch DynamicLibrary.open(resolved) {
         case .success(let opened): library = opened
         case .failure(let error):
-            if SwiftRuntimeNames.hostExportsRuntime, SwiftRuntimeNames.isRuntimeSymbolMissing(error.reason) {
+            if SwiftRuntimeNames.isRuntimeSymbolMissing(error.reason) {
                 return .failure(ExternalUserAgentError(
                     .pluginNotLoadable,
-                    "not loadable in this program (\(error.reason)): the program holds the Swift runtime and exports "
-                        + "the standard library and what the plugins built with it use of Foundation, which does not "
-                        + "include that symbol (or the plugin was built with another Swift toolchain); build the plugin in "
-                        + "this package's .build/release before scripts/build-release (it exports what every plugin "
-                        + "there needs), or use a build whose programs load the shared Swift runtime (swift build)"))
+                    "not loadable in this program (\(error.reason)): the Swift runtime it runs on lacks that symbol. "
+                        + "An installed eua has one runtime (lib/eua/swift) with the whole standard library and, of "
+                        + "Foundation, what eua's own binaries use; build the plugin with the Swift toolchain eua was "
+                        + "built with and without more of Foundation, or build it in this package's .build/release "
+                        + "before scripts/build-release (which exports what every plugin there needs)"))
             }
             return .failure(ExternalUserAgentError(
                 .pluginNotLoadable,

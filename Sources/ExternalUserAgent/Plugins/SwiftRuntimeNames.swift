@@ -1,44 +1,59 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import ExternalUserAgentSystem
 
-/// The Swift runtime's library names, answered before the first plugin opens in a host that holds the runtime itself.
+/// The Swift runtime's library names, answered before the first plugin that needs them opens in a program that runs on
+/// the package's one runtime library.
 ///
-/// The release `eua` commands link the Swift runtime and Foundation into themselves and export what plugins use
-/// (`scripts/link-static`). A Swift plugin still names `libswiftCore.so` and the others as needed libraries; looked
-/// for, they would bring a second runtime into the process and bind the plugin to a mix of both. So such a host first
-/// opens, from `swift-runtime-names/` beside its executable, an empty library under all those names: the dynamic
-/// loader then counts them as loaded, and every symbol a plugin needs binds to the host. Nothing happens in a host that uses the shared runtime (debug builds, apps), nor in one that holds the runtime
-/// without exporting it (an app built with `--static-swift-stdlib`: a Swift plugin brings its own copy there).
-///
-/// One library answers every name: it needs them all and finds them beside itself (`DT_RPATH $ORIGIN`, searched
-/// before `LD_LIBRARY_PATH`), each a link to itself; the loader notes the same file found again under another name
-/// as that name. Opening eleven one-name libraries instead cost 2.3 times as much.
+/// A release build's binaries share one library, `lib/eua/swift/libeua-swift.so.0` (scripts/link-runtime): the Swift
+/// runtime, Foundation Essentials and the code the programs share. They need it by that name, so `ldd` and
+/// `dpkg-shlibdeps` see one ordinary library. A Swift plugin built elsewhere with the same toolchain needs the
+/// runtime under the toolchain's names instead (`libswiftCore.so`, `libFoundationEssentials.so`, …): looked for, they
+/// would be missing on a machine without the toolchain, or bring a second runtime into the process where one is
+/// installed. Each name is a link to the library beside it; opened by its bare name from code inside the library,
+/// whose `DT_RPATH` is its own folder (searched before `LD_LIBRARY_PATH`), each is found as that same file, and the
+/// dynamic loader counts the name as loaded: such a plugin binds to the one runtime. A program on the toolchain's
+/// runtime (a debug build, the tests, an app) has nothing to answer.
 enum SwiftRuntimeNames {
-    /// The folder beside the executable.
-    static let folderName = "swift-runtime-names"
+    /// The library that holds the runtime in a release build.
+    static let libraryName = "libeua-swift.so.0"
 
-    /// The empty library in ``folderName`` that needs every runtime name; each name is a link to it.
-    static let libraryName = "libeua-swift-runtime-names.so"
+    /// The symbol by which that library says it is loaded (scripts/link-runtime defines it). Looking for the library
+    /// with `dlopen(RTLD_NOLOAD)` instead would search every library folder when it is not loaded.
+    static let marker = "eua_swift_runtime_names"
 
-    /// Whether this process holds the Swift runtime and exports it to plugins (the release `eua` commands): such a
-    /// program says so with the exported symbol ``marker`` (scripts/link-static defines it). Looking for
-    /// `libswiftCore.so` with `dlopen(RTLD_NOLOAD)` instead would search every library folder when it is not loaded.
-    static let hostExportsRuntime: Bool = {
+    /// Whether this program runs on the package's runtime library (its marker symbol is loaded).
+    static let onPackageRuntime: Bool = {
         #if os(Linux)
-        return dlsym(nil, marker) != nil  // nil is RTLD_DEFAULT on Linux (not on Darwin, where this never applies)
+        return dlsym(nil, marker) != nil  // nil is RTLD_DEFAULT on Linux
         #else
         return false
         #endif
     }()
 
-    /// The symbol by which a program that holds the Swift runtime says it answers the runtime's library names.
-    static let marker = "eua_swift_runtime_names"
+    /// `nil` once a plugin that needs the runtime's names may be opened; otherwise why it may not (opening it would
+    /// mix two runtimes). Computed once, before the first such plugin: the package's own plugins need the library by
+    /// its own name, and a command that opens only those answers nothing (eleven `dlopen` calls saved: `eua agents`
+    /// −13 % of its CPU, a login −3 %).
+    static let problem: String? = {
+        #if os(Linux)
+        return onPackageRuntime ? answerNames() : nil
+        #else
+        return nil
+        #endif
+    }()
+
+    /// Whether the plugin at `path` must wait for ``problem``: this program runs on the package's runtime library and
+    /// the plugin names one of the runtime's libraries as needed (or its needed libraries cannot be read).
+    static func mustAnswerNames(before path: String) -> Bool {
+        guard onPackageRuntime else { return false }
+        guard let needed = ELFNeededLibraries.read(path) else { return true }
+        return needed.contains { names.contains($0) }
+    }
 
     /// Whether `dlerror` text says a symbol of the Swift runtime or of Foundation is missing (not one of the plugin's
-    /// own dependencies): the standard library (`$ss…`, `$sS…`), the runtime's C functions, or one of the modules
-    /// linked into the commands.
+    /// own dependencies): the standard library (`$ss…`, `$sS…`), the runtime's C functions, or one of the runtime
+    /// libraries in the package's runtime library.
     static func isRuntimeSymbolMissing(_ reason: String) -> Bool {
         guard let range = reason.firstRange(of: "undefined symbol: ") else { return false }
         let symbol = reason[range.upperBound...]
@@ -47,40 +62,35 @@ enum SwiftRuntimeNames {
         return prefixes.contains { symbol.hasPrefix($0) }
     }
 
-    /// `nil` once plugins may be opened; otherwise why none may (opening one would mix two runtimes). Computed once.
-    static let problem: String? = hostExportsRuntime ? openNames() : nil
+    /// The toolchain's runtime library names that scripts/link-runtime makes links to the library (its ARCHIVES
+    /// that have a shared library; it checks that this list is the same).
+    static let names = [
+        "libBlocksRuntime.so", "libFoundationEssentials.so", "libdispatch.so", "libswiftCore.so", "libswiftDispatch.so",
+        "libswiftGlibc.so", "libswiftSynchronization.so", "libswift_Builtin_float.so", "libswift_Concurrency.so",
+        "libswift_RegexParser.so", "libswift_StringProcessing.so",
+    ]
 
-    private static func openNames() -> String? {
-        guard let executableFolder = PluginSearchPath.executableDirectory() else {
-            return "this program holds the Swift runtime and cannot find its own folder (/proc/self/exe) to open the "
-                + "runtime's names from \(folderName)/ before a plugin; plugins are not opened"
+    #if os(Linux)
+    private static func answerNames() -> String? {
+        // Loaded (its marker was found): matched by its SONAME, without a search.
+        guard let runtime = dlopen(libraryName, RTLD_LAZY | RTLD_NOLOAD) else {
+            return "this program runs on the package's Swift runtime, but \(libraryName) is not loaded under that name; "
+                + "plugins are not opened: reinstall eua (scripts/install)"
         }
-        let folder = executableFolder + "/" + folderName
-        let file = folder + "/" + libraryName
-        let resolved: String
-        switch PluginFileSafety.check(file) {
-        case .safe(let checked): resolved = checked
-        case .unsafe(let problem):
-            return "this program holds the Swift runtime and opens Swift plugins against it only after the runtime's "
-                + "library names, \(file): \(problem); plugins are not opened (a plugin would load a second runtime): "
-                + "reinstall eua (scripts/install) or rebuild it (scripts/build-release)"
-        }
-        let names: DynamicLibrary
-        switch DynamicLibrary.open(resolved) {
-        case .success(let opened): names = opened
-        case .failure(let error):
-            return "the Swift runtime's library names \(file) cannot be opened (\(error.reason)); plugins are not "
-                + "opened: reinstall eua (scripts/install) or rebuild it (scripts/build-release)"
-        }
-        // Every name must be answered by the empty library itself, not by a real library found under it (a file in
-        // place of its link) or loaded before (LD_PRELOAD).
-        for name in SmallFiles.names(in: folder).sorted() where name.hasSuffix(".so") && name != libraryName {
-            guard names.answers(name) else {
-                return "the Swift runtime library name \(name) is not answered by \(file) (a real library was "
-                    + "loaded under it: a file in place of the link \(folder)/\(name), or LD_PRELOAD); plugins are "
-                    + "not opened (they would bind to a second runtime): reinstall eua (scripts/install)"
+        defer { dlclose(runtime) }
+        for name in names {
+            // By its bare name: searched for in the library's DT_RPATH, its own folder, first.
+            let answered = dlopen(name, RTLD_LAZY)
+            if let answered { dlclose(answered) }
+            guard answered == runtime else {
+                let why = answered == nil
+                    ? "not found beside \(libraryName)"
+                    : "another library was loaded under it: a file in place of the link beside \(libraryName), or LD_PRELOAD"
+                return "the Swift runtime library name \(name) is not answered by \(libraryName) (\(why)); plugins are "
+                    + "not opened (a plugin would bind to a second runtime): reinstall eua (scripts/install)"
             }
         }
         return nil
     }
+    #endif
 }
