@@ -6,7 +6,8 @@ admin API (as an administrator would in its admin web app), served on 127.0.0.1.
 The OpenID Connect plugin instance `oidc` is added with what a deployment that wants them turns on: RS256 ID tokens
 (a key made at start), PKCE, pushed authorization requests (RFC 9126; `--par-required` makes them mandatory), DPoP
 (RFC 9449; the draft 07 Glewlwyd implements), refresh tokens, revocation and introspection (RFC 7009, RFC 7662),
-the device grant, session management with its end-session endpoint (RP-initiated logout), and resource indicators.
+the device grant, session management with its end-session endpoint (RP-initiated logout), and open dynamic client
+registration (RFC 7591).
 
 Every wait has a deadline: the server must answer within --timeout seconds; each admin request within 10 s.
 
@@ -18,13 +19,14 @@ Usage (DIR holds the config, the database, the key, the log and the admin's sess
                      [--dpop-required]
       without --secret the client is public; with it, confidential (client_secret_basic or client_secret_post)
   provider.py records --dir DIR
-      one JSON object: what the provider's database holds (par, refresh_tokens, access_tokens, dpop, codes)
-  provider.py introspect --dir DIR --client-id ID --token T
-      the provider's introspection answer for a token of that (public) client, as JSON
+      one JSON object: what the provider's database holds (registered_clients, par, codes, refresh_tokens,
+      access_tokens, dpop_proofs)
+  provider.py introspect --dir DIR --client-id ID --secret S --token T
+      the provider's introspection answer for a token of that confidential client, as JSON
 """
 import argparse
+import base64
 import gzip
-import hashlib
 import http.cookiejar
 import json
 import os
@@ -176,7 +178,10 @@ def plugin_parameters(issuer, folder, par_required):
         "introspection-revocation-allowed": True,
         "introspection-revocation-allow-target-client": True,
         "introspection-revocation-auth-scope": [],
-        "register-client-allowed": False,
+        "register-client-allowed": True,  # open dynamic registration (RFC 7591), as the admin may choose
+        "register-client-auth-scope": [],
+        "register-client-credentials-scope": SCOPES,
+        "register-client-management-allowed": False,
         "session-management-allowed": True,
         "session-cookie-name": "GLEWLWYD2_OIDC_SID",
         "session-cookie-expiration": 3600,
@@ -318,6 +323,8 @@ def records(arguments):
         return [dict(row) for row in connection.execute(query)]
 
     result = {
+        "registered_clients": [row["client_id"] for row in rows(
+            "SELECT gpocr_cient_id AS client_id FROM gpo_client_registration ORDER BY gpocr_id")],
         "par": rows("SELECT gpop_client_id AS client_id, gpop_redirect_uri AS redirect_uri, gpop_status AS status, "
                     "gpop_dpop_jkt AS jkt, gpop_username AS username, "
                     "gpop_code_challenge IS NOT NULL AS has_code_challenge FROM gpo_par ORDER BY gpop_id"),
@@ -335,11 +342,13 @@ def records(arguments):
 
 
 def introspect(arguments):
-    form = urllib.parse.urlencode({"token": arguments.token, "client_id": arguments.client_id}).encode()
+    """Glewlwyd lets a confidential client introspect its own tokens (introspection-revocation-allow-target-client)."""
+    form = urllib.parse.urlencode({"token": arguments.token}).encode()
     url = base_url(arguments.dir) + "/api/" + PLUGIN + "/introspect"
+    basic = base64.b64encode(f"{arguments.client_id}:{arguments.secret}".encode()).decode()
     request = urllib.request.Request(url, data=form, method="POST",
                                      headers={"Content-Type": "application/x-www-form-urlencoded",
-                                              "Accept": "application/json"})
+                                              "Accept": "application/json", "Authorization": "Basic " + basic})
     try:
         with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT) as response:
             print(response.read().decode())
@@ -367,6 +376,7 @@ def main():
     commands.add_parser("records")
     introspect_parser = commands.add_parser("introspect")
     introspect_parser.add_argument("--client-id", required=True)
+    introspect_parser.add_argument("--secret", required=True)
     introspect_parser.add_argument("--token", required=True)
     for sub in commands.choices.values():
         sub.add_argument("--dir", required=True)
