@@ -156,8 +156,8 @@ struct GlewlwydProviderTests {
         #expect(!FileManager.default.fileExists(atPath: setup.stateFile))
     }
 
-    @Test("a push refused with an OAuth error (a wrong client secret): the provider's error ends the sign-in, no browser")
-    func refusedPushWithOAuthError() async throws {
+    @Test("a push refused for a wrong client secret (Glewlwyd: 403, no body): the sign-in ends with the status, no browser")
+    func refusedPushWrongSecret() async throws {
         let setup = try await Setup()
         defer { setup.provider.stop() }
         try setup.provider.addClient("web-app", secret: Self.secret, redirectURIs: [setup.redirectURI])
@@ -167,7 +167,7 @@ struct GlewlwydProviderTests {
         let login = try await setup.login(["--client-id", "web-app", "--client-secret-file", path,
                                            "--redirect-uri", setup.redirectURI])
         #expect(login.status == 1, "stderr: \(login.stderr)")
-        #expect(login.stderr.contains("\(setup.provider.issuer)/par"), "stderr: \(login.stderr)")
+        #expect(login.stderr.contains("\(setup.provider.issuer)/par answered HTTP 403"), "stderr: \(login.stderr)")
         #expect(!login.stderr.contains("Waiting for the sign-in"), "stderr: \(login.stderr)")
         #expect(try setup.provider.browserRequests().isEmpty, "no browser was opened")
         #expect(try setup.provider.records().par.isEmpty)
