@@ -7,6 +7,8 @@ import Glibc
 
 /// What `eua login` shows on stderr while ``SignInFlow`` runs: the device grant's line and codes, the
 /// waiting display for the step chosen, and a count of the requests turned away at the redirect URI.
+/// The browser and manual steps' waiting line starts only once the agent has shown the URL (`presented`):
+/// a sign-in that ends before that (a refused push, a refused option) never says it is waiting for a browser.
 final class LoginProgress: Sendable {
     private let timeout: Duration
     private let display = Mutex<WaitingDisplay?>(nil)
@@ -24,7 +26,11 @@ final class LoginProgress: Sendable {
         SignInFlow.Hooks(
             stepChosen: { [self] step in chosen(step) },
             progress: { [self] progress in
-                if case .callbackRefused = progress { refused.add(1, ordering: .relaxed) }
+                switch progress {
+                case .callbackRefused: refused.add(1, ordering: .relaxed)
+                case .presented: display.withLock { $0 }?.start()
+                default: break
+                }
             },
             deviceCodes: { [self] codes in
                 guard let waiting = display.withLock({ $0 }) else { return }
@@ -57,7 +63,6 @@ final class LoginProgress: Sendable {
                                             : "Waiting for the sign-in in the browser",
                 timeout: timeout, style: typing ? .plain : nil)
             display.withLock { $0 = waiting }
-            waiting.start()
         }
     }
 }
