@@ -249,7 +249,11 @@ package struct LoginCommand: ParsableCommand {
             let registration = try RegisteredClient.forLogin(issuer: issuer, stateFile: file)
             client = registration.credentials
             if let secret { client.clientSecret = secret }
-            receiverOptions = RegisteredClient.receiverOptions(registration)
+            // A redirect URI given (as registered, as the help asks) carries its own port and path: the
+            // registration's are used only without one.
+            if (redirectURI ?? configuration.redirectURI) == nil {
+                receiverOptions = RegisteredClient.receiverOptions(registration)
+            }
         }
         if let idTokenAlg { client.idTokenAlgorithm = try IDTokenAlgorithm(idTokenAlg) }
         do {
