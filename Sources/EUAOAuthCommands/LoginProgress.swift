@@ -13,6 +13,7 @@ final class LoginProgress: Sendable {
     private let timeout: Duration
     private let display = Mutex<WaitingDisplay?>(nil)
     private let refused = Atomic<Int>(0)
+    private let pushedRequest = Atomic<Bool>(false)
 
     init(timeout: Duration) {
         self.timeout = timeout
@@ -21,6 +22,9 @@ final class LoginProgress: Sendable {
     /// Requests to the redirect URI that were turned away so far.
     var refusedCallbacks: Int { refused.load(ordering: .relaxed) }
 
+    /// Whether the authorization request was pushed (RFC 9126).
+    var pushed: Bool { pushedRequest.load(ordering: .relaxed) }
+
     /// The hooks that feed this display.
     var hooks: SignInFlow.Hooks {
         SignInFlow.Hooks(
@@ -28,6 +32,7 @@ final class LoginProgress: Sendable {
             progress: { [self] progress in
                 switch progress {
                 case .callbackRefused: refused.add(1, ordering: .relaxed)
+                case .authorizationRequestPushed: pushedRequest.store(true, ordering: .relaxed)
                 case .presented: display.withLock { $0 }?.start()
                 default: break
                 }

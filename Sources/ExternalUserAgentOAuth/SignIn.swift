@@ -27,6 +27,9 @@ public struct SignIn: Sendable {
     public enum Progress: Sendable {
         /// The receiver listens; the request is built for this redirect URI.
         case receiverStarted(redirectURI: URL)
+        /// The authorization request was pushed (RFC 9126); the agent gets only `client_id` and a `request_uri`
+        /// good for `expiresIn` seconds.
+        case authorizationRequestPushed(expiresIn: Int)
         /// The agent has shown (or handed off) the authorization URL.
         case presented(agent: AgentDescriptor)
         /// The callback passed the checks: `state`, and `iss` when the server sent one.
@@ -158,7 +161,7 @@ public struct SignIn: Sendable {
             requestBox.set(request)
             let url = try client.signsRequestObjects ? RequestObject.url(for: request, client: client) : request.url
             guard pushes else { return url }
-            return try await pushed(url, client: client, http: http, logger: logger)
+            return try await pushed(url, client: client, http: http, logger: logger) { report(.authorizationRequestPushed(expiresIn: $0)) }
         }
         reporting?.reportPresented()
         guard let request = requestBox.get() else {
@@ -401,12 +404,15 @@ extension SignIn {
     /// agent is shown: the same request in the URL could only fail, in the browser. Otherwise, when the server does
     /// not require pushing, a failed push (no answer, a 5xx, a 404 or 405, an invalid push response) falls back to
     /// `url` itself, logged as a warning.
-    func pushed(_ url: URL, client: ClientCredentials, http: OAuthHTTP, logger: Logger) async throws -> URL {
+    /// `onPushed` hears of a push the server accepted, with its `expires_in`.
+    func pushed(_ url: URL, client: ClientCredentials, http: OAuthHTTP, logger: Logger,
+                onPushed: (Int) -> Void = { _ in }) async throws -> URL {
         do {
             let (pushedURL, response) = try await PushedAuthorizationRequest(configuration: configuration, client: client,
                                                                               http: http, logger: logger)
                 .push(url, signed: client.signsRequestObjects)
             logger.info("authorization request pushed (RFC 9126)", metadata: ["expires_in": "\(response.expiresIn)"])
+            onPushed(response.expiresIn)
             return pushedURL
         } catch let error as ExternalUserAgentError where !configuration.requirePushedAuthorizationRequests
                     && !Self.judgedRequest(error) {

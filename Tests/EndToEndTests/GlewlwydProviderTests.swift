@@ -78,6 +78,7 @@ struct GlewlwydProviderTests {
         try #require(login.status == 0, "stderr: \(login.stderr)")
         let output = try Self.lastJSON(login.stdout)
         #expect(output["token_type"] as? String == "DPoP")
+        #expect(output["par"] as? Bool == true && output["dpop"] as? Bool == true, "eua login --json says both were used")
         #expect(output["preferred_username"] as? String == "alice" || output["subject"] != nil)
 
         let records = try setup.provider.records()
@@ -129,9 +130,11 @@ struct GlewlwydProviderTests {
         let setup = try await Setup(parRequired: true)
         defer { setup.provider.stop() }
         try setup.provider.addClient("native-app", redirectURIs: [setup.redirectURI])
-        let login = try await setup.login(["--client-id", "native-app", "--redirect-uri", setup.redirectURI])
+        let login = try await setup.login(["--client-id", "native-app", "--redirect-uri", setup.redirectURI, "--json"])
         #expect(login.status == 0, "stderr: \(login.stderr)")
-        #expect(login.stdout.contains("Signed in as Alice Example"), "\(login.stdout)")
+        let output = try Self.lastJSON(login.stdout)
+        #expect(output["name"] as? String == "Alice Example", "\(login.stdout)")
+        #expect(output["par"] as? Bool == true && output["dpop"] as? Bool == false)
         let records = try setup.provider.records()
         #expect(records.par.count == 1 && records.par.first?.status == 2 && records.par.first?.jkt == nil)
         #expect(records.refresh_tokens.count == 1 && records.refresh_tokens.first?.jkt == nil)
