@@ -315,7 +315,8 @@ public struct SignIn: Sendable {
                         metadata: ["grant": "\(authorization == nil ? "device" : "authorization code")"])
         }
         let state = AuthState(configuration: configuration, client: client, scope: scopes.joined(separator: " "),
-                              tokenResponse: nil, file: file, http: http, logger: logger, dpopKey: dpopKey)
+                              tokenResponse: nil, file: file, http: http, logger: logger, dpopKey: dpopKey,
+                              refreshParameters: parameters.tokenFields.map { (name: $0.0, value: $0.1) })
         try await state.record(authorization: authorization, tokens: tokens, claims: claims, identity: identity)
         if let file { progress?(.saved(file)) }
         logger.info("signed in", metadata: ["issuer": "\(configuration.issuer)", "saved": "\(file?.path ?? "no")"])
