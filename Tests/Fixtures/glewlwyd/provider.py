@@ -281,7 +281,10 @@ def serve(arguments):
                 stop()
             time.sleep(0.05)
     print("listening " + base_url, flush=True)
+    parent = os.getppid()
     while child.poll() is None:
+        if os.getppid() != parent:
+            stop()  # the test process is gone: take the server with it
         time.sleep(0.2)
     fail(f"glewlwyd exited ({child.returncode}); see {folder}/glewlwyd.log")
 
