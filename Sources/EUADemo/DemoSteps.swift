@@ -80,6 +80,8 @@ final class DemoSteps: Sendable {
         case .idTokenValidated(let claims, let algorithm, let keyID):
             report.passed(.idToken, "ID token signature ok (\(algorithm)\(keyID.map { ", key \($0)" } ?? "") from the JWKS), "
                 + "subject \(claims.subject); iss, aud, exp, iat and nonce ok")
+        case .authorizationRequestPushed:
+            break  // not a step of the demo's report
         case .callbackRefused(let reason):
             Output.standardError("eua demo: a request to the redirect URI was turned away, and the sign-in waits on: \(reason)\n")
         case .saved(let file):

@@ -249,7 +249,11 @@ package struct LoginCommand: ParsableCommand {
             let registration = try RegisteredClient.forLogin(issuer: issuer, stateFile: file)
             client = registration.credentials
             if let secret { client.clientSecret = secret }
-            receiverOptions = RegisteredClient.receiverOptions(registration)
+            // A redirect URI given (as registered, as the help asks) carries its own port and path: the
+            // registration's are used only without one.
+            if (redirectURI ?? configuration.redirectURI) == nil {
+                receiverOptions = RegisteredClient.receiverOptions(registration)
+            }
         }
         if let idTokenAlg { client.idTokenAlgorithm = try IDTokenAlgorithm(idTokenAlg) }
         do {
@@ -318,7 +322,7 @@ package struct LoginCommand: ParsableCommand {
         if json {
             Output.json(TokenOutput(tokens: tokens, claims: outcome.1, identity: outcome.2, client: outcome.3,
                                     issuer: issuer, stateFile: outcome.4.path,
-                                    refusedCallbacks: display.refusedCallbacks).jsonText())
+                                    refusedCallbacks: display.refusedCallbacks, pushed: display.pushed).jsonText())
         } else {
             Output.line(SignedInAs.sentence(claims: outcome.1, identity: outcome.2, issuer: issuer))
             Output.line(storage.backend == .secretService
@@ -386,11 +390,15 @@ struct TokenOutput {
     var state_file: String
     /// Requests to the redirect URI that were turned away while the sign-in waited (login only).
     var refused_callbacks: Int?
+    /// Whether the authorization request was pushed (RFC 9126; login only).
+    var par: Bool?
+    /// Whether the tokens are DPoP-bound (RFC 9449: `token_type` `DPoP`).
+    var dpop: Bool
     /// Every claim of the validated ID token but the per-request ones (``IDTokenClaims/displayableClaims``).
     var claims: [String: JSONValue]?
 
     init(tokens: TokenResponse, claims: IDTokenClaims?, identity: UserIdentity?, client: ClientCredentials, issuer: String,
-         stateFile: String, refusedCallbacks: Int? = nil) {
+         stateFile: String, refusedCallbacks: Int? = nil, pushed: Bool? = nil) {
         access_token = tokens.accessToken
         token_type = tokens.tokenType
         expires_in = tokens.expiresIn
@@ -406,6 +414,8 @@ struct TokenOutput {
         client_auth = client.authenticationMethod.rawValue
         state_file = stateFile
         refused_callbacks = refusedCallbacks
+        par = pushed
+        dpop = tokens.tokenType.lowercased() == "dpop"
         self.claims = claims?.displayableClaims
     }
 
@@ -413,7 +423,7 @@ struct TokenOutput {
     func jsonText() -> String {
         var members: [String: JSONValue] = [
             "access_token": .string(access_token), "token_type": .string(token_type), "issuer": .string(issuer),
-            "client_auth": .string(client_auth), "state_file": .string(state_file),
+            "client_auth": .string(client_auth), "state_file": .string(state_file), "dpop": .bool(dpop),
         ]
         let optional: [(String, JSONValue?)] = [
             ("expires_in", expires_in.map { .number(Double($0)) }), ("refresh_token", refresh_token.map(JSONValue.string)),
@@ -421,7 +431,8 @@ struct TokenOutput {
             ("subject", subject.map(JSONValue.string)), ("name", name.map(JSONValue.string)),
             ("preferred_username", preferred_username.map(JSONValue.string)), ("email", email.map(JSONValue.string)),
             ("identity_source", identity_source.map(JSONValue.string)),
-            ("refused_callbacks", refused_callbacks.map { .number(Double($0)) }), ("claims", claims.map(JSONValue.object)),
+            ("refused_callbacks", refused_callbacks.map { .number(Double($0)) }), ("par", par.map(JSONValue.bool)),
+            ("claims", claims.map(JSONValue.object)),
         ]
         for (name, value) in optional { members[name] = value }
         return JSONValue.object(members).jsonText

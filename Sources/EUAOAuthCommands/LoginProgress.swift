@@ -7,10 +7,13 @@ import Glibc
 
 /// What `eua login` shows on stderr while ``SignInFlow`` runs: the device grant's line and codes, the
 /// waiting display for the step chosen, and a count of the requests turned away at the redirect URI.
+/// The browser and manual steps' waiting line starts only once the agent has shown the URL (`presented`):
+/// a sign-in that ends before that (a refused push, a refused option) never says it is waiting for a browser.
 final class LoginProgress: Sendable {
     private let timeout: Duration
     private let display = Mutex<WaitingDisplay?>(nil)
     private let refused = Atomic<Int>(0)
+    private let pushedRequest = Atomic<Bool>(false)
 
     init(timeout: Duration) {
         self.timeout = timeout
@@ -19,12 +22,20 @@ final class LoginProgress: Sendable {
     /// Requests to the redirect URI that were turned away so far.
     var refusedCallbacks: Int { refused.load(ordering: .relaxed) }
 
+    /// Whether the authorization request was pushed (RFC 9126).
+    var pushed: Bool { pushedRequest.load(ordering: .relaxed) }
+
     /// The hooks that feed this display.
     var hooks: SignInFlow.Hooks {
         SignInFlow.Hooks(
             stepChosen: { [self] step in chosen(step) },
             progress: { [self] progress in
-                if case .callbackRefused = progress { refused.add(1, ordering: .relaxed) }
+                switch progress {
+                case .callbackRefused: refused.add(1, ordering: .relaxed)
+                case .authorizationRequestPushed: pushedRequest.store(true, ordering: .relaxed)
+                case .presented: display.withLock { $0 }?.start()
+                default: break
+                }
             },
             deviceCodes: { [self] codes in
                 guard let waiting = display.withLock({ $0 }) else { return }
@@ -57,7 +68,6 @@ final class LoginProgress: Sendable {
                                             : "Waiting for the sign-in in the browser",
                 timeout: timeout, style: typing ? .plain : nil)
             display.withLock { $0 = waiting }
-            waiting.start()
         }
     }
 }

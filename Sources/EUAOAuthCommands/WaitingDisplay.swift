@@ -18,6 +18,7 @@ final class WaitingDisplay: Sendable {
         var frame = 0
         var lastPlain: ContinuousClock.Instant?
         var drawn = false
+        var started = false
     }
 
     /// Dispatch timers are thread-safe, but not marked Sendable.
@@ -38,7 +39,12 @@ final class WaitingDisplay: Sendable {
         self.style = style ?? (isatty(2) == 1 ? .spinner : .plain)
     }
 
+    /// Starts the display; once only (a second call does nothing).
     func start() {
+        guard state.withLock({ state in
+            defer { state.started = true }
+            return !state.started
+        }) else { return }
         let timer = DispatchSource.makeTimerSource(queue: .global())
         timer.schedule(deadline: .now(), repeating: style == .spinner ? .milliseconds(100) : .seconds(1))
         timer.setEventHandler { [self] in tick() }
@@ -57,9 +63,10 @@ final class WaitingDisplay: Sendable {
         }
     }
 
-    /// Stops and clears the spinner line.
+    /// Stops and clears the spinner line; a display stopped before it started never starts.
     func stop() {
         state.withLock { state in
+            state.started = true
             state.timer?.timer.cancel()
             state.timer = nil
             if style == .spinner && state.drawn { Output.standardError("\r\u{1B}[2K") }

@@ -36,6 +36,9 @@ public actor AuthState {
     public nonisolated let file: AuthStateFile?
     /// The key of a DPoP sign-in (RFC 9449), which every refresh proves again; saved with the tokens, never printed.
     public nonisolated let dpopKey: DPoPKey?
+    /// The sign-in's token request parameters — its `resource` indicators (RFC 8707 §2.2) and extra token
+    /// parameters (``AuthorizationParameters/extraTokenParameters``) — sent again with every refresh; saved.
+    public nonisolated let refreshParameters: [(name: String, value: String)]
 
     private let validator: IDTokenValidator
     private let endpoint: TokenEndpoint
@@ -49,17 +52,18 @@ public actor AuthState {
                 authorizationResponse: AuthorizationResponse? = nil, tokenResponse: TokenResponse?,
                 idTokenClaims: IDTokenClaims? = nil, authorizationError: OAuthErrorResponse? = nil,
                 file: AuthStateFile? = nil, http: OAuthHTTP = OAuthHTTP(), logger: Logger = Logger(label: "eua.oauth"),
-                dpopKey: DPoPKey? = nil) {
+                dpopKey: DPoPKey? = nil, refreshParameters: [(name: String, value: String)] = []) {
         self.init(configuration: configuration, client: client, scope: scope, authorizationResponse: authorizationResponse,
                   tokenResponse: tokenResponse, idTokenClaims: idTokenClaims, identity: nil,
                   authorizationError: authorizationError, file: file, revision: 0, http: http, logger: logger,
-                  dpopKey: dpopKey)
+                  dpopKey: dpopKey, refreshParameters: refreshParameters)
     }
 
     private init(configuration: ServiceConfiguration, client: ClientCredentials, scope: String?,
                  authorizationResponse: AuthorizationResponse?, tokenResponse: TokenResponse?,
                  idTokenClaims: IDTokenClaims?, identity: UserIdentity?, authorizationError: OAuthErrorResponse?,
-                 file: AuthStateFile?, revision: Int, http: OAuthHTTP, logger: Logger, dpopKey: DPoPKey?) {
+                 file: AuthStateFile?, revision: Int, http: OAuthHTTP, logger: Logger, dpopKey: DPoPKey?,
+                 refreshParameters: [(name: String, value: String)]) {
         self.configuration = configuration
         self.client = client
         self.scope = scope
@@ -75,6 +79,7 @@ public actor AuthState {
         endpoint.dpopKey = dpopKey
         self.endpoint = endpoint
         self.dpopKey = dpopKey
+        self.refreshParameters = refreshParameters
         self.logger = logger
     }
 
@@ -166,7 +171,8 @@ public actor AuthState {
                 "the access token has expired and the server gave no refresh token; sign in again")
         }
         do {
-            let response = try await endpoint.refresh(refreshToken: refreshToken)
+            let response = try await endpoint.refresh(refreshToken: refreshToken,
+                                                      additionalParameters: refreshParameters.map { ($0.name, $0.value) })
             return try await update(with: response)
         } catch let error as ExternalUserAgentError {
             // invalid_grant: the refresh token is dead; other errors (invalid_client…) are the caller's to fix.
@@ -227,7 +233,7 @@ public actor AuthState {
         let contents = AuthStateFile.Contents(configuration: configuration, client: client, scope: scope,
                                               tokenResponse: lastTokenResponse, idTokenClaims: idTokenClaims,
                                               identity: identity, authorizationError: authorizationError,
-                                              dpopKey: dpopKey)
+                                              dpopKey: dpopKey, refreshParameters: refreshParameters)
         let isOwn = file == self.file
         let written = try file.save(contents, over: isOwn && revision > 0 ? revision : nil)
         if isOwn { revision = written }
@@ -250,6 +256,6 @@ public actor AuthState {
                          idTokenClaims: contents.idTokenClaims, identity: contents.identity,
                          authorizationError: contents.authorizationError,
                          file: file, revision: max(contents.revision, 1), http: http, logger: logger,
-                         dpopKey: contents.dpopKey)
+                         dpopKey: contents.dpopKey, refreshParameters: contents.refreshParameters)
     }
 }

@@ -95,11 +95,15 @@ public struct AuthStateFile: Sendable, Hashable {
         var authorizationError: OAuthErrorResponse?
         /// The DPoP private key (a JWK), for a DPoP sign-in.
         var dpopKey: DPoPKey?
+        /// The token request parameters every refresh sends again (`resource`…), in order.
+        var refreshParameters: [(name: String, value: String)] = []
 
         init(configuration: ServiceConfiguration, client: ClientCredentials, scope: String?,
              tokenResponse: TokenResponse?, idTokenClaims: IDTokenClaims?, identity: UserIdentity? = nil,
-             authorizationError: OAuthErrorResponse?, dpopKey: DPoPKey? = nil) {
+             authorizationError: OAuthErrorResponse?, dpopKey: DPoPKey? = nil,
+             refreshParameters: [(name: String, value: String)] = []) {
             self.dpopKey = dpopKey
+            self.refreshParameters = refreshParameters
             self.configuration = configuration
             self.client = client
             self.scope = scope
@@ -116,6 +120,7 @@ public struct AuthStateFile: Sendable, Hashable {
             case identity = "userinfo"
             case authorizationError = "authorization_error"
             case dpopKey = "dpop_key"
+            case refreshParameters = "refresh_parameters"
         }
 
         init(from decoder: any Decoder) throws {
@@ -134,6 +139,8 @@ public struct AuthStateFile: Sendable, Hashable {
             identity = try container.decodeIfPresent(UserIdentity.self, forKey: .identity)
             authorizationError = try container.decodeIfPresent(OAuthErrorResponse.self, forKey: .authorizationError)
             dpopKey = try container.decodeIfPresent(DPoPKey.self, forKey: .dpopKey)
+            refreshParameters = try container.decodeIfPresent([SavedParameter].self, forKey: .refreshParameters)?
+                .map { ($0.name, $0.value) } ?? []
         }
 
         /// The file's JSON object; throws what ``IDTokenClaims`` throws for a time it cannot write.
@@ -150,8 +157,28 @@ public struct AuthStateFile: Sendable, Hashable {
             members.set(.identity, identity?.jsonValue)
             members.set(.authorizationError, authorizationError?.jsonValue)
             members.set(.dpopKey, dpopKey?.jsonValue)
+            if !refreshParameters.isEmpty {
+                members.set(.refreshParameters, JSONValue.array(refreshParameters.map {
+                    .object(["name": .string($0.name), "value": .string($0.value)])
+                }))
+            }
             return members.object
         }
+    }
+
+    /// One saved refresh parameter: `{"name": …, "value": …}`, both strings, the name not empty.
+    private struct SavedParameter: Decodable {
+        var name: String
+        var value: String
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            name = try container.decode(String.self, forKey: .name)
+            value = try container.decode(String.self, forKey: .value)
+            guard !name.isEmpty else { throw InvalidFieldError(field: "refresh_parameters", problem: "has an empty name") }
+        }
+
+        enum CodingKeys: String, CodingKey { case name, value }
     }
 
     /// A token response as saved: the server's fields, and `received_at`, this client's own time,

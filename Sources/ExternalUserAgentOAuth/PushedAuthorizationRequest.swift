@@ -22,6 +22,18 @@ public struct PushedAuthorizationRequest: Sendable {
         public var expiresIn: Int
     }
 
+    /// A push endpoint's answer that was neither a push response nor an OAuth error: only its HTTP status (the
+    /// `underlying` cause of the `presentationFailed` error ``push(_:signed:)`` throws for it).
+    public struct Refusal: Error, Sendable, Hashable {
+        /// The HTTP status, 100–599.
+        public var status: Int
+
+        /// Whether the status is the server's judgment of this request (a 4xx other than 404 and 405, which say
+        /// the endpoint is not there, and 408 and 429, which say "later"): the same request in the URL would be
+        /// refused too.
+        public var judgesRequest: Bool { (400..<500).contains(status) && ![404, 405, 408, 429].contains(status) }
+    }
+
     /// The longest `expires_in` accepted, in seconds (RFC 9126 §2.2 suggests 5 to 600).
     public static let maximumLifetime = 3600
     /// The longest `request_uri` accepted, in characters.
@@ -48,8 +60,9 @@ public struct PushedAuthorizationRequest: Sendable {
     /// `request_uri`.
     ///
     /// Throws `invalidOptions` when the server has no endpoint, `oauthError` (cause: ``OAuthErrorResponse``) when it
-    /// refuses, and `presentationFailed` for a transport failure or an answer that is not a valid push response
-    /// (`request_uri` missing, not a string, empty, too long; `expires_in` missing or outside 1…``maximumLifetime``).
+    /// refuses, and `presentationFailed` for a transport failure, an error status without an OAuth error (cause:
+    /// ``Refusal``) or an answer that is not a valid push response (`request_uri` missing, not a string, empty, too
+    /// long; `expires_in` missing or outside 1…``maximumLifetime``).
     public func push(_ authorizationURL: URL, signed: Bool) async throws -> (url: URL, response: Response) {
         guard let endpoint = configuration.pushedAuthorizationRequestEndpoint else {
             throw ExternalUserAgentError(.invalidOptions,
@@ -95,7 +108,8 @@ public struct PushedAuthorizationRequest: Sendable {
                         + "\(oauthError)", underlying: oauthError)
             }
             throw ExternalUserAgentError(.presentationFailed,
-                "the pushed authorization request endpoint \(endpoint) answered HTTP \(status) without an OAuth error")
+                "the pushed authorization request endpoint \(endpoint) answered HTTP \(status) without an OAuth error",
+                underlying: Refusal(status: status))
         }
         do {
             return try JSONDecoder().decode(Wire.self, from: body).response

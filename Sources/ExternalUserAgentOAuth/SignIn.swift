@@ -27,6 +27,9 @@ public struct SignIn: Sendable {
     public enum Progress: Sendable {
         /// The receiver listens; the request is built for this redirect URI.
         case receiverStarted(redirectURI: URL)
+        /// The authorization request was pushed (RFC 9126); the agent gets only `client_id` and a `request_uri`
+        /// good for `expiresIn` seconds.
+        case authorizationRequestPushed(expiresIn: Int)
         /// The agent has shown (or handed off) the authorization URL.
         case presented(agent: AgentDescriptor)
         /// The callback passed the checks: `state`, and `iss` when the server sent one.
@@ -55,9 +58,10 @@ public struct SignIn: Sendable {
     /// and token requests, with the ID token checks they bring (``AuthorizationParameters``); empty unless set.
     public var parameters = AuthorizationParameters()
     /// Push the authorization request (RFC 9126) when the server advertises a
-    /// `pushed_authorization_request_endpoint` (the default); a failed push then falls back to the plain request,
-    /// unless the server requires pushing (`require_pushed_authorization_requests`), when it ends the sign-in. Off
-    /// with a server that requires it: `invalidOptions` before anything starts.
+    /// `pushed_authorization_request_endpoint` (the default). A push the server refuses (an OAuth error, or a 4xx but
+    /// 404, 405, 408 and 429) ends the sign-in with its answer, no agent shown; one that fails otherwise falls back to
+    /// the plain request, unless the server requires pushing (`require_pushed_authorization_requests`), when it ends
+    /// the sign-in. Off with a server that requires it: `invalidOptions` before anything starts.
     public var usesPushedAuthorization = true
     /// Ask for DPoP-bound tokens (RFC 9449): a new ES256 key for this sign-in, its thumbprint sent as `dpop_jkt`,
     /// proofs on the token requests, `token_type` `DPoP` required, and the key kept in the ``AuthState`` for
@@ -157,7 +161,7 @@ public struct SignIn: Sendable {
             requestBox.set(request)
             let url = try client.signsRequestObjects ? RequestObject.url(for: request, client: client) : request.url
             guard pushes else { return url }
-            return try await pushed(url, client: client, http: http, logger: logger)
+            return try await pushed(url, client: client, http: http, logger: logger) { report(.authorizationRequestPushed(expiresIn: $0)) }
         }
         reporting?.reportPresented()
         guard let request = requestBox.get() else {
@@ -313,7 +317,8 @@ public struct SignIn: Sendable {
                         metadata: ["grant": "\(authorization == nil ? "device" : "authorization code")"])
         }
         let state = AuthState(configuration: configuration, client: client, scope: scopes.joined(separator: " "),
-                              tokenResponse: nil, file: file, http: http, logger: logger, dpopKey: dpopKey)
+                              tokenResponse: nil, file: file, http: http, logger: logger, dpopKey: dpopKey,
+                              refreshParameters: parameters.tokenFields.map { (name: $0.0, value: $0.1) })
         try await state.record(authorization: authorization, tokens: tokens, claims: claims, identity: identity)
         if let file { progress?(.saved(file)) }
         logger.info("signed in", metadata: ["issuer": "\(configuration.issuer)", "saved": "\(file?.path ?? "no")"])
@@ -383,18 +388,41 @@ extension SignIn {
         return usesPushedAuthorization
     }
 
-    /// The URL for the agent after pushing `url`'s parameters; when pushing fails and the server does not require
-    /// it, `url` itself (logged as a warning).
-    func pushed(_ url: URL, client: ClientCredentials, http: OAuthHTTP, logger: Logger) async throws -> URL {
+    /// The URL for the agent after pushing `url`'s parameters.
+    ///
+    /// A push the server refused as a judgment of this request (``judgedRequest(_:)``: an unknown redirect URI, a
+    /// client it does not know or that failed to authenticate…) ends the sign-in with the server's answer before any
+    /// agent is shown: the same request in the URL could only fail, in the browser. Otherwise, when the server does
+    /// not require pushing, a failed push (no answer, a 5xx, a 404 or 405, an invalid push response) falls back to
+    /// `url` itself, logged as a warning.
+    /// `onPushed` hears of a push the server accepted, with its `expires_in`.
+    func pushed(_ url: URL, client: ClientCredentials, http: OAuthHTTP, logger: Logger,
+                onPushed: (Int) -> Void = { _ in }) async throws -> URL {
         do {
             let (pushedURL, response) = try await PushedAuthorizationRequest(configuration: configuration, client: client,
                                                                               http: http, logger: logger)
                 .push(url, signed: client.signsRequestObjects)
             logger.info("authorization request pushed (RFC 9126)", metadata: ["expires_in": "\(response.expiresIn)"])
+            onPushed(response.expiresIn)
             return pushedURL
-        } catch let error as ExternalUserAgentError where !configuration.requirePushedAuthorizationRequests {
+        } catch let error as ExternalUserAgentError where !configuration.requirePushedAuthorizationRequests
+                    && !Self.judgedRequest(error) {
             logger.warning("the pushed authorization request failed; sending the request in the URL instead: \(error.message)")
             return url
+        } catch let error as ExternalUserAgentError where error.underlying is PushedAuthorizationRequest.Refusal {
+            throw ExternalUserAgentError(error.code,
+                "\(error.message); nothing was opened in a browser, where the same request would be refused too: check "
+                    + "that the client ID, the redirect URI (exactly as registered) and the client's authentication are "
+                    + "the ones registered with the provider", underlying: error.underlying)
         }
+    }
+
+    /// Whether a failed push was the server's judgment of the request, which the same request in the URL would meet
+    /// again: an OAuth error other than `server_error` and `temporarily_unavailable`, or a 4xx status without one
+    /// other than 404, 405, 408 and 429 (``PushedAuthorizationRequest/Refusal/judgesRequest``).
+    static func judgedRequest(_ error: ExternalUserAgentError) -> Bool {
+        if let refusal = error.underlying as? PushedAuthorizationRequest.Refusal { return refusal.judgesRequest }
+        guard error.code == .oauthError, let refusal = error.underlying as? OAuthErrorResponse else { return false }
+        return refusal.error != "server_error" && refusal.error != "temporarily_unavailable"
     }
 }

@@ -47,11 +47,13 @@ public struct TokenEndpoint: Sendable {
         ] + additionalParameters, purpose: "code exchange")
     }
 
-    /// Gets new tokens with `refreshToken`; `scope` narrows the grant when given.
-    public func refresh(refreshToken: String, scope: String? = nil) async throws -> TokenResponse {
+    /// Gets new tokens with `refreshToken`; `scope` narrows the grant when given; `additionalParameters` are the
+    /// sign-in's token request parameters (`resource`…, ``AuthState/refreshParameters``).
+    public func refresh(refreshToken: String, scope: String? = nil,
+                        additionalParameters: [(String, String)] = []) async throws -> TokenResponse {
         var fields = [("grant_type", "refresh_token"), ("refresh_token", refreshToken)]
         if let scope { fields.append(("scope", scope)) }
-        return try await send(fields, purpose: "refresh")
+        return try await send(fields + additionalParameters, purpose: "refresh")
     }
 
     /// Polls once for the tokens of a device authorization (RFC 8628 §3.4). The server's "not yet"

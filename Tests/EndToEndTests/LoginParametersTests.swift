@@ -110,6 +110,21 @@ struct LoginParametersTests {
         #expect(saved["acr"] as? String == "urn:silver")
         let authTime = try #require(saved["auth_time"] as? Double)
         #expect(abs(authTime - Date().timeIntervalSince1970) < 120)
+
+        // eua refresh sends the resources and the extra token parameter again (RFC 8707 §2.2), as saved.
+        let refresh = try await offThePool {
+            try ProcessRunner.run(try TestPaths.product("eua"), ["refresh", "--state-file", stateFile],
+                                  environment: Self.environment, timeout: 60)
+        }
+        #expect(refresh.status == 0, "stderr: \(refresh.stderr)")
+        let refreshed = try #require(server.tokenRequests.first { $0.grantType == "refresh_token" })
+        #expect(refreshed.values(of: "resource") == ["https://api.one.example/", "https://api.two.example/v1"])
+        #expect(refreshed.values(of: "audience") == ["billing"])
+        #expect(refreshed.values(of: "domain_hint").isEmpty)
+        let file = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stateFile)))
+                                as? [String: Any])
+        let kept = try #require(file["refresh_parameters"] as? [[String: String]])
+        #expect(kept.map { $0["name"] ?? "" } == ["resource", "resource", "audience"])
     }
 
     struct Refusal: Sendable, CustomTestStringConvertible {

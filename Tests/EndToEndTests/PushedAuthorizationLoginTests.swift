@@ -103,11 +103,14 @@ struct PushedAuthorizationLoginTests {
             $0.responseOverrides = ["request_uri": ""]
         }
         let folder = try TemporaryFolder()
-        let result = try await login(server, stateFile: folder.path + "/state.json")
+        let result = try await login(server, stateFile: folder.path + "/state.json", ["--json"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(server.pushedAuthorization.records.count == 1)
         #expect(server.authorizationRequests.first?["code_challenge"] != nil)
         #expect(server.authorizationRequests.first?["request_uri"] == nil)
+        let line = try #require(result.stdout.split(separator: "\n").last)
+        let output = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(output["par"] as? Bool == false && output["dpop"] as? Bool == false, "eua login --json: not pushed in the end")
     }
 
     @Test("a signed request object is pushed, with private_key_jwt at the push endpoint; repeated resources are an array in it")

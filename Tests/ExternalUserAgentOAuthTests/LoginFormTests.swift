@@ -53,6 +53,7 @@ struct LoginFormTests {
                              timeout: .seconds(20), file: file) { progress in
             let name = switch progress {
             case .receiverStarted(let uri): "receiver \(uri.host ?? "")"
+            case .authorizationRequestPushed(let expiresIn): "pushed \(expiresIn)"
             case .presented(let agent): "presented \(agent.id)"
             case .authorizationResponseAccepted(let response): "accepted iss=\(response.issuer == server.issuer)"
             case .tokensReceived(let tokens): "tokens id=\(tokens.idToken != nil)"

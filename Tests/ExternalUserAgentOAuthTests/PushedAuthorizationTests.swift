@@ -54,6 +54,52 @@ struct PushedAuthorizationTests {
         #expect(broken?.message.contains("HTTP 500") == true)
     }
 
+    @Test("which failed pushes end the sign-in (the server judged the request) and which fall back to the URL",
+          arguments: [
+              (400, #"{"error":"invalid_request","error_description":"unknown redirect_uri"}"#, true),
+              (401, #"{"error":"invalid_client"}"#, true),
+              (403, "", true),
+              (400, "<html>bad request</html>", true),
+              (422, "", true),
+              (503, #"{"error":"temporarily_unavailable"}"#, false),
+              (500, #"{"error":"server_error"}"#, false),
+              (500, "<html>", false),
+              (404, "not found", false),
+              (405, "", false),
+              (408, "", false),
+              (429, "", false),
+          ])
+    func judged(_ status: Int, _ body: String, _ ends: Bool) throws {
+        let error = try #require(Self.interpretError(status: status, body))
+        #expect(SignIn.judgedRequest(error) == ends, "HTTP \(status) \(body): \(error.message)")
+        #expect(error.message.contains("HTTP \(status)"))
+        if body.isEmpty { #expect((error.underlying as? PushedAuthorizationRequest.Refusal)?.status == status) }
+    }
+
+    @Test("a refused push ends the sign-in before the agent is shown; a push with no answer falls back to the URL")
+    func refusedPushEndsSignIn() async throws {
+        let server = try await LocalAuthorizationServer.start(.init(clientSecret: "s3cret"))
+        defer { Task { await server.stop() } }
+        server.pushedAuthorization.update { $0.mode = .offered }
+        let configuration = try await Discovery().configuration(issuer: server.issuer)
+        let signIn = SignIn(configuration: configuration,
+                            client: ClientCredentials(clientID: "test-client", clientSecret: "wrong"), scopes: ["openid"])
+        let agent = FakeExternalUserAgent(script: .signIn(at: server, as: "alice"))
+        await #expect { try await signIn.run(agent: agent, receiver: FakeRedirectReceiver()) } throws: { error in
+            let error = error as? ExternalUserAgentError
+            return error?.code == .oauthError && error?.message.contains("invalid_client") == true
+        }
+        #expect(agent.record.presented.isEmpty, "no agent was shown the request")
+        #expect(server.authorizationRequests.isEmpty)
+
+        var unreachable = configuration
+        unreachable.pushedAuthorizationRequestEndpoint = URL(string: "http://127.0.0.1:9/par")!
+        let fallback = try await SignIn(configuration: unreachable, client: ClientCredentials(clientID: "app"))
+            .pushed(URL(string: "https://id.example/authorize?client_id=app&state=s")!,
+                    client: ClientCredentials(clientID: "app"), http: OAuthHTTP(), logger: .init(label: "test"))
+        #expect(fallback.query == "client_id=app&state=s", "no answer: the request in the URL")
+    }
+
     @Test("whether to push: offered, turned off, required, required without an endpoint")
     func decision() throws {
         var configuration = exampleConfiguration

@@ -38,6 +38,7 @@ struct SignInFlowTests {
                 progress: { [self] progress in
                     let name = switch progress {
                     case .receiverStarted: "receiverStarted"
+                    case .authorizationRequestPushed: "pushed"
                     case .presented: "presented"
                     case .authorizationResponseAccepted: "accepted"
                     case .tokensReceived: "tokens"

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""A browser stand-in for Glewlwyd's login page, which is a JavaScript app (login.html + login.js) that no
+HTML-form follower can use. Run as $BROWSER by the system-browser agent: `browser.py URL`.
+
+It does what a person's browser does with that page: GETs the URL with one cookie jar, follows redirects, and on
+the provider's login page (`/login.html?client_id=…&scope=…&callback_url=…`) makes the calls login.js makes —
+POST /api/auth/ with the user name and password (the login form), PUT /api/auth/grant/CLIENT with the requested
+scopes (the consent page's Grant button) — then goes back to `callback_url` with `g_continue` added, as login.js's
+Continue button does, and follows redirects
+until it leaves the provider: that last GET (the loopback redirect URI) is the hand-off to the signing-in program.
+
+Environment: GLEWLWYD_BROWSER_USERNAME, GLEWLWYD_BROWSER_PASSWORD (the person), GLEWLWYD_BROWSER_RECORD (a file it
+appends one JSON line to per request: method, path, status — never a query value, so no code or token).
+Every request has a 10 s deadline and the whole walk 60 s; at most 20 requests.
+"""
+import http.cookiejar
+import json
+import os
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+REQUEST_TIMEOUT = 10
+WALK_DEADLINE = 60
+MAXIMUM_REQUESTS = 20
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+class Browser:
+    def __init__(self, record):
+        self.jar = http.cookiejar.CookieJar()
+        self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar), NoRedirect())
+        self.record = record
+        self.requests = 0
+        self.deadline = time.monotonic() + WALK_DEADLINE
+
+    def fetch(self, method, url, body=None):
+        self.requests += 1
+        if self.requests > MAXIMUM_REQUESTS or time.monotonic() > self.deadline:
+            raise SystemExit(f"browser stand-in: gave up after {self.requests - 1} requests at {url.split('?')[0]}")
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(url, data=data, method=method,
+                                         headers={"Content-Type": "application/json"} if data else {})
+        try:
+            with self.opener.open(request, timeout=REQUEST_TIMEOUT) as response:
+                status, headers, text = response.status, response.headers, response.read().decode(errors="replace")
+        except urllib.error.HTTPError as error:
+            status, headers, text = error.code, error.headers, error.read().decode(errors="replace")
+        parts = urllib.parse.urlsplit(url)
+        entry = {"method": method, "path": parts.path, "status": status,
+                 "query": sorted(urllib.parse.parse_qs(parts.query).keys())}
+        if self.record:
+            with open(self.record, "a") as handle:
+                handle.write(json.dumps(entry) + "\n")
+        return status, headers, text
+
+
+def main():
+    if len(sys.argv) != 2:
+        raise SystemExit("usage: browser.py URL")
+    username = os.environ.get("GLEWLWYD_BROWSER_USERNAME", "")
+    password = os.environ.get("GLEWLWYD_BROWSER_PASSWORD", "")
+    browser = Browser(os.environ.get("GLEWLWYD_BROWSER_RECORD"))
+    url = sys.argv[1]
+    provider = urllib.parse.urlsplit(url)
+    origin = f"{provider.scheme}://{provider.netloc}"
+    signed_in = False
+    while True:
+        status, headers, text = browser.fetch("GET", url)
+        parts = urllib.parse.urlsplit(url)
+        if f"{parts.scheme}://{parts.netloc}" != origin:
+            return  # the redirect URI: handed over
+        if parts.path.endswith("/login.html"):
+            if signed_in:
+                raise SystemExit("browser stand-in: the provider showed its login page again after signing in")
+            query = dict(urllib.parse.parse_qsl(parts.query))
+            client_id, scope, callback = query.get("client_id"), query.get("scope", ""), query.get("callback_url")
+            if not client_id or not callback:
+                raise SystemExit(f"browser stand-in: the login page was opened without client_id or callback_url "
+                                 f"(prompt={query.get('prompt')}); nothing to sign in to")
+            api = origin + "/api"
+            status, _, text = browser.fetch("POST", api + "/auth/", {"username": username, "password": password})
+            if status != 200:
+                raise SystemExit(f"browser stand-in: signing in as {username} was refused ({status}): {text}")
+            status, _, text = browser.fetch("PUT", api + "/auth/grant/" + urllib.parse.quote(client_id, safe=""),
+                                            {"scope": scope})
+            if status != 200:
+                raise SystemExit(f"browser stand-in: granting {scope} to {client_id} was refused ({status}): {text}")
+            signed_in = True
+            # login.js's "Continue" button: back to the authorization endpoint with g_continue.
+            url = urllib.parse.urljoin(url, callback + ("&" if "?" in callback else "?") + "g_continue")
+            continue
+        location = headers.get("Location")
+        if status in (301, 302, 303, 307, 308) and location:
+            url = urllib.parse.urljoin(url, location)
+            continue
+        raise SystemExit(f"browser stand-in: the provider answered {parts.path} with {status} and no redirect: "
+                         f"{text[:300]}")
+
+
+if __name__ == "__main__":
+    main()
