@@ -34,6 +34,7 @@ static struct {
     void (*variant_get)(void *, const char *, ...);
     void (*variant_unref)(void *);
     void (*object_unref)(void *);
+    void (*free)(void *);
 } lib;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -62,6 +63,7 @@ static void load(void) {
         {(void **)&lib.variant_get, "g_variant_get"},
         {(void **)&lib.variant_unref, "g_variant_unref"},
         {(void **)&lib.object_unref, "g_object_unref"},
+        {(void **)&lib.free, "g_free"},
     };
     for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
         *symbols[i].field = dlsym(library, symbols[i].symbol);
@@ -117,6 +119,55 @@ int csecret_service_running(int timeout_ms, char **why) {
     }
     lib.object_unref(connection);
     return owned ? 1 : 0;
+}
+
+int csecret_bus_name_state(const char *name, int timeout_ms, char **why) {
+    const char *address = getenv("DBUS_SESSION_BUS_ADDRESS");
+    if (!address || !*address) {
+        *why = strdup("no session bus: DBUS_SESSION_BUS_ADDRESS is not set");
+        return 0;
+    }
+    const char *failure = csecret_load();
+    if (failure) {
+        *why = strdup(failure);
+        return 0;
+    }
+    GError *error = NULL;
+    void *connection = lib.connection_new_for_address(address, 1 | 8, NULL, NULL, &error);
+    if (!connection) {
+        *why = take_error(error, "the session bus could not be reached");
+        return 0;
+    }
+    int state = 0;
+    void *reply = lib.connection_call(connection, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                      "org.freedesktop.DBus", "NameHasOwner", lib.variant_new("(s)", name), NULL, 0,
+                                      timeout_ms, NULL, &error);
+    if (!reply) {
+        *why = take_error(error, "the session bus did not answer");
+        lib.object_unref(connection);
+        return 0;
+    }
+    int owned = 0;
+    lib.variant_get(reply, "(b)", &owned);
+    lib.variant_unref(reply);
+    if (owned) {
+        state = 2;
+    } else {
+        reply = lib.connection_call(connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                    "ListActivatableNames", NULL, NULL, 0, timeout_ms, NULL, &error);
+        if (!reply) {
+            *why = take_error(error, "the session bus did not answer");
+        } else {
+            const char **names = NULL;
+            lib.variant_get(reply, "(^a&s)", &names);
+            for (size_t i = 0; names && names[i]; i++) if (!strcmp(names[i], name)) state = 1;
+            lib.free(names);
+            lib.variant_unref(reply);
+            if (!state) *why = strdup("nothing owns it and no D-Bus service file makes it activatable");
+        }
+    }
+    lib.object_unref(connection);
+    return state;
 }
 
 int csecret_store(const char *issuer, const char *client, const char *subject, const char *label, const char *secret,

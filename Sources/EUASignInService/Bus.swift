@@ -44,10 +44,11 @@ final class Bus: @unchecked Sendable {
     /// A blocking call to the bus itself, for start-up.
     private func callSync(method: String, _ parameters: OpaquePointer, _ replyType: String) throws(ServiceError) -> OpaquePointer {
         var error: UnsafeMutablePointer<GError>?
-        guard let reply = g_dbus_connection_call_sync(connection, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                                      "org.freedesktop.DBus", method, parameters,
-                                                      eua_variant_type(replyType), G_DBUS_CALL_FLAGS_NONE, 5000, nil, &error)
-        else { throw ServiceError.startup("the bus did not answer \(method) (\(Bus.take(error)))") }
+        let reply = Variant.withType(replyType) { type in
+            g_dbus_connection_call_sync(connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                                        method, parameters, type, G_DBUS_CALL_FLAGS_NONE, 5000, nil, &error)
+        }
+        guard let reply else { throw ServiceError.startup("the bus did not answer \(method) (\(Bus.take(error)))") }
         return reply
     }
 
@@ -57,8 +58,11 @@ final class Bus: @unchecked Sendable {
                  timeout: Duration = .seconds(5)) async throws(ServiceError) -> OpaquePointer {
         let result: Result<OwnedReply, ServiceError> = await withCheckedContinuation { continuation in
             let box = Unmanaged.passRetained(ReplyBox(continuation)).toOpaque()
+            // GDBus copies the reply type for the call's life.
+            let type = g_variant_type_new(replyType)
+            defer { g_variant_type_free(type) }
             g_dbus_connection_call(connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                                   method, parameters, eua_variant_type(replyType), G_DBUS_CALL_FLAGS_NONE,
+                                   method, parameters, type, G_DBUS_CALL_FLAGS_NONE,
                                    Int32(clamping: timeout.components.seconds * 1000), nil, { source, result, context in
                 let box = Unmanaged<ReplyBox>.fromOpaque(context!).takeRetainedValue()
                 var error: UnsafeMutablePointer<GError>?

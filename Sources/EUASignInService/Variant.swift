@@ -18,9 +18,18 @@ enum Variant {
     /// An array of `element` (a type string) holding `values`.
     static func array(of element: String, _ values: [OpaquePointer]) -> OpaquePointer {
         var items: [OpaquePointer?] = values
-        return items.withUnsafeMutableBufferPointer { buffer in
-            g_variant_new_array(eua_variant_type(element), buffer.baseAddress, gsize(buffer.count))
+        return withType(element) { type in
+            items.withUnsafeMutableBufferPointer { buffer in
+                g_variant_new_array(type, buffer.baseAddress, gsize(buffer.count))
+            }
         }
+    }
+
+    /// Runs `body` with the `GVariantType` of the type string `text` (a valid one: the service's own constants).
+    static func withType<T>(_ text: String, _ body: (OpaquePointer) -> T) -> T {
+        let type = g_variant_type_new(text)!
+        defer { g_variant_type_free(type) }
+        return body(type)
     }
 
     /// An `a{sv}` from `entries`, in their order.

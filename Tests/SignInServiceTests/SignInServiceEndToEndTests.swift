@@ -51,6 +51,7 @@ struct SignInServiceEndToEndTests {
             \(steps)
             echo "== log"
             awk '{ print "line" NR "=" $0 }' "$HOME/service.log"
+            [ -n "${proxies:-}" ] && kill $proxies
             kill $service
             """
         let result = try await offThePool {
@@ -127,7 +128,7 @@ struct SignInServiceEndToEndTests {
         #expect(token["id_token"] == nil)
 
         #expect(sections["unknown"]?["error"] == "org.externaluseragent.SignIn.Error.NotFound")
-        #expect(sections["close"]?["closed"] != nil, "close: \(sections["close"] ?? [:])")
+        #expect(sections["close"]?["closed"] == "yes", "close: \(sections["close"] ?? [:])")
         #expect(sections["close"]?["response"] == "none")
         #expect(sections["bound"]?["error"] == "org.externaluseragent.SignIn.Error.NotAllowed")
         #expect(sections["badtype"]?["error"] == "org.externaluseragent.SignIn.Error.InvalidArgument")
@@ -156,7 +157,7 @@ struct SignInServiceEndToEndTests {
 
             proxy org.example.AppA 101 || exit 1
             proxy org.example.AppB 102 || exit 1
-            dbus-monitor --session "type='signal',member='Response'" >"$HOME/monitor.out" 2>&1 &
+            dbus-monitor --session "type='signal',member='Response'" </dev/null >"$HOME/monitor.out" 2>&1 &
             monitor=$!
             sleep 0.3
             echo "== a-signin"; sandboxed 101 signin "$ISSUER" my-app | tee "$HOME/a-signin.out"
@@ -210,8 +211,9 @@ struct SignInServiceEndToEndTests {
         #expect(sections["host-token"]?["error"] == "org.externaluseragent.SignIn.Error.NotFound")
         // The client id bound to A: refused to B, a request for A.
         #expect(sections["b-bound"]?["error"] == "org.externaluseragent.SignIn.Error.NotAllowed")
-        #expect(sections["a-bound"]?["error"] == nil && sections["a-bound"]?["response"] != nil,
-                "A's bound client: \(sections["a-bound"] ?? [:])")
+        // (The local server does not know that client: the sign-in gets past the policy and fails at the server.)
+        #expect(sections["a-bound"]?["response"] == "2", "A's bound client: \(sections["a-bound"] ?? [:])")
+        #expect(sections["a-bound"]?["error"] == "presentationFailed")
         // One caller's flood: 4 in flight, the rest refused, while A's second sign-in completes.
         #expect(sections["flood"]?["ok"] == "4", "flood: \(sections["flood"] ?? [:])")
         #expect(sections["flood"]?["org.externaluseragent.SignIn.Error.NotAllowed"] == "996")

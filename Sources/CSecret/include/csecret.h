@@ -16,6 +16,10 @@ const char *csecret_load(void);
  * a deadline of timeout_ms; a service that is only activatable does not count), else 0 with *why set. */
 int csecret_service_running(int timeout_ms, char **why);
 
+/* Whether name is owned on the session bus (2), only activatable there (1), or neither (0, with *why set), asked
+ * with a deadline of timeout_ms for each of the two questions (NameHasOwner, ListActivatableNames). */
+int csecret_bus_name_state(const char *name, int timeout_ms, char **why);
+
 /* Stores secret (text) under the three attributes with label, in the default collection; 1, or 0 with *error. */
 int csecret_store(const char *issuer, const char *client, const char *subject, const char *label, const char *secret,
                   char **error);

@@ -1,6 +1,6 @@
 /* A test client of org.externaluseragent.SignIn1, in C against GIO only (what an app in a sandbox would run):
  *   signin-client signin ISSUER CLIENT_ID [ACCOUNT]   SignIn, then wait for Response: prints response= and results
- *   signin-client close ISSUER CLIENT_ID              SignIn, then Close: prints closed, and any Response seen
+ *   signin-client close ISSUER CLIENT_ID              SignIn, then Close: prints closed=yes, and any Response seen
  *   signin-client token ACCOUNT                       GetAccessToken: prints access_token_length=, expires_at=
  *   signin-client list                                ListAccounts: prints one account= line per account
  *   signin-client signout ACCOUNT                     SignOut, then wait for Response
@@ -90,7 +90,7 @@ static int sign_in(GDBusConnection *bus, const char *issuer, const char *client,
         GVariant *closed = g_dbus_connection_call_sync(bus, NAME, handle, "org.freedesktop.portal.Request", "Close",
                                                        NULL, NULL, G_DBUS_CALL_FLAGS_NONE, 10000, NULL, &error);
         if (!closed) { print_error(error); return 0; }
-        printf("closed\n");
+        printf("closed=yes\n");
         g_variant_unref(closed);
         g_timeout_add(1000, on_timeout, NULL);
     } else {
