@@ -75,7 +75,7 @@ struct SignInServiceEndToEndTests {
         return sections
     }
 
-    @Test("a host app signs in, lists its account, gets a token; unknown ids, Close and hostile calls are answered")
+    @Test("a host app signs in, lists, gets and refreshes a token, signs out; unknown ids, Close and hostile calls are answered")
     func hostCaller() async throws {
         let server = try await LocalAuthorizationServer.start(.init(clientID: "my-app", subject: "alice"))
         defer { Task { await server.stop() } }
@@ -91,7 +91,6 @@ struct SignInServiceEndToEndTests {
             [signin.clients."\(server.issuer)"]
             "bound-client" = ["org.example.AppA"]
             """)
-        let long = String(repeating: "a", count: 100_000)
         let sections = try await Self.run("""
             echo "== signin"; "$CLIENT" signin "$ISSUER" my-app | tee "$HOME/signin.out"
             account=$(sed -n 's/^account=//p' "$HOME/signin.out")
@@ -102,7 +101,13 @@ struct SignInServiceEndToEndTests {
             echo "== bound"; "$CLIENT" signin "$ISSUER" bound-client
             echo "== badtype"; "$CLIENT" raw GetAccessToken "('x', {'min_valid': <'soon'>})"
             echo "== signature"; "$CLIENT" raw GetAccessToken "('x',)"
-            echo "== long"; "$CLIENT" raw GetAccessToken "('\(long)', @a{sv} {})"
+            { printf "('"; head -c 1048576 /dev/zero | tr '\\0' a; printf "', @a{sv} {})"; } >"$HOME/long.txt"
+            echo "== long"; "$CLIENT" raw GetAccessToken "@$HOME/long.txt"
+            echo "== refreshed"; "$CLIENT" token "$account" 7200 id
+            echo "== after"; "$CLIENT" token "$account"
+            echo "== signout"; "$CLIENT" signout "$account"
+            echo "== list-after"; "$CLIENT" list
+            echo "== token-after"; "$CLIENT" token "$account"
             echo "== badurl"; "$CLIENT" raw SignIn "('', {'issuer': <'http://evil.example.com'>, 'client_id': <'x'>}, @a{sv} {})"
             echo "== version"; gdbus call --session --dest org.externaluseragent.SignIn --object-path /org/externaluseragent/SignIn \
                 --method org.freedesktop.DBus.Properties.Get org.externaluseragent.SignIn1 version | sed 's/^/reply=/'
@@ -140,6 +145,16 @@ struct SignInServiceEndToEndTests {
         #expect(sections["long"]?["error"] == "org.externaluseragent.SignIn.Error.InvalidArgument")
         #expect(sections["badurl"]?["error"] == "org.externaluseragent.SignIn.Error.InvalidArgument")
         #expect(sections["version"]?["reply"] == "(<uint32 1>,)")
+        // min_valid over the token's life: refreshed in the service; the ID token only when asked for.
+        let refreshed = sections["refreshed"] ?? [:]
+        #expect(refreshed["access_token_sha256"] != nil && refreshed["access_token_sha256"] != token["access_token_sha256"],
+                "refreshed: \(refreshed)")
+        #expect(Int(refreshed["id_token_length"] ?? "") ?? 0 > 0)
+        #expect(sections["after"]?["access_token_sha256"] == refreshed["access_token_sha256"])
+        // Sign-out: the account is gone.
+        #expect(sections["signout"]?["response"] == "0", "sign-out: \(sections["signout"] ?? [:])")
+        #expect(sections["list-after"]?["accounts"] == "0")
+        #expect(sections["token-after"]?["error"] == "org.externaluseragent.SignIn.Error.NotFound")
     }
 
     @Test("Flatpak-shaped sandboxes: each app sees only its own accounts, gets no refresh token, and a flood is refused")

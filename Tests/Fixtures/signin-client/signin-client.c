@@ -1,14 +1,17 @@
 /* A test client of org.externaluseragent.SignIn1, in C against GIO only (what an app in a sandbox would run):
  *   signin-client signin ISSUER CLIENT_ID [ACCOUNT]   SignIn, then wait for Response: prints response= and results
  *   signin-client close ISSUER CLIENT_ID              SignIn, then Close: prints closed=yes, and any Response seen
- *   signin-client token ACCOUNT                       GetAccessToken: prints access_token_length=, expires_at=
+ *   signin-client token ACCOUNT [MIN_VALID [ID]]      GetAccessToken (min_valid, id_token): prints access_token_length=,
+ *                                                     access_token_sha256=, expires_at= and the extras (tokens as lengths
+ *                                                     and checksums only)
  *   signin-client list                                ListAccounts: prints one account= line per account
  *   signin-client signout ACCOUNT                     SignOut, then wait for Response
- *   signin-client raw METHOD GVARIANT-TEXT            any call with parameters in GVariant text form
+ *   signin-client raw METHOD GVARIANT-TEXT|@FILE      any call with parameters in GVariant text form
  *   signin-client flood N ISSUER CLIENT_ID            N SignIn calls at once: prints ok= and each error name's count
  * Errors print error=<D-Bus error name> and message=; the exit status is 0 when the call itself answered. */
 #include <gio/gio.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define NAME "org.externaluseragent.SignIn"
@@ -52,7 +55,13 @@ static void print_results(GVariant *results) {
     GVariant *value;
     g_variant_iter_init(&iter, results);
     while (g_variant_iter_next(&iter, "{&sv}", &key, &value)) {
-        if (g_variant_is_of_type(value, G_VARIANT_TYPE_STRING)) {
+        if (g_variant_is_of_type(value, G_VARIANT_TYPE_STRING) && g_str_has_suffix(key, "_token")) {
+            /* A token: its length and checksum only. */
+            const char *text = g_variant_get_string(value, NULL);
+            char *sum = g_compute_checksum_for_string(G_CHECKSUM_SHA256, text, -1);
+            printf("%s_length=%zu\n%s_sha256=%s\n", key, strlen(text), key, sum);
+            g_free(sum);
+        } else if (g_variant_is_of_type(value, G_VARIANT_TYPE_STRING)) {
             printf("%s=%s\n", key, g_variant_get_string(value, NULL));
         } else {
             char *text = g_variant_print(value, FALSE);
@@ -159,15 +168,20 @@ int main(int argc, char **argv) {
     if (!strcmp(command, "flood") && argc >= 5) return flood(bus, atoi(argv[2]), argv[3], argv[4]);
     GVariant *reply = NULL;
     if (!strcmp(command, "token") && argc >= 3) {
+        GVariantBuilder options;
+        g_variant_builder_init(&options, G_VARIANT_TYPE("a{sv}"));
+        if (argc > 3) g_variant_builder_add(&options, "{sv}", "min_valid", g_variant_new_uint32(atoi(argv[3])));
+        if (argc > 4) g_variant_builder_add(&options, "{sv}", "id_token", g_variant_new_boolean(TRUE));
         reply = g_dbus_connection_call_sync(bus, NAME, PATH, IFACE, "GetAccessToken",
-                                            g_variant_new("(s@a{sv})", argv[2], g_variant_new_array(G_VARIANT_TYPE("{sv}"), NULL, 0)),
+                                            g_variant_new("(sa{sv})", argv[2], &options),
                                             NULL, G_DBUS_CALL_FLAGS_NONE, 30000, NULL, &error);
         if (!reply) { print_error(error); return 0; }
         const char *token;
         gint64 expires;
         GVariant *extra;
         g_variant_get(reply, "(&sx@a{sv})", &token, &expires, &extra);
-        printf("access_token_length=%zu\nexpires_at=%lld\n", strlen(token), (long long)expires);
+        char *sum = g_compute_checksum_for_string(G_CHECKSUM_SHA256, token, -1);
+        printf("access_token_length=%zu\naccess_token_sha256=%s\nexpires_at=%lld\n", strlen(token), sum, (long long)expires);
         print_results(extra);
         return 0;
     }
@@ -181,8 +195,35 @@ int main(int argc, char **argv) {
         for (gsize i = 0; i < g_variant_n_children(accounts); i++) print_results(g_variant_get_child_value(accounts, i));
         return 0;
     }
+    if (!strcmp(command, "signout") && argc >= 3) {
+        const char *token = "out1";
+        char *path = request_path(bus, token);
+        g_dbus_connection_signal_subscribe(bus, NAME, "org.freedesktop.portal.Request", "Response", path, NULL,
+                                           G_DBUS_SIGNAL_FLAGS_NONE, on_response, NULL, NULL);
+        GVariantBuilder options;
+        g_variant_builder_init(&options, G_VARIANT_TYPE("a{sv}"));
+        g_variant_builder_add(&options, "{sv}", "handle_token", g_variant_new_string(token));
+        reply = g_dbus_connection_call_sync(bus, NAME, PATH, IFACE, "SignOut", g_variant_new("(ssa{sv})", "", argv[2], &options),
+                                            G_VARIANT_TYPE("(o)"), G_DBUS_CALL_FLAGS_NONE, 10000, NULL, &error);
+        if (!reply) { print_error(error); return 0; }
+        g_timeout_add(60000, on_timeout, NULL);
+        g_main_loop_run(loop);
+        if (response_results) {
+            printf("response=%u\n", response_code);
+            print_results(response_results);
+        } else {
+            printf("response=none\n");
+        }
+        return 0;
+    }
     if (!strcmp(command, "raw") && argc >= 4) {
-        GVariant *parameters = g_variant_parse(NULL, argv[3], NULL, NULL, &error);
+        /* @FILE: the parameters' text is FILE's contents (a text longer than one argument may be). */
+        char *contents = NULL;
+        if (argv[3][0] == '@' && !g_file_get_contents(argv[3] + 1, &contents, NULL, &error)) {
+            fprintf(stderr, "cannot read %s: %s\n", argv[3] + 1, error->message);
+            return 2;
+        }
+        GVariant *parameters = g_variant_parse(NULL, contents ? contents : argv[3], NULL, NULL, &error);
         if (!parameters) { fprintf(stderr, "bad GVariant text: %s\n", error->message); return 2; }
         reply = g_dbus_connection_call_sync(bus, NAME, PATH, IFACE, argv[2], parameters, NULL, G_DBUS_CALL_FLAGS_NONE,
                                             30000, NULL, &error);
