@@ -76,9 +76,15 @@ final class SignInService: Sendable {
             let credentials = try await bus.callBus("GetConnectionCredentials", Variant.tuple([Variant.string(sender)]),
                                                     replyType: "(a{sv})")
             let dictionary = Variant.child(credentials, 0)
-            let pid = Variant.entries(of: dictionary).first { $0.key == "ProcessID" }?.value.uint32
+            let entries = Variant.entries(of: dictionary)
+            let pid = entries.first { $0.key == "ProcessID" }?.value.uint32
+            let uid = entries.first { $0.key == "UnixUserID" }?.value.uint32
             g_variant_unref(dictionary)
             g_variant_unref(credentials)
+            guard uid == getuid() else {
+                throw .notAllowed("the caller runs as another user (uid \(uid.map(String.init) ?? "unknown")); the service "
+                    + "serves its own user's apps only")
+            }
             do throws(CallerIdentification.Failure) {
                 identity = try identification.identify(pid: pid ?? 0)
             } catch {

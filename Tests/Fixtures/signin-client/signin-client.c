@@ -8,10 +8,13 @@
  *   signin-client signout ACCOUNT                     SignOut, then wait for Response
  *   signin-client raw METHOD GVARIANT-TEXT|@FILE      any call with parameters in GVariant text form
  *   signin-client flood N ISSUER CLIENT_ID            N SignIn calls at once: prints ok= and each error name's count
+ *   signin-client bench N ACCOUNT                     N GetAccessToken calls one after another: prints p50_us=, p99_us=,
+ *                                                     and the client's CPU time (cpu_us=)
  * Errors print error=<D-Bus error name> and message=; the exit status is 0 when the call itself answered. */
 #include <gio/gio.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <string.h>
 
 #define NAME "org.externaluseragent.SignIn"
@@ -156,6 +159,35 @@ static int flood(GDBusConnection *bus, int count, const char *issuer, const char
     return 0;
 }
 
+static int compare_times(const void *a, const void *b) {
+    gint64 x = *(const gint64 *)a, y = *(const gint64 *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int bench(GDBusConnection *bus, int count, const char *account) {
+    if (count < 1 || count > 1000000) { fprintf(stderr, "N must be 1 to 1000000\n"); return 2; }
+    gint64 *times = g_new(gint64, count);
+    for (int i = 0; i < count; i++) {
+        GError *error = NULL;
+        gint64 start = g_get_monotonic_time();
+        GVariant *reply = g_dbus_connection_call_sync(bus, NAME, PATH, IFACE, "GetAccessToken",
+                                                      g_variant_new("(s@a{sv})", account,
+                                                                    g_variant_new_array(G_VARIANT_TYPE("{sv}"), NULL, 0)),
+                                                      NULL, G_DBUS_CALL_FLAGS_NONE, 30000, NULL, &error);
+        times[i] = g_get_monotonic_time() - start;
+        if (!reply) { print_error(error); return 0; }
+        g_variant_unref(reply);
+    }
+    qsort(times, count, sizeof *times, compare_times);
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    printf("calls=%d\np50_us=%lld\np99_us=%lld\ncpu_us=%lld\n", count, (long long)times[count / 2],
+           (long long)times[(count * 99) / 100 < count ? (count * 99) / 100 : count - 1],
+           (long long)(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000000 + usage.ru_utime.tv_usec + usage.ru_stime.tv_usec);
+    g_free(times);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) { fprintf(stderr, "usage: see the comment at the top of signin-client.c\n"); return 2; }
     loop = g_main_loop_new(NULL, FALSE);
@@ -165,6 +197,7 @@ int main(int argc, char **argv) {
     const char *command = argv[1];
     if (!strcmp(command, "signin") && argc >= 4) return sign_in(bus, argv[2], argv[3], argc > 4 ? argv[4] : NULL, 0);
     if (!strcmp(command, "close") && argc >= 4) return sign_in(bus, argv[2], argv[3], NULL, 1);
+    if (!strcmp(command, "bench") && argc >= 4) return bench(bus, atoi(argv[2]), argv[3]);
     if (!strcmp(command, "flood") && argc >= 5) return flood(bus, atoi(argv[2]), argv[3], argv[4]);
     GVariant *reply = NULL;
     if (!strcmp(command, "token") && argc >= 3) {
