@@ -19,15 +19,16 @@ struct SignInServiceEndToEndTests {
         return output
     }
 
-    /// The host's configuration: the headless agent in follow mode, test agents allowed.
-    static func writeConfiguration(home: String, managed: String) throws -> String {
+    /// The host's configuration: the headless agent in `mode` (follow: it signs in as a browser would; never: it never
+    /// answers, as a person who leaves the browser open), test agents allowed.
+    static func writeConfiguration(home: String, managed: String, mode: String = "follow") throws -> String {
         let folder = home + "/.config/eua"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try """
             preference = ["headless"]
             allow-test-agents = true
             [agent-options.headless]
-            mode = "follow"
+            mode = "\(mode)"
             """.write(toFile: folder + "/config.toml", atomically: true, encoding: .utf8)
         let managedPath = home + "/managed.toml"
         try managed.write(toFile: managedPath, atomically: true, encoding: .utf8)
@@ -286,5 +287,47 @@ struct SignInServiceEndToEndTests {
         #expect(sections["running"]?["running"] == "1")
         #expect(sections["idle"]?["owned"] == "0")
         #expect(sections["again"]?["accounts"] == "0")
+    }
+
+    @Test("Close, and the caller leaving the bus, end a sign-in that waits for the browser: the receiver's port closes")
+    func cancelClosesTheReceiver() async throws {
+        let server = try await LocalAuthorizationServer.start(.init(clientID: "my-app", subject: "alice"))
+        defer { Task { await server.stop() } }
+        let folder = try TemporaryFolder("eua-signin-client")
+        let client = try Self.client(in: folder)
+        let session = try SecretServiceSession()
+        let managed = try Self.writeConfiguration(home: session.folder.path, managed: "", mode: "never")
+        let sections = try await Self.run("""
+            ports() { ss -ltnpH | grep -c "pid=$service," ; }
+            echo "== idle"; echo "ports=$(ports)"
+            "$CLIENT" close "$ISSUER" my-app 1500 >"$HOME/close.out" &
+            closer=$!
+            sleep 1
+            echo "== waiting"; echo "ports=$(ports)"
+            wait $closer
+            sleep 0.3
+            echo "== closed"; cat "$HOME/close.out"; echo "ports=$(ports)"
+            "$CLIENT" signin "$ISSUER" my-app >/dev/null &
+            leaver=$!
+            sleep 1
+            echo "== before-leaving"; echo "ports=$(ports)"
+            kill $leaver
+            wait $leaver
+            sleep 0.5
+            echo "== left"; echo "ports=$(ports)"
+            """, environment: [
+                "SERVICE": try TestPaths.product("eua-signin-service").path, "CLIENT": client.path,
+                "ISSUER": server.issuer, "EUA_MANAGED_CONFIG": managed,
+                "EUA_PLUGIN_PATH": TestPaths.productsFolder.path,
+            ], session: session)
+        #expect(sections["idle"]?["ports"] == "0")
+        // The loopback receiver listens (on 127.0.0.1, and on ::1 where it can) while the browser is open.
+        #expect(Int(sections["waiting"]?["ports"] ?? "") ?? 0 >= 1, "while the browser is open: \(sections)")
+        #expect(sections["closed"]?["closed"] == "yes")
+        #expect(sections["closed"]?["response"] == "none")
+        #expect(sections["closed"]?["ports"] == "0")
+        #expect(Int(sections["before-leaving"]?["ports"] ?? "") ?? 0 >= 1)
+        #expect(sections["left"]?["ports"] == "0")
+        #expect(sections["log"]?.values.contains { $0.contains("caller left the bus") } == true)
     }
 }

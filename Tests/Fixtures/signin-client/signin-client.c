@@ -1,6 +1,7 @@
 /* A test client of org.externaluseragent.SignIn1, in C against GIO only (what an app in a sandbox would run):
  *   signin-client signin ISSUER CLIENT_ID [ACCOUNT]   SignIn, then wait for Response: prints response= and results
- *   signin-client close ISSUER CLIENT_ID              SignIn, then Close: prints closed=yes, and any Response seen
+ *   signin-client close ISSUER CLIENT_ID [DELAY_MS]   SignIn, then (after DELAY_MS) Close: prints closed=yes, and any
+ *                                                     Response seen
  *   signin-client token ACCOUNT [MIN_VALID [ID]]      GetAccessToken (min_valid, id_token): prints access_token_length=,
  *                                                     access_token_sha256=, expires_at= and the extras (tokens as lengths
  *                                                     and checksums only)
@@ -75,7 +76,8 @@ static void print_results(GVariant *results) {
     }
 }
 
-static int sign_in(GDBusConnection *bus, const char *issuer, const char *client, const char *account, int close) {
+static int sign_in(GDBusConnection *bus, const char *issuer, const char *client, const char *account, int close,
+                   int delay_ms) {
     const char *token = "t1";
     char *path = request_path(bus, token);
     g_dbus_connection_signal_subscribe(bus, NAME, "org.freedesktop.portal.Request", "Response", path, NULL,
@@ -99,6 +101,7 @@ static int sign_in(GDBusConnection *bus, const char *issuer, const char *client,
     printf("handle=%s\nhandle_predicted=%s\n", handle, strcmp(handle, path) == 0 ? "yes" : "no");
     fflush(stdout);
     if (close) {
+        if (delay_ms > 0 && delay_ms <= 60000) g_usleep((gulong)delay_ms * 1000);
         GVariant *closed = g_dbus_connection_call_sync(bus, NAME, handle, "org.freedesktop.portal.Request", "Close",
                                                        NULL, NULL, G_DBUS_CALL_FLAGS_NONE, 10000, NULL, &error);
         if (!closed) { print_error(error); return 0; }
@@ -195,8 +198,8 @@ int main(int argc, char **argv) {
     GDBusConnection *bus = g_bus_get_sync(G_BUS_TYPE_SESSION, NULL, &error);
     if (!bus) { fprintf(stderr, "no bus: %s\n", error->message); return 3; }
     const char *command = argv[1];
-    if (!strcmp(command, "signin") && argc >= 4) return sign_in(bus, argv[2], argv[3], argc > 4 ? argv[4] : NULL, 0);
-    if (!strcmp(command, "close") && argc >= 4) return sign_in(bus, argv[2], argv[3], NULL, 1);
+    if (!strcmp(command, "signin") && argc >= 4) return sign_in(bus, argv[2], argv[3], argc > 4 ? argv[4] : NULL, 0, 0);
+    if (!strcmp(command, "close") && argc >= 4) return sign_in(bus, argv[2], argv[3], NULL, 1, argc > 4 ? atoi(argv[4]) : 0);
     if (!strcmp(command, "bench") && argc >= 4) return bench(bus, atoi(argv[2]), argv[3]);
     if (!strcmp(command, "flood") && argc >= 5) return flood(bus, atoi(argv[2]), argv[3], argv[4]);
     GVariant *reply = NULL;
