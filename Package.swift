@@ -196,7 +196,8 @@ let package = Package(
                 "ExternalUserAgent",
                 "ExternalUserAgentSystem",
                 "ExternalUserAgentOAuth",
-            ]
+            ],
+            exclude: ["README.md"]
         ),
 
         // Plugins

@@ -1,5 +1,4 @@
 import CSecret
-import ExternalUserAgentOAuth
 
 /// The service's accounts in the Secret Service: one item per account, carrying its owner's app id (attribute
 /// `app`) and a random account id (attribute `account`), holding the whole ``AuthState`` (refresh token
