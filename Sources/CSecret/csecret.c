@@ -231,6 +231,7 @@ static struct {
     void *(*hash_lookup)(void *, const void *);
     void (*hash_unref)(void *);
     void (*list_free)(GList *);
+    void (*disconnect)(void);
 } listing;
 
 static pthread_once_t listing_once = PTHREAD_ONCE_INIT;
@@ -245,6 +246,7 @@ static void load_listing(void) {
         {(void **)&listing.hash_lookup, "g_hash_table_lookup"},
         {(void **)&listing.hash_unref, "g_hash_table_unref"},
         {(void **)&listing.list_free, "g_list_free"},
+        {(void **)&listing.disconnect, "secret_service_disconnect"},
     };
     for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
         *symbols[i].field = library ? dlsym(library, symbols[i].symbol) : NULL;
@@ -256,6 +258,13 @@ static void load_listing(void) {
     }
 }
 
+/* Forgets libsecret's connection to the Secret Service after a failure, so that the next call finds the service anew
+ * (a keyring that restarted has another unique bus name, and libsecret would go on calling the old one). */
+static void forget_service(void) {
+    pthread_once(&listing_once, load_listing);
+    if (!listing_failure) listing.disconnect();
+}
+
 int csecret_account_store(const char *app, const char *account, const char *issuer, const char *client,
                           const char *subject, const char *display_name, const char *scopes, const char *label,
                           const char *secret, char **error) {
@@ -265,7 +274,10 @@ int csecret_account_store(const char *app, const char *account, const char *issu
     int ok = lib.store(&account_schema, "default", label, secret, NULL, &problem, "app", app, "account", account,
                        "issuer", issuer, "client", client, "subject", subject, "display_name", display_name,
                        "scopes", scopes, NULL);
-    if (!ok) *error = take_error(problem, "the Secret Service refused to store the item");
+    if (!ok) {
+        *error = take_error(problem, "the Secret Service refused to store the item");
+        forget_service();
+    }
     return ok ? 1 : 0;
 }
 
@@ -276,6 +288,7 @@ char *csecret_account_lookup(const char *app, const char *account, char **error)
     char *found = lib.lookup(&account_schema, NULL, &problem, "app", app, "account", account, NULL);
     if (problem) {
         *error = take_error(problem, "the Secret Service could not be asked");
+        forget_service();
         return NULL;
     }
     if (!found) return NULL;
@@ -291,6 +304,7 @@ int csecret_account_clear(const char *app, const char *account, char **error) {
     lib.clear(&account_schema, NULL, &problem, "app", app, "account", account, NULL);
     if (problem) {
         *error = take_error(problem, "the Secret Service could not remove the item");
+        forget_service();
         return 0;
     }
     return 1;
@@ -320,6 +334,7 @@ char *csecret_account_list(const char *app, char **error) {
     GList *items = listing.search(&account_schema, (1 << 1) | (1 << 2), NULL, &problem, "app", app, NULL);
     if (problem) {
         *error = take_error(problem, "the Secret Service could not be searched");
+        forget_service();
         return NULL;
     }
     static const char *const fields[] = {"account", "issuer", "client", "subject", "display_name", "scopes"};
