@@ -95,6 +95,7 @@ struct SignInServiceEndToEndTests {
         let sections = try await Self.run("""
             echo "== signin"; "$CLIENT" signin "$ISSUER" my-app | tee "$HOME/signin.out"
             account=$(sed -n 's/^account=//p' "$HOME/signin.out")
+            echo "== again"; "$CLIENT" signin "$ISSUER" my-app "$account"
             echo "== list"; "$CLIENT" list
             echo "== token"; "$CLIENT" token "$account"
             echo "== unknown"; "$CLIENT" token 0123456789abcdef0123456789abcdef
@@ -127,6 +128,9 @@ struct SignInServiceEndToEndTests {
         #expect(account.count == 32)
         #expect(signIn["refresh_token"] == nil && signIn["access_token"] == nil)
 
+        // Signing in again to the same account keeps its id and adds no account.
+        #expect(sections["again"]?["response"] == "0")
+        #expect(sections["again"]?["account"] == account)
         #expect(sections["list"]?["accounts"] == "1")
         #expect(sections["list"]?["account"] == account)
         #expect(sections["list"]?["subject"] == "alice")
@@ -187,6 +191,7 @@ struct SignInServiceEndToEndTests {
             echo "== b-list"; sandboxed 102 list
             echo "== b-token"; sandboxed 102 token "$account"
             echo "== b-bound"; sandboxed 102 signin "$ISSUER" bound-client
+            echo "== b-reuse"; sandboxed 102 signin "$ISSUER" my-app "$account"
             echo "== a-bound"; sandboxed 101 signin "$ISSUER" bound-client
             echo "== host-list"; "$CLIENT" list
             echo "== host-token"; "$CLIENT" token "$account"
@@ -229,6 +234,7 @@ struct SignInServiceEndToEndTests {
         #expect(sections["b-token"]?["error"] == "org.externaluseragent.SignIn.Error.NotFound")
         #expect(sections["host-list"]?["accounts"] == "0")
         #expect(sections["host-token"]?["error"] == "org.externaluseragent.SignIn.Error.NotFound")
+        #expect(sections["b-reuse"]?["error"] == "org.externaluseragent.SignIn.Error.NotFound")
         // The client id bound to A: refused to B, a request for A.
         #expect(sections["b-bound"]?["error"] == "org.externaluseragent.SignIn.Error.NotAllowed")
         // (The local server does not know that client: the sign-in gets past the policy and fails at the server.)
@@ -329,5 +335,40 @@ struct SignInServiceEndToEndTests {
         #expect(Int(sections["before-leaving"]?["ports"] ?? "") ?? 0 >= 1)
         #expect(sections["left"]?["ports"] == "0")
         #expect(sections["log"]?.values.contains { $0.contains("caller left the bus") } == true)
+    }
+
+    @Test("the person cancelling or denying access answers 1; a provider that fails answers 2 with an error and its description")
+    func cancelledAndRefused() async throws {
+        let server = try await LocalAuthorizationServer.start(.init(clientID: "my-app", subject: "alice"))
+        defer { Task { await server.stop() } }
+        let denying = try await LocalAuthorizationServer.start(.init(clientID: "my-app", misbehaviors: [.denyAccess]))
+        defer { Task { await denying.stop() } }
+        let failing = try await LocalAuthorizationServer.start(.init(clientID: "my-app", misbehaviors: [.tokenEndpointServerError]))
+        defer { Task { await failing.stop() } }
+        let folder = try TemporaryFolder("eua-signin-client")
+        let client = try Self.client(in: folder)
+        var results: [String: [String: String]] = [:]
+        // The headless agent as the person giving up; as a browser at a server where the person denies access; as a
+        // browser at a server whose token endpoint fails.
+        for (name, mode, issuer) in [("cancel", "cancel", server.issuer), ("denied", "follow", denying.issuer),
+                                     ("error", "follow", failing.issuer)] {
+            let session = try SecretServiceSession()
+            let managed = try Self.writeConfiguration(home: session.folder.path, managed: "", mode: mode)
+            let sections = try await Self.run("""
+                echo "== signin"; "$CLIENT" signin "$ISSUER" my-app
+                echo "== list"; "$CLIENT" list
+                """, environment: [
+                    "SERVICE": try TestPaths.product("eua-signin-service").path, "CLIENT": client.path,
+                    "ISSUER": issuer, "EUA_MANAGED_CONFIG": managed, "EUA_PLUGIN_PATH": TestPaths.productsFolder.path,
+                ], session: session)
+            results[name] = sections["signin"] ?? [:]
+            #expect(sections["list"]?["accounts"] == "0")
+        }
+        #expect(results["cancel"]?["response"] == "1", "cancel: \(results["cancel"] ?? [:])")
+        #expect(results["cancel"]?["error"] == nil)
+        #expect(results["denied"]?["response"] == "1", "denied: \(results["denied"] ?? [:])")
+        #expect(results["error"]?["response"] == "2", "error: \(results["error"] ?? [:])")
+        #expect(results["error"]?["error"]?.isEmpty == false)
+        #expect(results["error"]?["error_description"]?.isEmpty == false)
     }
 }
