@@ -67,7 +67,17 @@ enum CallArguments {
     }
 
     /// Reads `SignOut(s parent_window, s account, a{sv} options)`.
-    static func signOut(_ parameters: OpaquePointer) throws(ServiceError) -> (account: String, handleToken: String?, revoke: Bool) {
+    /// The arguments of `SignOut`.
+    struct SignOut: Sendable {
+        var account: String
+        var handleToken: String?
+        /// Revoke the tokens at the provider (default true).
+        var revoke: Bool
+        /// Show the provider's end-session page through the host's agent (default false: no browser opens).
+        var endSession: Bool
+    }
+
+    static func signOut(_ parameters: OpaquePointer) throws(ServiceError) -> SignOut {
         _ = try text(parameters, 0, "parent_window")
         let account = try text(parameters, 1, "account")
         let options = try dictionary(parameters, 2, "options", known: ["handle_token", "revoke", "end_session"])
@@ -75,7 +85,8 @@ enum CallArguments {
         if let handleToken, !isToken(handleToken) {
             throw .invalidArgument("options.handle_token must be 1-64 letters, digits and underscores (a D-Bus object path element)")
         }
-        return (account, handleToken, try options.bool("revoke") ?? true)
+        return SignOut(account: account, handleToken: handleToken, revoke: try options.bool("revoke") ?? true,
+                       endSession: try options.bool("end_session") ?? false)
     }
 
     /// Reads `ListAccounts(a{sv} options)` (no option is known yet; unknown ones are refused).

@@ -300,7 +300,7 @@ final class SignInService: Sendable {
 
     // MARK: SignOut
 
-    private func signOut(_ arguments: (account: String, handleToken: String?, revoke: Bool), sender: String, reply: Reply) async {
+    private func signOut(_ arguments: CallArguments.SignOut, sender: String, reply: Reply) async {
         let path: String
         let app: String
         let state: AuthState
@@ -330,16 +330,53 @@ final class SignInService: Sendable {
         reply.value(Variant.tuple([Variant.objectPath(path)]))
         registry.attach(path, task: Task { [store, tokens] in
             do throws(ServiceError) {
-                if arguments.revoke { _ = await SignOut(state: state, timeout: .seconds(30)).revokeTokens() }
-                try Task.checkCancellation(or: ServiceError.failed("cancelled"))
+                var signOut = SignOut(state: state, timeout: .seconds(120))
+                signOut.revokesTokens = arguments.revoke
+                signOut.endsSession = arguments.endSession
+                let agent = arguments.endSession ? try await endSessionAgent(for: state) : nil
+                let outcome: SignOut.Outcome
+                do {
+                    outcome = try await signOut.run(agent: agent, receiver: nil)
+                } catch {
+                    // Cancelled (Close, or the caller left): the account stays.
+                    throw .failed("the sign-out was cancelled; the account was kept")
+                }
                 try await Blocking.run { () throws(ServiceError) in try store.remove(app: app, account: arguments.account) }
                 await tokens.remove(app: app, account: arguments.account)
-                respond(path: path, sender: sender, code: 0, [])
+                respond(path: path, sender: sender, code: 0, [
+                    ("revoked", Variant.strings(outcome.revoked.map(\.rawValue))),
+                    ("end_session", Variant.string(Self.describe(outcome.endSession))),
+                ])
             } catch {
                 respond(path: path, sender: sender, code: 2, [("error", Variant.string(error.name)),
                                                               ("error_description", Variant.string(error.message))])
             }
         })
+    }
+
+    /// The agent that shows the provider's end-session page: chosen by the host's configuration as for a sign-in
+    /// (the browser step only).
+    private func endSessionAgent(for state: AuthState) async throws(ServiceError) -> any ExternalUserAgent {
+        var provider = state.configuration
+        provider.deviceAuthorizationEndpoint = nil
+        let plan = SignInChain.plan(candidates: AgentSelection.candidates(catalog: await plugins()),
+                                    configuration: try loadConfiguration(), service: provider)
+        guard let step = plan.chosen, let candidate = step.agent else {
+            throw .failed("no agent can show the provider's sign-out page (\(plan.error.message)); sign out without "
+                + "end_session, or ask the administrator to allow a browser agent")
+        }
+        return candidate.makeAgent(options: step.options)
+    }
+
+    /// What became of the provider's browser session, as one word.
+    static func describe(_ endSession: SignOut.EndSession) -> String {
+        switch endSession {
+        case .notRequested: "not-requested"
+        case .notSupported: "not-supported"
+        case .completed: "completed"
+        case .sent: "sent"
+        case .failed: "failed"
+        }
     }
 
     // MARK: Helpers

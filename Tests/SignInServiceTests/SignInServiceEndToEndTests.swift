@@ -107,7 +107,7 @@ struct SignInServiceEndToEndTests {
             echo "== long"; "$CLIENT" raw GetAccessToken "@$HOME/long.txt"
             echo "== refreshed"; "$CLIENT" token "$account" 7200 id
             echo "== after"; "$CLIENT" token "$account"
-            echo "== signout"; "$CLIENT" signout "$account"
+            echo "== signout"; "$CLIENT" signout "$account" end
             echo "== list-after"; "$CLIENT" list
             echo "== token-after"; "$CLIENT" token "$account"
             echo "== badurl"; "$CLIENT" raw SignIn "('', {'issuer': <'http://evil.example.com'>, 'client_id': <'x'>}, @a{sv} {})"
@@ -156,8 +156,10 @@ struct SignInServiceEndToEndTests {
                 "refreshed: \(refreshed)")
         #expect(Int(refreshed["id_token_length"] ?? "") ?? 0 > 0)
         #expect(sections["after"]?["access_token_sha256"] == refreshed["access_token_sha256"])
-        // Sign-out: the account is gone.
+        // Sign-out with end_session: tokens revoked, the end-session page shown by the host agent, the account gone.
         #expect(sections["signout"]?["response"] == "0", "sign-out: \(sections["signout"] ?? [:])")
+        #expect(sections["signout"]?["revoked"]?.contains("refresh_token") == true)
+        #expect(sections["signout"]?["end_session"] == "sent")
         #expect(sections["list-after"]?["accounts"] == "0")
         #expect(sections["token-after"]?["error"] == "org.externaluseragent.SignIn.Error.NotFound")
     }

@@ -6,7 +6,8 @@
  *                                                     access_token_sha256=, expires_at= and the extras (tokens as lengths
  *                                                     and checksums only)
  *   signin-client list                                ListAccounts: prints one account= line per account
- *   signin-client signout ACCOUNT                     SignOut, then wait for Response
+ *   signin-client signout ACCOUNT [END]               SignOut (with end_session when END is given), then wait for
+ *                                                     Response
  *   signin-client raw METHOD GVARIANT-TEXT|@FILE      any call with parameters in GVariant text form
  *   signin-client flood N ISSUER CLIENT_ID            N SignIn calls at once: prints ok= and each error name's count
  *   signin-client bench N ACCOUNT                     N GetAccessToken calls one after another: prints p50_us=, p99_us=,
@@ -239,6 +240,7 @@ int main(int argc, char **argv) {
         GVariantBuilder options;
         g_variant_builder_init(&options, G_VARIANT_TYPE("a{sv}"));
         g_variant_builder_add(&options, "{sv}", "handle_token", g_variant_new_string(token));
+        if (argc > 3) g_variant_builder_add(&options, "{sv}", "end_session", g_variant_new_boolean(TRUE));
         reply = g_dbus_connection_call_sync(bus, NAME, PATH, IFACE, "SignOut", g_variant_new("(ssa{sv})", "", argv[2], &options),
                                             G_VARIANT_TYPE("(o)"), G_DBUS_CALL_FLAGS_NONE, 10000, NULL, &error);
         if (!reply) { print_error(error); return 0; }
