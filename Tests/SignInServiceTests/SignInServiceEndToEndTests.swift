@@ -315,10 +315,12 @@ struct SignInServiceEndToEndTests {
             wait $closer
             sleep 0.3
             echo "== closed"; cat "$HOME/close.out"; echo "ports=$(ports)"
-            "$CLIENT" signin "$ISSUER" my-app >/dev/null &
+            "$CLIENT" signin "$ISSUER" my-app >"$HOME/leaver.out" &
             leaver=$!
             sleep 1
             echo "== before-leaving"; echo "ports=$(ports)"
+            handle=$(sed -n 's/^handle=//p' "$HOME/leaver.out")
+            echo "== other-close"; "$CLIENT" raw Close "()" "$handle" org.freedesktop.portal.Request
             kill $leaver
             wait $leaver
             sleep 0.5
@@ -335,6 +337,9 @@ struct SignInServiceEndToEndTests {
         #expect(sections["closed"]?["response"] == "none")
         #expect(sections["closed"]?["ports"] == "0")
         #expect(Int(sections["before-leaving"]?["ports"] ?? "") ?? 0 >= 1)
+        // Only the request's own caller may close it.
+        #expect(sections["other-close"]?["error"] == "org.externaluseragent.SignIn.Error.NotAllowed",
+                "\(sections["other-close"] ?? [:])")
         #expect(sections["left"]?["ports"] == "0")
         #expect(sections["log"]?.values.contains { $0.contains("caller left the bus") } == true)
     }

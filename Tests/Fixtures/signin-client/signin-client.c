@@ -8,7 +8,9 @@
  *   signin-client list                                ListAccounts: prints one account= line per account
  *   signin-client signout ACCOUNT [END]               SignOut (with end_session when END is given), then wait for
  *                                                     Response
- *   signin-client raw METHOD GVARIANT-TEXT|@FILE      any call with parameters in GVariant text form
+ *   signin-client raw METHOD GVARIANT-TEXT|@FILE [PATH INTERFACE]
+ *                                                     any call with parameters in GVariant text form (at the main
+ *                                                     object unless PATH and INTERFACE are given)
  *   signin-client flood N ISSUER CLIENT_ID            N SignIn calls at once: prints ok= and each error name's count
  *   signin-client bench N ACCOUNT                     N GetAccessToken calls one after another: prints p50_us=, p99_us=,
  *                                                     and the client's CPU time (cpu_us=)
@@ -263,8 +265,8 @@ int main(int argc, char **argv) {
         }
         GVariant *parameters = g_variant_parse(NULL, contents ? contents : argv[3], NULL, NULL, &error);
         if (!parameters) { fprintf(stderr, "bad GVariant text: %s\n", error->message); return 2; }
-        reply = g_dbus_connection_call_sync(bus, NAME, PATH, IFACE, argv[2], parameters, NULL, G_DBUS_CALL_FLAGS_NONE,
-                                            30000, NULL, &error);
+        reply = g_dbus_connection_call_sync(bus, NAME, argc > 4 ? argv[4] : PATH, argc > 5 ? argv[5] : IFACE, argv[2],
+                                            parameters, NULL, G_DBUS_CALL_FLAGS_NONE, 30000, NULL, &error);
         if (!reply) { print_error(error); return 0; }
         char *text = g_variant_print(reply, TRUE);
         printf("reply=%s\n", text);
