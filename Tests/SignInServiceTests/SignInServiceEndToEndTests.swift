@@ -378,4 +378,34 @@ struct SignInServiceEndToEndTests {
         #expect(results["error"]?["error"]?.isEmpty == false)
         #expect(results["error"]?["error_description"]?.isEmpty == false)
     }
+
+    @Test("a refresh the provider refuses (its refresh token used elsewhere) answers InteractionRequired")
+    func refreshRefused() async throws {
+        let server = try await LocalAuthorizationServer.start(.init(clientID: "my-app", subject: "alice",
+                                                                    rotatesRefreshTokens: true))
+        defer { Task { await server.stop() } }
+        let folder = try TemporaryFolder("eua-signin-client")
+        let client = try Self.client(in: folder)
+        let session = try SecretServiceSession()
+        let managed = try Self.writeConfiguration(home: session.folder.path, managed: "")
+        let sections = try await Self.run("""
+            echo "== signin"; "$CLIENT" signin "$ISSUER" my-app | tee "$HOME/signin.out"
+            account=$(sed -n 's/^account=//p' "$HOME/signin.out")
+            # Someone else spends the stored refresh token (the provider rotates them: it works once).
+            refresh=$(secret-tool search --all account "$account" 2>/dev/null \
+                | sed -n 's/.*"refresh_token" *: *"\\([^"]*\\)".*/\\1/p')
+            endpoint=$(curl -s "$ISSUER/.well-known/openid-configuration" | sed -n 's/.*"token_endpoint" *: *"\\([^"]*\\)".*/\\1/p')
+            echo "== spent"
+            echo "status=$(curl -s -o /dev/null -w '%{http_code}' -d grant_type=refresh_token -d client_id=my-app \
+                --data-urlencode "refresh_token=$refresh" "$endpoint")"
+            echo "== refresh"; "$CLIENT" token "$account" 7200
+            """, environment: [
+                "SERVICE": try TestPaths.product("eua-signin-service").path, "CLIENT": client.path,
+                "ISSUER": server.issuer, "EUA_MANAGED_CONFIG": managed, "EUA_PLUGIN_PATH": TestPaths.productsFolder.path,
+            ], session: session)
+        #expect(sections["signin"]?["response"] == "0")
+        #expect(sections["spent"]?["status"] == "200", "\(sections)")
+        #expect(sections["refresh"]?["error"] == "org.externaluseragent.SignIn.Error.InteractionRequired",
+                "\(sections["refresh"] ?? [:])")
+    }
 }
