@@ -42,28 +42,52 @@ final class SignInService: Sendable {
 
     // MARK: Calls
 
+    /// The most calls of one caller being answered at once (its sign-ins and sign-outs in flight after their handle
+    /// was answered are counted by ``RequestRegistry``).
+    static let callsPerCaller = 16
+    /// The calls being answered, by caller.
+    private let callsInFlight = Mutex<[String: Int]>([:])
+
     func handle(_ call: MethodCall) {
         lastActivity.withLock { $0 = .now }
         let reply = Reply(call.invocation), sender = call.sender
+        let admitted = callsInFlight.withLock { calls in
+            guard calls[sender, default: 0] < Self.callsPerCaller else { return false }
+            calls[sender, default: 0] += 1
+            return true
+        }
+        guard admitted else {
+            return reply.error(.notAllowed("too many calls in flight from this app (at most \(Self.callsPerCaller)); "
+                + "wait for their answers before calling again"))
+        }
         do throws(ServiceError) {
             switch call.method {
             case "SignIn":
                 let arguments = try CallArguments.signIn(call.parameters)
-                Task { await signIn(arguments, sender: sender, reply: reply) }
+                Task { await signIn(arguments, sender: sender, reply: reply); answered(sender) }
             case "GetAccessToken":
                 let arguments = try CallArguments.getAccessToken(call.parameters)
-                Task { await accessToken(arguments, sender: sender, reply: reply) }
+                Task { await accessToken(arguments, sender: sender, reply: reply); answered(sender) }
             case "ListAccounts":
                 try CallArguments.listAccounts(call.parameters)
-                Task { await listAccounts(sender: sender, reply: reply) }
+                Task { await listAccounts(sender: sender, reply: reply); answered(sender) }
             case "SignOut":
                 let arguments = try CallArguments.signOut(call.parameters)
-                Task { await signOut(arguments, sender: sender, reply: reply) }
+                Task { await signOut(arguments, sender: sender, reply: reply); answered(sender) }
             default:
                 throw .invalidArgument("the method \(call.method) is not known here")
             }
         } catch {
+            answered(sender)
             reply.error(error)
+        }
+    }
+
+    /// One call of `sender` was answered.
+    private func answered(_ sender: String) {
+        callsInFlight.withLock { calls in
+            let left = calls[sender, default: 1] - 1
+            calls[sender] = left > 0 ? left : nil
         }
     }
 

@@ -199,9 +199,12 @@ struct SignInServiceEndToEndTests {
             echo "== host-token"; "$CLIENT" token "$account"
             sandboxed 102 flood 1000 "$SLOW" my-app >"$HOME/flood.out" &
             flood=$!
+            sandboxed 102 flood 2000 "$SLOW" my-app list >"$HOME/flood-list.out" &
+            flood_list=$!
             echo "== a-again"; sandboxed 101 signin "$ISSUER" my-app
-            wait $flood
+            wait $flood $flood_list
             echo "== flood"; cat "$HOME/flood.out"
+            echo "== flood-list"; cat "$HOME/flood-list.out"
             sandboxed 101 signin "$SLOW" my-app >/dev/null &
             leaver=$!
             sleep 1
@@ -246,6 +249,10 @@ struct SignInServiceEndToEndTests {
         #expect(sections["flood"]?["ok"] == "4", "flood: \(sections["flood"] ?? [:])")
         #expect(sections["flood"]?["org.externaluseragent.SignIn.Error.NotAllowed"] == "996")
         #expect(sections["a-again"]?["response"] == "0")
+        // Thousands of calls at once from one connection: at most 16 answered at a time, the rest refused, none failed.
+        let listFlood = sections["flood-list"] ?? [:]
+        #expect(Int(listFlood["ok"] ?? "") ?? 0 >= 16, "list flood: \(listFlood)")
+        #expect((Int(listFlood["ok"] ?? "") ?? 0) + (Int(listFlood["org.externaluseragent.SignIn.Error.NotAllowed"] ?? "") ?? 0) == 2000)
         // Response only ever addressed to its caller.
         #expect(Int(sections["monitor"]?["responses"] ?? "") ?? 0 >= 2)
         #expect(sections["monitor"]?["broadcast"] == "0")

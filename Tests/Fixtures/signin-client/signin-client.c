@@ -11,7 +11,8 @@
  *   signin-client raw METHOD GVARIANT-TEXT|@FILE [PATH INTERFACE]
  *                                                     any call with parameters in GVariant text form (at the main
  *                                                     object unless PATH and INTERFACE are given)
- *   signin-client flood N ISSUER CLIENT_ID            N SignIn calls at once: prints ok= and each error name's count
+ *   signin-client flood N ISSUER CLIENT_ID [LIST]     N SignIn (ListAccounts with LIST) calls at once: prints ok= and
+ *                                                     each error name's count
  *   signin-client bench N ACCOUNT                     N GetAccessToken calls one after another: prints p50_us=, p99_us=,
  *                                                     and the client's CPU time (cpu_us=)
  * Errors print error=<D-Bus error name> and message=; the exit status is 0 when the call itself answered. */
@@ -143,7 +144,7 @@ static void on_flood_reply(GObject *source, GAsyncResult *result, gpointer data)
     if (--flood_pending == 0) g_main_loop_quit(loop);
 }
 
-static int flood(GDBusConnection *bus, int count, const char *issuer, const char *client) {
+static int flood(GDBusConnection *bus, int count, const char *issuer, const char *client, int list) {
     flood_errors = g_hash_table_new(g_str_hash, g_str_equal);
     flood_pending = count;
     for (int i = 0; i < count; i++) {
@@ -151,6 +152,13 @@ static int flood(GDBusConnection *bus, int count, const char *issuer, const char
         g_variant_builder_init(&client_builder, G_VARIANT_TYPE("a{sv}"));
         g_variant_builder_add(&client_builder, "{sv}", "issuer", g_variant_new_string(issuer));
         g_variant_builder_add(&client_builder, "{sv}", "client_id", g_variant_new_string(client));
+        if (list) {
+            g_variant_builder_clear(&client_builder);
+            g_dbus_connection_call(bus, NAME, PATH, IFACE, "ListAccounts",
+                                   g_variant_new("(@a{sv})", g_variant_new_array(G_VARIANT_TYPE("{sv}"), NULL, 0)),
+                                   G_VARIANT_TYPE("(aa{sv})"), G_DBUS_CALL_FLAGS_NONE, 60000, NULL, on_flood_reply, NULL);
+            continue;
+        }
         g_dbus_connection_call(bus, NAME, PATH, IFACE, "SignIn",
                                g_variant_new("(sa{sv}@a{sv})", "", &client_builder,
                                              g_variant_new_array(G_VARIANT_TYPE("{sv}"), NULL, 0)),
@@ -204,7 +212,7 @@ int main(int argc, char **argv) {
     if (!strcmp(command, "signin") && argc >= 4) return sign_in(bus, argv[2], argv[3], argc > 4 ? argv[4] : NULL, 0, 0);
     if (!strcmp(command, "close") && argc >= 4) return sign_in(bus, argv[2], argv[3], NULL, 1, argc > 4 ? atoi(argv[4]) : 0);
     if (!strcmp(command, "bench") && argc >= 4) return bench(bus, atoi(argv[2]), argv[3]);
-    if (!strcmp(command, "flood") && argc >= 5) return flood(bus, atoi(argv[2]), argv[3], argv[4]);
+    if (!strcmp(command, "flood") && argc >= 5) return flood(bus, atoi(argv[2]), argv[3], argv[4], argc > 5);
     GVariant *reply = NULL;
     if (!strcmp(command, "token") && argc >= 3) {
         GVariantBuilder options;
