@@ -124,12 +124,26 @@ final class SignInService: Sendable {
         return identity
     }
 
+    /// How long a configuration read is used before the files are read again: a change applies within this time,
+    /// and a burst of calls reads them once.
+    static let configurationFreshness = Duration.seconds(2)
+    private let configuration = Mutex<(read: ContinuousClock.Instant, value: Configuration)?>(nil)
+
+    /// The host's configuration (system, user and managed layers, the environment), read again when older than
+    /// ``configurationFreshness``.
     func loadConfiguration() throws(ServiceError) -> Configuration {
+        let now = ContinuousClock.now
+        if let cached = configuration.withLock({ $0 }), now - cached.read < Self.configurationFreshness {
+            return cached.value
+        }
+        let value: Configuration
         do {
-            return try Configuration.load()
+            value = try Configuration.load()
         } catch {
             throw .failed("the host's configuration could not be read: \(Self.describe(error)); fix it (see 'eua explain')")
         }
+        configuration.withLock { $0 = (now, value) }
+        return value
     }
 
     private func callerLeft(_ name: String) {
