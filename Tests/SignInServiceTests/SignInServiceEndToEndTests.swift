@@ -8,13 +8,15 @@ import EUATestSupport
 /// server, and a client written in C against GIO only (Tests/Fixtures/signin-client) calling over the bus.
 @Suite("Sign-in service end to end", .serialized)
 struct SignInServiceEndToEndTests {
-    /// The test client, compiled with gcc against GIO into `folder`.
-    static func client(in folder: TemporaryFolder) throws -> URL {
+    /// The test client, compiled with gcc against GIO into `folder` (off the cooperative pool).
+    static func client(in folder: TemporaryFolder) async throws -> URL {
         let output = folder.url.appendingPathComponent("signin-client")
         let source = TestPaths.fixture("signin-client/signin-client.c").path
-        let result = try ProcessRunner.run(URL(fileURLWithPath: "/bin/sh"),
-                                           ["-c", "gcc -O1 -o \"$1\" \"$2\" $(pkg-config --cflags --libs gio-2.0)", "sh",
-                                            output.path, source], timeout: 120)
+        let result = try await offThePool {
+            try ProcessRunner.run(URL(fileURLWithPath: "/bin/sh"),
+                                  ["-c", "gcc -O1 -o \"$1\" \"$2\" $(pkg-config --cflags --libs gio-2.0)", "sh",
+                                   output.path, source], timeout: 120)
+        }
         guard result.status == 0 else { throw TestSupportError("the test client did not compile: \(result.stderr)") }
         return output
     }
@@ -86,7 +88,7 @@ struct SignInServiceEndToEndTests {
                                                                   tokenEndpointDelay: .seconds(20)))
         defer { Task { await slow.stop() } }
         let folder = try TemporaryFolder("eua-signin-client")
-        let client = try Self.client(in: folder)
+        let client = try await Self.client(in: folder)
         let session = try SecretServiceSession()
         let managed = try Self.writeConfiguration(home: session.folder.path, managed: """
             [signin.clients."\(server.issuer)"]
@@ -173,7 +175,7 @@ struct SignInServiceEndToEndTests {
                                                                   tokenEndpointDelay: .seconds(20)))
         defer { Task { await slow.stop() } }
         let folder = try TemporaryFolder("eua-signin-client")
-        let client = try Self.client(in: folder)
+        let client = try await Self.client(in: folder)
         let session = try SecretServiceSession()
         let managed = try Self.writeConfiguration(home: session.folder.path, managed: """
             [signin.clients."\(server.issuer)"]
@@ -269,7 +271,7 @@ struct SignInServiceEndToEndTests {
     @Test("D-Bus activation starts the service from its installed service file; it exits when idle and comes back")
     func activation() async throws {
         let folder = try TemporaryFolder("eua-signin-client")
-        let client = try Self.client(in: folder)
+        let client = try await Self.client(in: folder)
         let session = try SecretServiceSession()
         let managed = try Self.writeConfiguration(home: session.folder.path, managed: "")
         let sections = try await Self.run("""
@@ -309,7 +311,7 @@ struct SignInServiceEndToEndTests {
         let server = try await LocalAuthorizationServer.start(.init(clientID: "my-app", subject: "alice"))
         defer { Task { await server.stop() } }
         let folder = try TemporaryFolder("eua-signin-client")
-        let client = try Self.client(in: folder)
+        let client = try await Self.client(in: folder)
         let session = try SecretServiceSession()
         let managed = try Self.writeConfiguration(home: session.folder.path, managed: "", mode: "never")
         let sections = try await Self.run("""
@@ -360,7 +362,7 @@ struct SignInServiceEndToEndTests {
         let failing = try await LocalAuthorizationServer.start(.init(clientID: "my-app", misbehaviors: [.tokenEndpointServerError]))
         defer { Task { await failing.stop() } }
         let folder = try TemporaryFolder("eua-signin-client")
-        let client = try Self.client(in: folder)
+        let client = try await Self.client(in: folder)
         var results: [String: [String: String]] = [:]
         // The headless agent as the person giving up; as a browser at a server where the person denies access; as a
         // browser at a server whose token endpoint fails.
@@ -392,7 +394,7 @@ struct SignInServiceEndToEndTests {
                                                                     rotatesRefreshTokens: true))
         defer { Task { await server.stop() } }
         let folder = try TemporaryFolder("eua-signin-client")
-        let client = try Self.client(in: folder)
+        let client = try await Self.client(in: folder)
         let session = try SecretServiceSession()
         let managed = try Self.writeConfiguration(home: session.folder.path, managed: "")
         let sections = try await Self.run("""
