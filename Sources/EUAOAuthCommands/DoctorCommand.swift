@@ -74,10 +74,11 @@ package struct DoctorCommand: ParsableCommand {
         let plan = SignInChain.plan(candidates: candidates, configuration: configuration, service: service)
         var explanation = Explanation(report)
         explanation.add(plan, issuerProblem: nil)
-        let diagnosis = Diagnosis(plan: plan, capabilities: capabilities, findings: findings,
+        var diagnosis = Diagnosis(plan: plan, capabilities: capabilities, findings: findings,
                                   pluginErrors: catalog.failures.map { .init(path: $0.path, error: $0.error.commandLineMessage) },
                                   explanation: explanation,
                                   storage: .init(AuthAccounts.standard(environment: environment), configuration: configuration))
+        diagnosis.signinService = .init(SignInServiceProbe.state(), configuration: configuration)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -112,6 +113,28 @@ struct Diagnosis: Encodable {
         }
     }
 
+    /// The sign-in service (`eua-signin-service`) on the session bus, and what the host's `[signin]` table lets apps do.
+    struct SignInService: Encodable {
+        /// `running`, `activatable` (it starts on the first call) or `absent`.
+        var state: String
+        var reason: String?
+        var sandboxedApps: Bool
+        var hostApps: Bool
+        /// The issuers apps may sign in to; `nil`: any.
+        var issuers: [String]?
+
+        init(_ probe: (state: String, why: String?), configuration: Configuration) {
+            (state, reason) = probe
+            sandboxedApps = configuration[.signinSandboxedApps]?.value.boolValue ?? true
+            hostApps = configuration[.signinHostApps]?.value.boolValue ?? true
+            issuers = configuration[.signinIssuers]?.value.stringList
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case state, reason, sandboxedApps = "sandboxed_apps", hostApps = "host_apps", issuers
+        }
+    }
+
     struct PluginError: Encodable {
         var path: String
         var error: String
@@ -127,6 +150,8 @@ struct Diagnosis: Encodable {
     var pluginErrors: [PluginError]
     var issuer: [ProviderCheck.Finding]
     var storage: Storage
+    /// The sign-in service; `nil` until set.
+    var signinService: SignInService?
 
     init(plan: SignInPlan, capabilities: CapabilityReport, findings: [ProviderCheck.Finding], pluginErrors: [PluginError],
          explanation: Explanation, storage: Storage) {
@@ -155,7 +180,7 @@ struct Diagnosis: Encodable {
 
     private enum CodingKeys: String, CodingKey {
         case canSignIn = "can_sign_in", problems, way, agent, configuration, capabilities
-        case pluginErrors = "plugin_errors", issuer, storage
+        case pluginErrors = "plugin_errors", issuer, storage, signinService = "signin_service"
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -169,6 +194,7 @@ struct Diagnosis: Encodable {
         try container.encode(pluginErrors, forKey: .pluginErrors)
         try container.encode(issuer, forKey: .issuer)
         try container.encode(storage, forKey: .storage)
+        try container.encodeIfPresent(signinService, forKey: .signinService)
     }
 
     /// The plain-text report: the verdict first, then what it rests on.
@@ -202,6 +228,18 @@ struct Diagnosis: Encodable {
                          + "why: \(storage.reason).")
         default:
             lines.append("Storage: unavailable — \(storage.reason).")
+        }
+        if let service = signinService {
+            let who = service.sandboxedApps && service.hostApps ? "sandboxed and unsandboxed apps"
+                : service.sandboxedApps ? "sandboxed apps only" : service.hostApps ? "unsandboxed apps only" : "no app"
+            let issuers = service.issuers.map { $0.joined(separator: ", ") } ?? "any issuer"
+            let state = switch service.state {
+            case "running": "running"
+            case "activatable": "not running; starts on the first call"
+            default: "not reachable (\(service.reason ?? "no reason given")); install eua-signin-service and its D-Bus service file"
+            }
+            lines.append("Sign-in service (org.externaluseragent.SignIn): \(state). For an app it would sign in the way "
+                         + "above, for \(who), to \(issuers) ([signin] in the configuration).")
         }
         lines.append("")
         lines += CapabilityTable.lines(capabilities)

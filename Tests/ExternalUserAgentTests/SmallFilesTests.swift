@@ -95,6 +95,7 @@ struct SmallFilesTests {
         #expect(PluginSearchPath.installedFolder(executableFolder: "/usr/lib/eua/") == "/usr/lib/eua/plugins")
         #expect(PluginSearchPath.installedFolder(executableFolder: "/opt/eua/bin/") == "/opt/eua/lib/eua/plugins")
         #expect(PluginSearchPath.installedFolder(executableFolder: "/bin") == "/lib/eua/plugins")
+        #expect(PluginSearchPath.installedFolder(executableFolder: "/usr/libexec/eua") == "/usr/lib/eua/plugins")
     }
 
     @Test("the executable's folder is the one /proc/self/exe points into")

@@ -16,6 +16,10 @@ const char *csecret_load(void);
  * a deadline of timeout_ms; a service that is only activatable does not count), else 0 with *why set. */
 int csecret_service_running(int timeout_ms, char **why);
 
+/* Whether name is owned on the session bus (2), only activatable there (1), or neither (0, with *why set), asked
+ * with a deadline of timeout_ms for each of the two questions (NameHasOwner, ListActivatableNames). */
+int csecret_bus_name_state(const char *name, int timeout_ms, char **why);
+
 /* Stores secret (text) under the three attributes with label, in the default collection; 1, or 0 with *error. */
 int csecret_store(const char *issuer, const char *client, const char *subject, const char *label, const char *secret,
                   char **error);
@@ -25,6 +29,26 @@ char *csecret_lookup(const char *issuer, const char *client, const char *subject
 
 /* Removes the item under the three attributes; 1 (also when there was none), or 0 with *error. */
 int csecret_clear(const char *issuer, const char *client, const char *subject, char **error);
+
+/* The sign-in service's accounts (eua-signin-service): items of the schema "org.externaluseragent.SignIn.Account",
+ * each owned by one app (attribute app) and named by a random account id (attribute account); the attributes issuer,
+ * client, subject, display_name and scopes describe it without its secret (ListAccounts reads only them). Values
+ * must hold no tab or newline (the service checks). */
+
+/* Stores secret under app and account with the describing attributes and label; 1, or 0 with *error. */
+int csecret_account_store(const char *app, const char *account, const char *issuer, const char *client,
+                          const char *subject, const char *display_name, const char *scopes, const char *label,
+                          const char *secret, char **error);
+
+/* The secret of app's account; NULL with *error NULL when app has no such account, NULL with *error on failure. */
+char *csecret_account_lookup(const char *app, const char *account, char **error);
+
+/* Removes app's account (1 also when there was none), or 0 with *error. */
+int csecret_account_clear(const char *app, const char *account, char **error);
+
+/* app's accounts, one line each: account, issuer, client, subject, display_name, scopes, separated by tabs (an empty
+ * text when there are none); NULL with *error on failure. */
+char *csecret_account_list(const char *app, char **error);
 
 /* Frees a secret or message returned above (a secret is wiped first). */
 void csecret_free(char *text);

@@ -11,7 +11,8 @@ import ExternalUserAgentSystem
 /// `EUA_PLUGIN_PATH` (a colon-separated list), then the user's plugins in `$XDG_DATA_HOME/eua/plugins`
 /// (default `~/.local/share/eua/plugins`), then `eua/plugins` in each folder of `$XDG_DATA_DIRS` (default
 /// `/usr/local/share:/usr/share`), then the installed plugin folder, `<prefix>/lib/eua/plugins` where the
-/// executable is `<prefix>/bin/eua` or `<prefix>/lib/eua/eua` (what `scripts/install` lays out, `bin/eua` a link to it).
+/// executable is `<prefix>/bin/eua` or `<prefix>/lib/eua/eua` (what `scripts/install` lays out, `bin/eua` a link to it),
+/// or the sign-in service's `<prefix>/libexec/eua/eua-signin-service`.
 public struct PluginSearchPath: Sendable, Hashable {
     /// The folders, searched in this order.
     public var folders: [String]
@@ -56,6 +57,10 @@ public struct PluginSearchPath: Sendable, Hashable {
         let parent = SmallFiles.folder(of: executableFolder)
         if SmallFiles.lastName(of: executableFolder) == "eua", SmallFiles.lastName(of: parent) == "lib" {
             return joined(executableFolder, "plugins")
+        }
+        // The sign-in service, `<prefix>/libexec/eua/eua-signin-service`.
+        if SmallFiles.lastName(of: executableFolder) == "eua", SmallFiles.lastName(of: parent) == "libexec" {
+            return joined(SmallFiles.folder(of: parent), "lib/eua/plugins")
         }
         return joined(parent, "lib/eua/plugins")
     }
