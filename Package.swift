@@ -33,6 +33,8 @@ let package = Package(
         // `eua` runs every command but `demo`, which `eua-demo` runs (the testing kit's server is not in `eua`).
         .executable(name: "eua", targets: ["eua"]),
         .executable(name: "eua-demo", targets: ["EUADemo"]),
+        // The sign-in service on the session bus (org.externaluseragent.SignIn), installed in libexec/eua.
+        .executable(name: "eua-signin-service", targets: ["EUASignInService"]),
         // Plugins: one shared library each, loaded at run time through the C ABI.
         .library(name: "EUAHeadless", type: .dynamic, targets: ["EUAHeadless"]),
         .library(name: "EUALoopback", type: .dynamic, targets: ["EUALoopback"]),
@@ -184,6 +186,18 @@ let package = Package(
                 "ExternalUserAgentTesting",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // `eua-signin-service`: the sign-in service (issue 37) — GDBus from GIO for the bus, the OAuth client's
+        // sign-in flow, the host's configuration and plugins, and accounts in the Secret Service (CSecret).
+        .executableTarget(
+            name: "EUASignInService",
+            dependencies: [
+                "CGIO",
+                "CSecret",
+                "ExternalUserAgent",
+                "ExternalUserAgentSystem",
+                "ExternalUserAgentOAuth",
             ]
         ),
 
@@ -347,6 +361,11 @@ let package = Package(
         .testTarget(
             name: "SchemeReceiverTests",
             dependencies: ["ExternalUserAgentWire"]
+        ),
+        // The sign-in service: caller identification over fixtures, and the service on a private bus with a keyring.
+        .testTarget(
+            name: "SignInServiceTests",
+            dependencies: ["EUASignInService", "EUATestSupport", "ExternalUserAgentTesting"]
         ),
         .testTarget(
             name: "EndToEndTests",

@@ -1,4 +1,4 @@
-/* What Swift cannot import from GIO by itself: GObject's type-check and cast macros. */
+/* What Swift cannot import from GIO by itself: GObject's type-check and cast macros, GVariant's type macro. */
 #ifndef EUA_CGIO_SHIM_H
 #define EUA_CGIO_SHIM_H
 #include <gio/gio.h>
@@ -12,5 +12,10 @@ static inline GDesktopAppInfo *eua_desktop_app_info(GAppInfo *info) {
 /** Releases a GObject passed around as an opaque pointer. */
 static inline void eua_object_unref(void *object) {
     if (object) g_object_unref(object);
+}
+
+/** A GVariant type from its type string ("a{sv}"): G_VARIANT_TYPE, a cast Swift cannot import. */
+static inline const GVariantType *eua_variant_type(const char *text) {
+    return (const GVariantType *)text;
 }
 #endif

@@ -163,3 +163,133 @@ void csecret_free(char *text) {
     while (*wipe) *wipe++ = 0;
     free(text);
 }
+
+/* The sign-in service's accounts: one schema, the owner's app id and a random account id name an item. */
+static const SecretSchema account_schema = {
+    "org.externaluseragent.SignIn.Account", 0,
+    {{"app", 0}, {"account", 0}, {"issuer", 0}, {"client", 0}, {"subject", 0}, {"display_name", 0}, {"scopes", 0},
+     {NULL, 0}},
+    0, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+
+typedef struct GList { void *data; struct GList *next; struct GList *prev; } GList;
+
+/* What listing needs besides the calls above (libsecret 0.19 and later): loaded on its first use only. */
+static struct {
+    GList *(*search)(const SecretSchema *, int, void *, GError **, ...);
+    void *(*get_attributes)(void *);
+    void *(*hash_lookup)(void *, const void *);
+    void (*hash_unref)(void *);
+    void (*list_free)(GList *);
+} listing;
+
+static pthread_once_t listing_once = PTHREAD_ONCE_INIT;
+static const char *listing_failure;
+
+static void load_listing(void) {
+    if (csecret_load()) { listing_failure = csecret_load(); return; }
+    void *library = dlopen("libsecret-1.so.0", RTLD_NOW | RTLD_LOCAL);
+    struct { void **field; const char *symbol; } symbols[] = {
+        {(void **)&listing.search, "secret_password_search_sync"},
+        {(void **)&listing.get_attributes, "secret_retrievable_get_attributes"},
+        {(void **)&listing.hash_lookup, "g_hash_table_lookup"},
+        {(void **)&listing.hash_unref, "g_hash_table_unref"},
+        {(void **)&listing.list_free, "g_list_free"},
+    };
+    for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
+        *symbols[i].field = library ? dlsym(library, symbols[i].symbol) : NULL;
+        if (!*symbols[i].field) {
+            listing_failure = "libsecret-1.so.0 is older than 0.19 (no secret_password_search_sync); install a newer "
+                              "libsecret (Debian 11 and later have one)";
+            return;
+        }
+    }
+}
+
+int csecret_account_store(const char *app, const char *account, const char *issuer, const char *client,
+                          const char *subject, const char *display_name, const char *scopes, const char *label,
+                          const char *secret, char **error) {
+    const char *failure = csecret_load();
+    if (failure) { *error = strdup(failure); return 0; }
+    GError *problem = NULL;
+    int ok = lib.store(&account_schema, "default", label, secret, NULL, &problem, "app", app, "account", account,
+                       "issuer", issuer, "client", client, "subject", subject, "display_name", display_name,
+                       "scopes", scopes, NULL);
+    if (!ok) *error = take_error(problem, "the Secret Service refused to store the item");
+    return ok ? 1 : 0;
+}
+
+char *csecret_account_lookup(const char *app, const char *account, char **error) {
+    const char *failure = csecret_load();
+    if (failure) { *error = strdup(failure); return NULL; }
+    GError *problem = NULL;
+    char *found = lib.lookup(&account_schema, NULL, &problem, "app", app, "account", account, NULL);
+    if (problem) {
+        *error = take_error(problem, "the Secret Service could not be asked");
+        return NULL;
+    }
+    if (!found) return NULL;
+    char *copy = strdup(found);
+    lib.password_free(found);
+    return copy;
+}
+
+int csecret_account_clear(const char *app, const char *account, char **error) {
+    const char *failure = csecret_load();
+    if (failure) { *error = strdup(failure); return 0; }
+    GError *problem = NULL;
+    lib.clear(&account_schema, NULL, &problem, "app", app, "account", account, NULL);
+    if (problem) {
+        *error = take_error(problem, "the Secret Service could not remove the item");
+        return 0;
+    }
+    return 1;
+}
+
+/* Appends text (or nothing for NULL) to the growing buffer; 0 when memory ran out. */
+static int append(char **buffer, size_t *length, size_t *capacity, const char *text) {
+    size_t more = text ? strlen(text) : 0;
+    if (*length + more + 1 > *capacity) {
+        size_t wanted = (*length + more + 1) * 2;
+        char *grown = realloc(*buffer, wanted);
+        if (!grown) return 0;
+        *buffer = grown;
+        *capacity = wanted;
+    }
+    if (more) memcpy(*buffer + *length, text, more);
+    *length += more;
+    (*buffer)[*length] = 0;
+    return 1;
+}
+
+char *csecret_account_list(const char *app, char **error) {
+    pthread_once(&listing_once, load_listing);
+    if (listing_failure) { *error = strdup(listing_failure); return NULL; }
+    GError *problem = NULL;
+    /* SECRET_SEARCH_ALL | SECRET_SEARCH_UNLOCK: every item of app's, its attributes only (no secret is read). */
+    GList *items = listing.search(&account_schema, (1 << 1) | (1 << 2), NULL, &problem, "app", app, NULL);
+    if (problem) {
+        *error = take_error(problem, "the Secret Service could not be searched");
+        return NULL;
+    }
+    static const char *const fields[] = {"account", "issuer", "client", "subject", "display_name", "scopes"};
+    size_t length = 0, capacity = 256;
+    char *text = malloc(capacity);
+    int ok = text != NULL;
+    if (ok) text[0] = 0;
+    for (GList *item = items; item; item = item->next) {
+        void *attributes = listing.get_attributes(item->data);
+        for (size_t i = 0; ok && attributes && i < sizeof fields / sizeof fields[0]; i++) {
+            ok = append(&text, &length, &capacity, listing.hash_lookup(attributes, fields[i]))
+                && append(&text, &length, &capacity, i + 1 < sizeof fields / sizeof fields[0] ? "\t" : "\n");
+        }
+        if (attributes) listing.hash_unref(attributes);
+        lib.object_unref(item->data);
+    }
+    listing.list_free(items);
+    if (!ok) {
+        free(text);
+        *error = strdup("out of memory while listing the accounts");
+        return NULL;
+    }
+    return text;
+}

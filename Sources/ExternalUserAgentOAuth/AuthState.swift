@@ -56,7 +56,7 @@ public actor AuthState {
                   dpopKey: dpopKey)
     }
 
-    private init(configuration: ServiceConfiguration, client: ClientCredentials, scope: String?,
+    init(configuration: ServiceConfiguration, client: ClientCredentials, scope: String?,
                  authorizationResponse: AuthorizationResponse?, tokenResponse: TokenResponse?,
                  idTokenClaims: IDTokenClaims?, identity: UserIdentity?, authorizationError: OAuthErrorResponse?,
                  file: AuthStateFile?, revision: Int, http: OAuthHTTP, logger: Logger, dpopKey: DPoPKey?) {

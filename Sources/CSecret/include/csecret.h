@@ -26,6 +26,26 @@ char *csecret_lookup(const char *issuer, const char *client, const char *subject
 /* Removes the item under the three attributes; 1 (also when there was none), or 0 with *error. */
 int csecret_clear(const char *issuer, const char *client, const char *subject, char **error);
 
+/* The sign-in service's accounts (eua-signin-service): items of the schema "org.externaluseragent.SignIn.Account",
+ * each owned by one app (attribute app) and named by a random account id (attribute account); the attributes issuer,
+ * client, subject, display_name and scopes describe it without its secret (ListAccounts reads only them). Values
+ * must hold no tab or newline (the service checks). */
+
+/* Stores secret under app and account with the describing attributes and label; 1, or 0 with *error. */
+int csecret_account_store(const char *app, const char *account, const char *issuer, const char *client,
+                          const char *subject, const char *display_name, const char *scopes, const char *label,
+                          const char *secret, char **error);
+
+/* The secret of app's account; NULL with *error NULL when app has no such account, NULL with *error on failure. */
+char *csecret_account_lookup(const char *app, const char *account, char **error);
+
+/* Removes app's account (1 also when there was none), or 0 with *error. */
+int csecret_account_clear(const char *app, const char *account, char **error);
+
+/* app's accounts, one line each: account, issuer, client, subject, display_name, scopes, separated by tabs (an empty
+ * text when there are none); NULL with *error on failure. */
+char *csecret_account_list(const char *app, char **error);
+
 /* Frees a secret or message returned above (a secret is wiped first). */
 void csecret_free(char *text);
 #endif

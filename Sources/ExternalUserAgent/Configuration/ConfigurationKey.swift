@@ -58,6 +58,24 @@ public struct ConfigurationKey: Sendable, Hashable, Comparable, CustomStringConv
     /// The page shown after a failed redirect: an absolute file path or an http(s) URL.
     public static let failurePage = ConfigurationKey(["pages", "failure"])
 
+    /// Whether sandboxed (Flatpak, Snap) apps may use the sign-in service (`signin.sandboxed-apps`, default true).
+    public static let signinSandboxedApps = ConfigurationKey(["signin", "sandboxed-apps"])
+    /// Whether unsandboxed apps may use the sign-in service (`signin.host-apps`, default true).
+    public static let signinHostApps = ConfigurationKey(["signin", "host-apps"])
+    /// The issuers the sign-in service signs in to (`signin.issuers`; absent: any).
+    public static let signinIssuers = ConfigurationKey(["signin", "issuers"])
+
+    /// The apps (as the sign-in service names them: a Flatpak id, `snap.<name>`, `host:<id>`, `host`) that alone may
+    /// use `client` at `issuer` through the sign-in service (`signin.clients."<issuer>"."<client>"`).
+    public static func signinClient(issuer: String, client: String) -> ConfigurationKey {
+        ConfigurationKey(["signin", "clients", issuer, client])
+    }
+
+    /// The issuer and client id, when this is a sign-in service client binding.
+    public var signinClientBinding: (issuer: String, client: String)? {
+        components.count == 4 && components[0] == "signin" && components[1] == "clients" ? (components[2], components[3]) : nil
+    }
+
     /// One option of one agent (`agent-options.<agent>.<option>`).
     public static func agentOption(_ agent: String, _ option: String) -> ConfigurationKey {
         ConfigurationKey(["agent-options", agent, option])

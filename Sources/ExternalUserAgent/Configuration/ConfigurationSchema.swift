@@ -39,6 +39,7 @@ enum ConfigurationSchema {
         .loginPrompt: .text, .loginHint: .text, .loginMaxAge: .maxAge, .loginACRValues: .text, .loginUILocales: .text,
         .loginResource: .textList, .loginPAR: .bool, .loginDPoP: .bool,
         .storageBackend: .storageBackend,
+        .signinSandboxedApps: .bool, .signinHostApps: .bool, .signinIssuers: .textList,
         .authorizationTimeout: .seconds, .dismissTimeout: .seconds, .presentTimeout: .seconds, .successPage: .page, .failurePage: .page,
     ]
 
@@ -53,16 +54,18 @@ enum ConfigurationSchema {
         "profile": .text, "private": .bool, "ephemeral": .bool, "executable": .text,
     ]
 
-    static let tables: Set<[String]> = [["receiver"], ["login"], ["logout"], ["timeouts"], ["pages"], ["agent-options"], ["storage"]]
+    static let tables: Set<[String]> = [["receiver"], ["login"], ["logout"], ["timeouts"], ["pages"], ["agent-options"], ["storage"], ["signin"], ["signin", "clients"]]
 
-    /// Whether `path` names a table (`[receiver]`, `[agent-options.firefox]`).
+    /// Whether `path` names a table (`[receiver]`, `[agent-options.firefox]`, `[signin.clients."https://id.example.com"]`).
     static func isTable(_ path: [String]) -> Bool {
         tables.contains(path) || (path.count == 2 && path[0] == "agent-options")
+            || (path.count == 3 && path[0] == "signin" && path[1] == "clients")
     }
 
     /// What `key` expects, or `nil` for an unknown key.
     static func shape(of key: ConfigurationKey) -> Shape? {
         if let shape = keys[key] { return shape }
+        if key.signinClientBinding != nil { return .textList }
         if key.agentOptionAgent != nil {
             return agentOptions[key.components[2]] ?? .optionValue
         }

@@ -57,7 +57,7 @@ public enum ConfigurationValue: Sendable, Hashable, CustomStringConvertible {
         return nil
     }
 
-    var boolValue: Bool? {
+    package var boolValue: Bool? {
         if case .bool(let value) = self { return value }
         return nil
     }
@@ -75,7 +75,7 @@ public enum ConfigurationValue: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    var stringList: [String]? {
+    package var stringList: [String]? {
         guard case .list(let values) = self else { return nil }
         var strings: [String] = []
         for value in values {
