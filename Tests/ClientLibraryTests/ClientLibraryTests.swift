@@ -28,7 +28,7 @@ struct ClientLibraryTests {
         #expect(result.stdout.contains("holds no Swift runtime and no plugin"))
     }
 
-    @Test("the C example signs in through the service, reads a token, lists its account and signs out; the callback rules hold under ASan")
+    @Test("the C example and the Python module sign in through the service, read a token, list the account, sign out; the callback rules hold under ASan")
     func againstTheService() async throws {
         let folder = try TemporaryFolder("eua-clib")
         let built = try Self.make(["all", "\(folder.path)/build/asan/eua-client-stress"], build: folder)
@@ -59,6 +59,11 @@ struct ClientLibraryTests {
               sleep 0.05
             done
             echo "== example"; "$BUILD/eua-signin-example" "$ISSUER" my-app; echo "status=$?"
+            echo "== python"
+            (cd "$PYTHON_EXAMPLE" && EUA_LIBRARY="$BUILD/libexternaluseragent.so.1" EUA_TEST_ISSUER="$ISSUER" \
+                python3 -m pytest -q -p no:cacheprovider test_externaluseragent.py >"$HOME/pytest.out" 2>&1)
+            echo "status=$?"
+            awk '{ print "out" NR "=" $0 }' "$HOME/pytest.out" | tail -n 40
             echo "== stress"
             ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 LSAN_OPTIONS=suppressions="$CLIB/tests/lsan.supp":print_suppressions=0 \
                 UBSAN_OPTIONS=halt_on_error=1 "$BUILD/asan/eua-client-stress" "$ISSUER" "$SLOW" my-app 2>"$HOME/stress.err"
@@ -71,7 +76,8 @@ struct ClientLibraryTests {
         let result = try await offThePool {
             try session.run(URL(fileURLWithPath: "/bin/sh"), ["-c", script], environment: [
                 "SERVICE": try TestPaths.product("eua-signin-service").path, "BUILD": folder.path + "/build",
-                "CLIB": Self.clib.path, "ISSUER": server.issuer, "SLOW": slow.issuer,
+                "CLIB": Self.clib.path, "ISSUER": server.issuer,
+                "PYTHON_EXAMPLE": TestPaths.packageRoot.appendingPathComponent("Examples/Python").path, "SLOW": slow.issuer,
                 "EUA_PLUGIN_PATH": TestPaths.productsFolder.path,
             ], timeout: 400)
         }
@@ -99,6 +105,10 @@ struct ClientLibraryTests {
         #expect(example["maps_library"] == "yes")
         #expect(example["maps_swift_runtime"] == "no")
         #expect(example["maps_plugin"] == "no")
+
+        let python = sections["python"] ?? [:]
+        #expect(python["status"] == "0", "pytest: \(python)")
+        #expect(python.values.contains { $0.contains("4 passed") }, "pytest: \(python)")
 
         let stress = sections["stress"] ?? [:]
         #expect(stress["status"] == "0" && stress["stress"] == "ok", "stress: \(report)")
