@@ -28,10 +28,11 @@ struct ClientLibraryTests {
         #expect(result.stdout.contains("holds no Swift runtime and no plugin"))
     }
 
-    @Test("the C example and the Python module sign in through the service, read a token, list the account, sign out; the callback rules hold under ASan")
+    @Test("the C, Qt and Python examples sign in through the service, read a token, list the account, sign out; the callback rules hold under ASan")
     func againstTheService() async throws {
         let folder = try TemporaryFolder("eua-clib")
-        let built = try Self.make(["all", "\(folder.path)/build/asan/eua-client-stress"], build: folder)
+        let built = try Self.make(["all", "qt-example", "\(folder.path)/build/asan/eua-client-stress"], build: folder,
+                                  timeout: 600)
         try #require(built.status == 0, "the library did not build:\n\(built.stdout)\n\(built.stderr)")
         let server = try await LocalAuthorizationServer.start(.init(clientID: "my-app", subject: "alice"))
         defer { Task { await server.stop() } }
@@ -59,6 +60,7 @@ struct ClientLibraryTests {
               sleep 0.05
             done
             echo "== example"; "$BUILD/eua-signin-example" "$ISSUER" my-app; echo "status=$?"
+            echo "== qt"; QT_QPA_PLATFORM=offscreen "$BUILD/eua-qt-signin" "$ISSUER" my-app --click 2>/dev/null; echo "status=$?"
             echo "== python"
             (cd "$PYTHON_EXAMPLE" && EUA_LIBRARY="$BUILD/libexternaluseragent.so.1" EUA_TEST_ISSUER="$ISSUER" \
                 python3 -m pytest -q -p no:cacheprovider test_externaluseragent.py >"$HOME/pytest.out" 2>&1)
@@ -105,6 +107,11 @@ struct ClientLibraryTests {
         #expect(example["maps_library"] == "yes")
         #expect(example["maps_swift_runtime"] == "no")
         #expect(example["maps_plugin"] == "no")
+
+        let qt = sections["qt"] ?? [:]
+        #expect(qt["status"] == "0", "Qt: \(qt)")
+        #expect(qt["label"] == "Signed in as alice", "Qt: \(qt)")
+        #expect(qt["done_on_main_thread"] == "yes")
 
         let python = sections["python"] ?? [:]
         #expect(python["status"] == "0", "pytest: \(python)")
