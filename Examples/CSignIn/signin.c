@@ -5,6 +5,7 @@
  * signs in (the host's browser opens at the provider), gets an access token twice (asynchronously, then with
  * eua_get_access_token_sync), lists the app's accounts, signs out, and lists again. It prints key=value lines and
  * never a token: only its length. Build: cc signin.c $(pkg-config --cflags --libs externaluseragent) -pthread */
+#define _POSIX_C_SOURCE 200809L /* strdup, strndup */
 #include <externaluseragent.h>
 
 #include <pthread.h>
@@ -32,7 +33,14 @@ static void on_done(void *user_data, const char *result_json, const eua_error *e
     pthread_mutex_unlock(&w->lock);
 }
 
-/* Waits at most `seconds` for the operation; returns its result (free with eua_string_free) or NULL. */
+/* Frees a copy this example made of a result, wiping it first (it may hold a token). */
+static void forget(char *copy) {
+    if (!copy) return;
+    for (volatile char *p = copy; *p; p++) *p = 0;
+    free(copy);
+}
+
+/* Waits at most `seconds` for the operation; returns its result (free with forget) or NULL. */
 static char *wait_for(waiter *w, eua_op *op, int seconds, const char *what) {
     struct timespec deadline;
     clock_gettime(CLOCK_REALTIME, &deadline);
@@ -84,7 +92,7 @@ int main(int argc, char **argv) {
     if (!result) return 1;
     char *account = member(result, "account"), *name = member(result, "display_name"), *subject = member(result, "subject");
     printf("signed_in_as=%s\nsubject=%s\naccount=%s\n", name ? name : "", subject ? subject : "", account ? account : "");
-    eua_string_free(result);
+    forget(result);
     if (!account) return 1;
 
     waiter token = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, NULL, ""};
@@ -93,8 +101,8 @@ int main(int argc, char **argv) {
     char *access_token = member(result, "access_token");
     printf("access_token_length=%zu\n", access_token ? strlen(access_token) : 0);
     printf("expires_at_present=%s\n", strstr(result, "\"expires_at\":") ? "yes" : "no");
-    eua_string_free(access_token);
-    eua_string_free(result);
+    forget(access_token);
+    forget(result);
 
     result = eua_get_access_token_sync(client, account, "{\"min_valid\": 30}", 60000, &error);
     if (!result) {
@@ -103,7 +111,7 @@ int main(int argc, char **argv) {
     }
     access_token = member(result, "access_token");
     printf("sync_access_token_length=%zu\n", access_token ? strlen(access_token) : 0);
-    eua_string_free(access_token);
+    forget(access_token);
     eua_string_free(result);
 
     char *accounts = eua_list_accounts(client, &error);
@@ -118,7 +126,7 @@ int main(int argc, char **argv) {
     result = wait_for(&signout, eua_sign_out(client, account, NULL, on_done, &signout), 150, "signout");
     if (!result) return 1;
     printf("signed_out=yes\n");
-    eua_string_free(result);
+    forget(result);
 
     accounts = eua_list_accounts(client, &error);
     printf("listed_after_sign_out=%s\n", accounts && strstr(accounts, account) ? "yes" : "no");

@@ -18,7 +18,7 @@ struct ClientLibraryTests {
                               ["-C", clib.path, "BUILD=\(folder.path)/build"] + targets, timeout: timeout)
     }
 
-    @Test("make check: unit checks without a service, the same under ASan/UBSan/LSan, and the ABI check")
+    @Test("make check: unit checks without a service, the same under ASan/UBSan/LSan, the ABI check, man pages, install")
     func makeCheck() throws {
         let folder = try TemporaryFolder("eua-clib")
         let result = try Self.make(["check"], build: folder)
@@ -26,6 +26,8 @@ struct ClientLibraryTests {
         #expect(result.stdout.contains("checks passed"))
         #expect(result.stdout.contains("check-abi: ok: 15 symbols"))
         #expect(result.stdout.contains("holds no Swift runtime and no plugin"))
+        #expect(result.stdout.contains("check-man: ok"))
+        #expect(result.stdout.contains("check-install: ok"))
     }
 
     @Test("the C, Qt and Python examples sign in through the service, read a token, list the account, sign out; the callback rules hold under ASan")
