@@ -54,6 +54,9 @@ struct eua_op {
     eua_error *pending_error;    /* the arguments were refused: the op ends with this on the client's thread */
     char *token;                 /* handle_token */
     char *handle;                /* the request object, once the call answered */
+    char *service_owner;         /* the unique name that answered the call: only its Response counts */
+    GVariant *early_response;    /* a Response that came before the call's reply, kept until the owner is known */
+    char *early_sender;
     guint subscription;
     GSource *deadline;
     guint deadline_seconds;
@@ -107,6 +110,9 @@ static void op_unref(void *data) {
     eua_error_free(op->pending_error);
     g_free(op->token);
     g_free(op->handle);
+    g_free(op->service_owner);
+    if (op->early_response) g_variant_unref(op->early_response);
+    g_free(op->early_sender);
     eua_gstring_wipe_free(op->result);
     eua_error_free(op->error);
     g_free(op);
@@ -220,12 +226,8 @@ static gboolean on_deadline(gpointer data) {
     return G_SOURCE_REMOVE;
 }
 
-static void on_response(GDBusConnection *bus, const char *sender, const char *path, const char *interface,
-                        const char *signal, GVariant *parameters, gpointer data) {
-    (void)bus, (void)sender, (void)interface, (void)signal;
-    eua_op *op = data;
-    if (!g_variant_is_of_type(parameters, G_VARIANT_TYPE("(ua{sv})"))) return;
-    if (op->handle && strcmp(path, op->handle) != 0) return;
+/* A Response of the request: ends the operation with its results. */
+static void take_response(eua_op *op, GVariant *parameters) {
     guint32 code;
     GVariant *results;
     g_variant_get(parameters, "(u@a{sv})", &code, &results);
@@ -242,14 +244,87 @@ static void on_response(GDBusConnection *bus, const char *sender, const char *pa
     g_variant_unref(results);
 }
 
+/* Only the connection that answered the call may end it: a signal sent straight to this connection reaches it
+ * whatever its match rules say, so the sender is checked here, by unique name. */
+static void on_response(GDBusConnection *bus, const char *sender, const char *path, const char *interface,
+                        const char *signal, GVariant *parameters, gpointer data) {
+    (void)bus, (void)interface, (void)signal;
+    eua_op *op = data;
+    if (!g_variant_is_of_type(parameters, G_VARIANT_TYPE("(ua{sv})")) || !sender) return;
+    if (op->handle && strcmp(path, op->handle) != 0) return;
+    if (!op->service_owner) {
+        if (!op->early_response) {
+            op->early_response = g_variant_ref(parameters);
+            op->early_sender = g_strdup(sender);
+        }
+        return;
+    }
+    if (strcmp(sender, op->service_owner) != 0) {
+        g_mutex_lock(&lock);
+        eua_client *client = op->client;
+        g_mutex_unlock(&lock);
+        if (client) say(client, EUA_CLIENT_LOG_WARNING, "%s: ignored a Response from %s, which is not the service (%s)",
+                        op->method, sender, op->service_owner);
+        return;
+    }
+    take_response(op, parameters);
+}
+
 static void subscribe(eua_client *client, eua_op *op, const char *path) {
     if (op->subscription) g_dbus_connection_signal_unsubscribe(client->bus, op->subscription);
     op->subscription = g_dbus_connection_signal_subscribe(client->bus, EUA_SERVICE_NAME, EUA_REQUEST_INTERFACE,
-                                                          "Response", path, NULL, G_DBUS_SIGNAL_FLAGS_NO_MATCH_RULE,
+                                                          "Response", path, NULL, G_DBUS_SIGNAL_FLAGS_NONE,
                                                           on_response, op_ref(op), op_unref);
 }
 
-static void on_call_reply(GObject *source, GAsyncResult *result, gpointer data) {
+/* The reply of SignIn or SignOut: the request's handle, and who answered. */
+static void on_request_reply(GObject *source, GAsyncResult *result, gpointer data) {
+    eua_op *op = data;
+    GDBusConnection *bus = G_DBUS_CONNECTION(source);
+    GError *gerror = NULL;
+    GDBusMessage *reply = g_dbus_connection_send_message_with_reply_finish(bus, result, &gerror);
+    if (reply && g_dbus_message_to_gerror(reply, &gerror)) g_clear_object(&reply);
+    GVariant *body = reply ? g_dbus_message_get_body(reply) : NULL;
+    if (reply && (!body || !g_variant_is_of_type(body, G_VARIANT_TYPE("(o)")) || !g_dbus_message_get_sender(reply))) {
+        g_set_error(&gerror, G_DBUS_ERROR, G_DBUS_ERROR_INVALID_SIGNATURE,
+                    "the service answered with %s instead of a request handle (o)",
+                    body ? g_variant_get_type_string(body) : "nothing");
+        g_clear_object(&reply);
+        body = NULL;
+    }
+    g_mutex_lock(&lock);
+    eua_client *client = op->client;
+    g_mutex_unlock(&lock);
+    if (!client) {
+        /* Cancelled (or timed out) while the call was in flight: close the request it made. */
+        if (body) {
+            const char *handle;
+            g_variant_get(body, "(&o)", &handle);
+            g_dbus_connection_call(bus, EUA_SERVICE_NAME, handle, EUA_REQUEST_INTERFACE, "Close", NULL, NULL,
+                                   G_DBUS_CALL_FLAGS_NO_AUTO_START, CLOSE_CALL_MS, NULL, on_close_reply, NULL);
+        }
+    } else if (!body) {
+        finish(op, NULL, eua_error_from_gerror(gerror, op->method));
+    } else {
+        g_variant_get(body, "(o)", &op->handle);
+        op->service_owner = g_strdup(g_dbus_message_get_sender(reply));
+        /* An older service may choose another path: listen there (xdg-desktop-portal's clients do the same). */
+        if (!g_str_has_suffix(op->handle, op->token)) subscribe(client, op, op->handle);
+        say(client, EUA_CLIENT_LOG_DEBUG, "%s: waiting for the Response of %s", op->method, op->handle);
+        if (op->early_response && strcmp(op->early_sender, op->service_owner) == 0) {
+            GVariant *early = op->early_response;
+            op->early_response = NULL;
+            take_response(op, early);
+            g_variant_unref(early);
+        }
+    }
+    if (reply) g_object_unref(reply);
+    if (gerror) g_error_free(gerror);
+    op_unref(op);
+}
+
+/* The reply of GetAccessToken: the token as JSON. */
+static void on_token_reply(GObject *source, GAsyncResult *result, gpointer data) {
     eua_op *op = data;
     GError *gerror = NULL;
     GVariant *reply = g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), result, &gerror);
@@ -257,40 +332,11 @@ static void on_call_reply(GObject *source, GAsyncResult *result, gpointer data) 
     eua_client *client = op->client;
     g_mutex_unlock(&lock);
     if (!client) {
-        /* Cancelled (or timed out) while the call was in flight: close the request it made. */
-        if (reply && op->kind != OP_TOKEN && g_variant_is_of_type(reply, G_VARIANT_TYPE("(o)"))) {
-            const char *handle;
-            g_variant_get(reply, "(&o)", &handle);
-            g_dbus_connection_call(G_DBUS_CONNECTION(source), EUA_SERVICE_NAME, handle, EUA_REQUEST_INTERFACE, "Close",
-                                   NULL, NULL, G_DBUS_CALL_FLAGS_NO_AUTO_START, CLOSE_CALL_MS, NULL, on_close_reply,
-                                   NULL);
-        }
+        /* Cancelled or timed out: nothing to close. */
     } else if (!reply) {
         finish(op, NULL, eua_error_from_gerror(gerror, op->method));
-    } else if (op->kind == OP_TOKEN) {
-        const char *token;
-        gint64 expires_at;
-        GVariant *extra;
-        g_variant_get(reply, "(&sx@a{sv})", &token, &expires_at, &extra);
-        GString *json = g_string_new("{\"access_token\":");
-        eua_json_write_string(json, token);
-        g_string_append_printf(json, ",\"expires_at\":%" G_GINT64_FORMAT, expires_at);
-        GString *rest = g_string_new(NULL);
-        eua_variant_write_json(rest, extra);
-        if (rest->len > 2) {
-            g_string_append_c(json, ',');
-            g_string_append_len(json, rest->str + 1, (gssize)rest->len - 1);
-        } else {
-            g_string_append_c(json, '}');
-        }
-        eua_gstring_wipe_free(rest);
-        g_variant_unref(extra);
-        finish(op, json, NULL);
     } else {
-        g_variant_get(reply, "(o)", &op->handle);
-        /* An older service may choose another path: listen there (xdg-desktop-portal's clients do the same). */
-        if (!g_str_has_suffix(op->handle, op->token)) subscribe(client, op, op->handle);
-        say(client, EUA_CLIENT_LOG_DEBUG, "%s: waiting for the Response of %s", op->method, op->handle);
+        finish(op, eua_token_json(reply), NULL);
     }
     if (reply) g_variant_unref(reply);
     if (gerror) g_error_free(gerror);
@@ -309,24 +355,28 @@ static gboolean start_in_thread(gpointer data) {
         finish(op, NULL, error);
         return G_SOURCE_REMOVE;
     }
-    const GVariantType *reply_type = G_VARIANT_TYPE("(o)");
-    int call_ms = CALL_MS;
-    if (op->kind == OP_TOKEN) {
-        reply_type = G_VARIANT_TYPE("(sxa{sv})");
-        call_ms = TOKEN_CALL_MS;
-    } else {
-        char *path = g_strdup_printf(EUA_SERVICE_PATH "/request/%s/%s", client->sender, op->token);
-        subscribe(client, op, path);
-        g_free(path);
-    }
     op->deadline = g_timeout_source_new_seconds(op->deadline_seconds);
     g_source_set_callback(op->deadline, on_deadline, op_ref(op), op_unref);
     g_source_attach(op->deadline, client->context);
     say(client, EUA_CLIENT_LOG_DEBUG, "%s: calling the service", op->method);
     GVariant *parameters = op->parameters;
     op->parameters = NULL;
-    g_dbus_connection_call(client->bus, EUA_SERVICE_NAME, EUA_SERVICE_PATH, EUA_SERVICE_INTERFACE, op->method,
-                           parameters, reply_type, G_DBUS_CALL_FLAGS_NONE, call_ms, NULL, on_call_reply, op_ref(op));
+    if (op->kind == OP_TOKEN) {
+        g_dbus_connection_call(client->bus, EUA_SERVICE_NAME, EUA_SERVICE_PATH, EUA_SERVICE_INTERFACE, op->method,
+                               parameters, G_VARIANT_TYPE("(sxa{sv})"), G_DBUS_CALL_FLAGS_NONE, TOKEN_CALL_MS, NULL,
+                               on_token_reply, op_ref(op));
+    } else {
+        /* Subscribed before the call, on the path the service will use (xdg-desktop-portal's rule). */
+        char *path = g_strdup_printf(EUA_SERVICE_PATH "/request/%s/%s", client->sender, op->token);
+        subscribe(client, op, path);
+        g_free(path);
+        GDBusMessage *call = g_dbus_message_new_method_call(EUA_SERVICE_NAME, EUA_SERVICE_PATH, EUA_SERVICE_INTERFACE,
+                                                            op->method);
+        g_dbus_message_set_body(call, parameters);
+        g_dbus_connection_send_message_with_reply(client->bus, call, G_DBUS_SEND_MESSAGE_FLAGS_NONE, CALL_MS, NULL,
+                                                  NULL, on_request_reply, op_ref(op));
+        g_object_unref(call);
+    }
     g_variant_unref(parameters);
     return G_SOURCE_REMOVE;
 }
@@ -521,25 +571,9 @@ char *eua_get_access_token_sync(eua_client *client, const char *account, const c
     }
     GVariant *reply = call_sync(client, "GetAccessToken", parameters, G_VARIANT_TYPE("(sxa{sv})"), timeout_ms, error);
     if (!reply) return NULL;
-    const char *token;
-    gint64 expires_at;
-    GVariant *extra;
-    g_variant_get(reply, "(&sx@a{sv})", &token, &expires_at, &extra);
-    GString *json = g_string_new("{\"access_token\":");
-    eua_json_write_string(json, token);
-    g_string_append_printf(json, ",\"expires_at\":%" G_GINT64_FORMAT, expires_at);
-    GString *rest = g_string_new(NULL);
-    eua_variant_write_json(rest, extra);
-    if (rest->len > 2) {
-        g_string_append_c(json, ',');
-        g_string_append_len(json, rest->str + 1, (gssize)rest->len - 1);
-    } else {
-        g_string_append_c(json, '}');
-    }
+    GString *json = eua_token_json(reply);
     char *text = g_strdup(json->str);
-    eua_gstring_wipe_free(rest);
     eua_gstring_wipe_free(json);
-    g_variant_unref(extra);
     g_variant_unref(reply);
     return text;
 }

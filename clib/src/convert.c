@@ -172,3 +172,24 @@ done:
     eua_json_free(root);
     return ok;
 }
+
+GString *eua_token_json(GVariant *reply) {
+    const char *token;
+    gint64 expires_at;
+    GVariant *extra;
+    g_variant_get(reply, "(&sx@a{sv})", &token, &expires_at, &extra);
+    GString *json = g_string_new("{\"access_token\":");
+    eua_json_write_string(json, token);
+    g_string_append_printf(json, ",\"expires_at\":%" G_GINT64_FORMAT, expires_at);
+    GString *rest = g_string_sized_new(256);
+    eua_variant_write_json(rest, extra);
+    if (rest->len > 2) {
+        g_string_append_c(json, ',');
+        g_string_append_len(json, rest->str + 1, (gssize)rest->len - 1);
+    } else {
+        g_string_append_c(json, '}');
+    }
+    eua_gstring_wipe_free(rest);
+    g_variant_unref(extra);
+    return json;
+}

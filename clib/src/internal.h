@@ -24,6 +24,8 @@ void eua_error_give(eua_error *error, eua_error **out);
 
 /** A JSON text of a GVariant (a{sv} becomes an object, arrays arrays, integers numbers); strings are wiped on free. */
 void eua_variant_write_json(GString *out, GVariant *value);
+/** The JSON of a GetAccessToken reply (sxa{sv}): access_token, expires_at, then the extra keys. Wipe it when done. */
+GString *eua_token_json(GVariant *reply);
 /** Frees a GString after zeroing its bytes (it may hold a token). */
 void eua_gstring_wipe_free(GString *string);
 
