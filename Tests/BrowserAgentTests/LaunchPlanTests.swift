@@ -57,7 +57,7 @@ struct LaunchPlanTests {
     ])
     func refused(_ options: [String: String], _ expected: String) {
         #expect { try BrowserOptions(options: options) } throws: { error in
-            (error as? PluginError).map { $0.code == "invalidOptions" && $0.message.contains(expected) } ?? false
+            (error as? PluginError).map { $0.code == .invalidOptions && $0.message.contains(expected) } ?? false
         }
     }
 
