@@ -150,7 +150,7 @@ static void finish(eua_op *op, GString *result, eua_error *error) {
     op->finished = TRUE;
     op->client = NULL;
     client->ops = g_list_remove(client->ops, op);
-    gboolean hold = client->closing;
+    gboolean hold = client->closing, freed = op->freed;
     eua_dispatch_fn dispatch = client->dispatch;
     void *dispatch_data = client->dispatch_data;
     g_mutex_unlock(&lock);
@@ -165,6 +165,13 @@ static void finish(eua_op *op, GString *result, eua_error *error) {
         op->deadline = NULL;
     }
     say(client, EUA_CLIENT_LOG_DEBUG, "%s ended: %s", op->method, error ? error->name : "success");
+    if (freed) {
+        /* Nobody waits for it: no delivery, and the list's reference goes. */
+        eua_gstring_wipe_free(result);
+        eua_error_free(error);
+        op_unref(op);
+        return;
+    }
     op->result = result;
     op->error = error;
     if (hold) {
