@@ -156,7 +156,7 @@ void eua_client_set_log(eua_client *client, eua_log_fn fn, void *log_data);
  * keyring under this app. `request_json`, one object: "issuer" (string,
  * required), "client_id" (string, required; a public client), "scopes" (array
  * of strings), "resource" (array of strings), "login_hint", "prompt" ("none",
- * "login", "consent", "select_account", "create"), "max_age" (seconds),
+ * "login", "consent", "select_account", "create"), "max_age" (0…4294967295 seconds),
  * "account" (sign in again to that account), "timeout" (1…3600 seconds),
  * "agent" (a preference the host may refuse), "parent_window" (an
  * xdg-desktop-portal window identifier, "" for none). Unknown keys are refused.
@@ -178,7 +178,7 @@ eua_op *eua_sign_out(eua_client *client, const char *account, const char *option
 
 /**
  * Gets an access token of `account`, refreshed by the service when needed.
- * `options_json`: NULL or {"min_valid": seconds (refresh first when the token
+ * `options_json`: NULL or {"min_valid": 0…86400 seconds (refresh first when the token
  * lives less), "id_token": bool}. Result: {"access_token": string,
  * "expires_at": seconds since 1970 (0 when unknown), "token_type": …,
  * "scopes": […], "id_token": … (when asked)}. Ownership as eua_sign_in.
