@@ -368,6 +368,11 @@ let package = Package(
             name: "SignInServiceTests",
             dependencies: ["EUASignInService", "EUATestSupport", "ExternalUserAgentTesting"]
         ),
+        // The C client library (clib/, built by its own Makefile): its checks, and its apps against the service.
+        .testTarget(
+            name: "ClientLibraryTests",
+            dependencies: ["EUATestSupport", "ExternalUserAgentTesting"]
+        ),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["ExternalUserAgentTesting", "EUATestSupport"]
