@@ -23,7 +23,7 @@ public struct PluginLoader: Sendable {
     public var searchPath: PluginSearchPath
     /// Where loading is logged (each file, each refusal, load times at debug level).
     public var logger: Logger
-    /// Where to remember which file offers which ids, for ``load(offering:)``; `nil`: remember nothing.
+    /// Where to remember which file offers which ids, for `load(offering:)`; `nil`: remember nothing.
     public var index: PluginIndexFile?
     /// How long a plugin function that the ABI says returns at once (`describe`, `create`, `start`) may take
     /// before the plugin (or the instance) is given up.
@@ -40,7 +40,31 @@ public struct PluginLoader: Sendable {
         self.callTimeout = callTimeout
     }
 
-    /// Loads every plugin on the search path (and brings the index up to date, when there is one).
+    /// Loads every plugin on the search path (and brings the index up to date, when there is one), on threads
+    /// of their own: the caller is suspended, no thread of Swift's cooperative pool waits for a plugin. The deadlines
+    /// are `load()`'s.
+    public func load() async -> PluginCatalog {
+        await offThePool { load() }
+    }
+
+    /// `load(offering:)` on threads of their own: the caller is suspended, no thread of Swift's cooperative pool
+    /// waits for a plugin.
+    public func load(offering ids: Set<String>) async -> PluginCatalog {
+        await offThePool { load(offering: ids) }
+    }
+
+    /// `load` on a thread of its own, awaited; on this one when no thread can be made (the plugins still load).
+    private func offThePool(_ load: @escaping @Sendable () -> PluginCatalog) async -> PluginCatalog {
+        do {
+            return try await BlockingCall.start(name: "eua-plugin-load", load).value()
+        } catch {
+            logger.debug("plugins loaded on the calling thread: \(error)")
+            return load()
+        }
+    }
+
+    /// Loads every plugin on the search path (and brings the index up to date, when there is one), blocking this
+    /// thread: for synchronous code (a command's main thread). Async code calls `await load()`.
     public func load() -> PluginCatalog {
         var table = index.map(PluginIndex.init(reading:))
         let catalog = load(candidateFiles(), noting: &table)
@@ -50,9 +74,9 @@ public struct PluginLoader: Sendable {
 
     /// Loads the plugins that offer any of `ids` — and only those, where the index says which files
     /// they are: files it knows to offer none of them are not opened at all. Files it does not know
-    /// (new or changed) are loaded; if an id is still missing, every plugin is loaded as by ``load()``,
-    /// so a stale index never hides a plugin. Search order and "the first id wins" are as in ``load()``.
-    /// Without an index this is ``load()``.
+    /// (new or changed) are loaded; if an id is still missing, every plugin is loaded as by `load()`,
+    /// so a stale index never hides a plugin. Search order and "the first id wins" are as in `load()`.
+    /// Without an index this is `load()`. Blocks this thread, as `load()` does.
     public func load(offering ids: Set<String>) -> PluginCatalog {
         guard let index else { return load() }
         var table: PluginIndex? = PluginIndex(reading: index)
