@@ -68,8 +68,9 @@ let package = Package(
         .target(name: "ExternalUserAgentABI"),
         // The wire rules host and plugins share: redirect matching, form and query coding, HTML and terminal escaping.
         .target(name: "ExternalUserAgentWire"),
-        // Small files and the environment with plain system calls, for the host, the commands and the plugins alike:
-        // no FileManager, URL or ProcessInfo (whose first use costs start-up work inside FoundationEssentials).
+        // Small files, the environment and threads for blocking calls (`BlockingCall`), with plain system calls, for the
+        // host, the commands and the plugins alike: no FileManager, URL or ProcessInfo (whose first use costs start-up
+        // work inside FoundationEssentials).
         .target(name: "ExternalUserAgentSystem"),
         // libcurl, opened with dlopen on first use (only its header, from Debian's libcurl4-openssl-dev, at build
         // time), and the blocking HTTP(S) client built on it: the headless agent's follow mode uses it.
@@ -93,7 +94,7 @@ let package = Package(
         ),
         .target(
             name: "ExternalUserAgentPluginKit",
-            dependencies: ["CExternalUserAgentPlugin", "ExternalUserAgentABI", "ExternalUserAgentWire"]
+            dependencies: ["CExternalUserAgentPlugin", "ExternalUserAgentABI", "ExternalUserAgentWire", "ExternalUserAgentSystem"]
         ),
         .target(
             name: "ExternalUserAgentOAuth",
@@ -117,6 +118,7 @@ let package = Package(
             name: "ExternalUserAgentTesting",
             dependencies: [
                 "ExternalUserAgent",
+                "ExternalUserAgentSystem",
                 "ExternalUserAgentWire",
                 "ExternalUserAgentABI",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -209,12 +211,12 @@ let package = Package(
         .target(name: "CPluginNet", path: "Plugins/CPluginNet"),
         .target(
             name: "PluginNet",
-            dependencies: ["CPluginNet"],
+            dependencies: ["CPluginNet", "ExternalUserAgentSystem"],
             path: "Plugins/PluginNet"
         ),
         .target(
             name: "EUAHeadless",
-            dependencies: ["ExternalUserAgentPluginKit", "ExternalUserAgentWire", "PluginNet", "CurlClient"],
+            dependencies: ["ExternalUserAgentPluginKit", "ExternalUserAgentWire", "ExternalUserAgentSystem", "PluginNet", "CurlClient"],
             path: "Plugins/EUAHeadless"
         ),
 

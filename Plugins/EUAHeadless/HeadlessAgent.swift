@@ -1,5 +1,6 @@
 import FoundationEssentials
 import ExternalUserAgentPluginKit
+import ExternalUserAgentSystem
 import PluginNet
 import Synchronization
 
@@ -40,13 +41,14 @@ final class HeadlessAgent: PluginComponent {
             stop.raise()
         }
         let script = self.script
-        let failure = NetThread.start(name: "eua-headless") {
-            Self.play(script, request: parsed, events: events, stop: stop)
+        do {
+            _ = try BlockingCall.start(name: "eua-headless") {
+                Self.play(script, request: parsed, events: events, stop: stop)
+                stop.close()
+            }
+        } catch {
             stop.close()
-        }
-        if let failure {
-            stop.close()
-            events.failed(.presentationFailed, "headless agent: could not start its thread: \(failure)")
+            events.failed(.presentationFailed, "headless agent: could not start its thread: \(error)")
         }
     }
 

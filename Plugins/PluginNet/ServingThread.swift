@@ -1,3 +1,4 @@
+import ExternalUserAgentSystem
 import Synchronization
 
 /// The thread a receiver plugin serves a flow on, and how it is stopped: `start` makes a stop signal and the
@@ -28,12 +29,14 @@ package final class ServingThread: Sendable {
         }) {
             stop.raise()
         }
-        if let failure = NetThread.start(name: name, {
-            serve(stop)
+        do {
+            _ = try BlockingCall.start(name: name) {
+                serve(stop)
+                stop.close()
+            }
+        } catch {
             stop.close()
-        }) {
-            stop.close()
-            return "could not start its thread: \(failure)"
+            return "could not start its thread: \(error)"
         }
         return nil
     }

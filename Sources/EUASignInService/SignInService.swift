@@ -422,7 +422,7 @@ final class SignInService: Sendable {
     /// The plugins beside the service, on `EUA_PLUGIN_PATH` and in the installed folder, loaded once.
     private func plugins() async -> PluginCatalog {
         if let loaded = catalog.withLock({ $0 }) { return loaded }
-        let loaded = PluginLoader().load()
+        let loaded = await PluginLoader().load()
         catalog.withLock { $0 = $0 ?? loaded }
         return catalog.withLock { $0! }
     }

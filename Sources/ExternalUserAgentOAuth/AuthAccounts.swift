@@ -51,9 +51,10 @@ public struct AuthAccounts: Sendable, Hashable {
     public func accounts() async throws -> [SavedAccount] {
         try await takeInLegacyFile()
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
-        let accounts = try names.filter(Self.isAccountFileName).map { name in
+        var accounts: [SavedAccount] = []
+        for name in names where Self.isAccountFileName(name) {
             let file = AuthStateFile(path: folder + "/" + name)
-            return SavedAccount(file: file, contents: try file.load())
+            accounts.append(SavedAccount(file: file, contents: try await file.load()))
         }
         return accounts.sorted {
             ($0.key.issuer, $0.key.subject ?? "", $0.key.clientID) < ($1.key.issuer, $1.key.subject ?? "", $1.key.clientID)
@@ -120,7 +121,7 @@ public struct AuthAccounts: Sendable, Hashable {
         let lock = try await legacy.lock()
         defer { lock.release() }
         guard access(legacy.path, F_OK) == 0 else { return }
-        let account = SavedAccount(file: legacy, contents: try legacy.load())
+        let account = SavedAccount(file: legacy, contents: try await legacy.load())
         let destination = file(for: account.key)
         let destinationLock = try await destination.lock()
         defer { destinationLock.release() }

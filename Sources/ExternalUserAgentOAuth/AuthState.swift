@@ -136,7 +136,7 @@ public actor AuthState {
         let lock = try await file.lock()
         defer { lock.release() }
         let before = lastTokenResponse?.accessToken
-        try takeInSaved(from: file)
+        try await takeInSaved(from: file)
         let current = try usableTokens()
         let refreshedElsewhere = current.accessToken != before
         if force && !refreshedElsewhere || needsRefresh(minimumValidity: minimumValidity) {
@@ -147,9 +147,9 @@ public actor AuthState {
     }
 
     /// Takes in the file's state when another process saved a later revision since this one was read.
-    private func takeInSaved(from file: AuthStateFile) throws {
+    private func takeInSaved(from file: AuthStateFile) async throws {
         guard revision > 0 else { return }
-        let contents = try file.load()
+        let contents = try await file.load()
         guard contents.revision > revision else { return }
         guard contents.configuration.issuer == configuration.issuer, contents.client.clientID == client.clientID else {
             throw ExternalUserAgentError(.stateFileInvalid,
@@ -178,7 +178,7 @@ public actor AuthState {
             // invalid_grant: the refresh token is dead; other errors (invalid_client…) are the caller's to fix.
             if let oauthError = error.underlying as? OAuthErrorResponse, oauthError.error == "invalid_grant" {
                 authorizationError = oauthError
-                if let file { try? persist(to: file) }
+                if let file { try? await persist(to: file) }
             }
             throw error
         }
@@ -202,7 +202,7 @@ public actor AuthState {
         lastTokenResponse = merged
         authorizationError = nil
         logger.debug("tokens refreshed", metadata: ["expires_in": "\(refreshed.expiresIn.map(String.init) ?? "-")"])
-        if let file { try persist(to: file) }
+        if let file { try await persist(to: file) }
         return merged
     }
 
@@ -225,17 +225,18 @@ public actor AuthState {
     public func save(to file: AuthStateFile) async throws {
         let lock = try await file.lock()
         defer { lock.release() }
-        try persist(to: file)
+        try await persist(to: file)
     }
 
-    /// Writes the state to `file`; the caller holds its lock.
-    private func persist(to file: AuthStateFile) throws {
+    /// Writes the state to `file` (on a thread of its own: the write, its `fsync` and the Secret Service block); the
+    /// caller holds its lock.
+    private func persist(to file: AuthStateFile) async throws {
         let contents = AuthStateFile.Contents(configuration: configuration, client: client, scope: scope,
                                               tokenResponse: lastTokenResponse, idTokenClaims: idTokenClaims,
                                               identity: identity, authorizationError: authorizationError,
                                               dpopKey: dpopKey, refreshParameters: refreshParameters)
         let isOwn = file == self.file
-        let written = try file.save(contents, over: isOwn && revision > 0 ? revision : nil)
+        let written = try await file.save(contents, over: isOwn && revision > 0 ? revision : nil)
         if isOwn { revision = written }
     }
 
@@ -247,7 +248,19 @@ public actor AuthState {
     /// Throws `stateFileInvalid` for a missing, corrupt, foreign or not-private file.
     public static func load(from file: AuthStateFile, clientSecret: String? = nil, clientKey: ClientSigningKey? = nil,
                             http: OAuthHTTP = OAuthHTTP(), logger: Logger = Logger(label: "eua.oauth")) throws -> AuthState {
-        let contents = try file.load()
+        restored(try file.load(), from: file, clientSecret: clientSecret, clientKey: clientKey, http: http, logger: logger)
+    }
+
+    /// Reads a state saved by `save(to:)`, as the synchronous `load(from:…)` does, on a thread of its own: reading
+    /// the file and the Secret Service block, and async code must not hold one of Swift's few cooperative threads.
+    public static func load(from file: AuthStateFile, clientSecret: String? = nil, clientKey: ClientSigningKey? = nil,
+                            http: OAuthHTTP = OAuthHTTP(),
+                            logger: Logger = Logger(label: "eua.oauth")) async throws -> AuthState {
+        restored(try await file.load(), from: file, clientSecret: clientSecret, clientKey: clientKey, http: http, logger: logger)
+    }
+
+    private static func restored(_ contents: AuthStateFile.Contents, from file: AuthStateFile, clientSecret: String?,
+                                 clientKey: ClientSigningKey?, http: OAuthHTTP, logger: Logger) -> AuthState {
         var client = contents.client
         client.clientSecret = clientSecret
         client.signingKey = clientKey

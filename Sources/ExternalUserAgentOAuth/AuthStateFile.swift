@@ -369,7 +369,7 @@ public struct AuthStateFile: Sendable, Hashable {
     public func remove() async throws -> Bool {
         let lock = try await lock()
         defer { lock.release() }
-        try removeStoredSecrets()
+        try await removeStoredSecrets()
         guard unlink(path) == 0 else {
             if errno == ENOENT { return false }
             throw invalid("it could not be deleted: \(Self.errnoText()); delete it yourself to forget the sign-in")

@@ -1,9 +1,9 @@
-import Dispatch
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
+import ExternalUserAgentSystem
 import PluginNet
 
 /// One HTTP request with the whole response read into memory: plain `http` to an IP literal or localhost over
@@ -67,9 +67,9 @@ struct HTTPRequestClient: Sendable {
             .run(method, headers: headers, body: body, deadline: deadline)
     }
 
-    /// Runs the blocking `exchange` on a Dispatch worker, so no task thread blocks, with a fresh stop signal that
-    /// cancelling the task raises (the exchange's waits end at once then) and the time left until `deadline` as
-    /// it starts there (at least 1 ms: a request whose time is up still gets a chance to say so).
+    /// Runs the blocking `exchange` on a thread of its own (``BlockingCall``), so no task thread blocks, with a fresh
+    /// stop signal that cancelling the task raises (the exchange's waits end at once then) and the time left until
+    /// `deadline` as it starts there (at least 1 ms: a request whose time is up still gets a chance to say so).
     static func onBlockingThread(_ target: HTTPTarget, deadline: ContinuousClock.Instant,
                                  _ exchange: @escaping @Sendable (StopSignal, Duration) throws -> Response)
         async throws -> Response {
@@ -80,14 +80,17 @@ struct HTTPRequestClient: Sendable {
             throw HTTPRequestError(.failed, server: target.server, "the request to \(target.server) could not start: \(error)")
         }
         defer { stop.close() }
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                DispatchQueue.global().async {
-                    continuation.resume(with: Result {
-                        try exchange(stop, max(ContinuousClock.now.duration(to: deadline), .milliseconds(1)))
-                    })
-                }
+        let call: BlockingCall<Result<Response, any Error>>
+        do {
+            call = try BlockingCall.start {
+                Result { try exchange(stop, max(ContinuousClock.now.duration(to: deadline), .milliseconds(1))) }
             }
+        } catch {
+            throw HTTPRequestError(.failed, server: target.server, "the request to \(target.server) could not start: \(error)")
+        }
+        // The exchange ends by itself at its deadline, or at once when the stop signal is raised.
+        return try await withTaskCancellationHandler {
+            try await call.value().get()
         } onCancel: {
             stop.raise()
         }

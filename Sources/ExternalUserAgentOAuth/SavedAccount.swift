@@ -8,7 +8,7 @@ import Foundation
 public struct SavedAccount: Sendable, Hashable {
     /// The issuer, client and subject that tell it from the others.
     public var key: AccountKey
-    /// The file that holds its state (load it with ``AuthState/load(from:clientSecret:clientKey:http:logger:)``).
+    /// The file that holds its state (load it with `AuthState.load(from:)`).
     public var file: AuthStateFile
     /// A short, stable id for `--account`: the file name without `.json` (32 hexadecimal digits).
     public var id: String

@@ -11,7 +11,7 @@ import Synchronization
 /// validation → the state saved (when ``file`` is set). ``hooks`` tell a user interface what to show.
 ///
 /// ```swift
-/// let catalog = PluginLoader().load()
+/// let catalog = await PluginLoader().load()
 /// var flow = SignInFlow(issuer: "https://id.example.com", client: ClientCredentials(clientID: "my-app"),
 ///                       candidates: AgentSelection.candidates(catalog: catalog),
 ///                       configuration: try Configuration.load(), receiver: .plugin(in: catalog))

@@ -1,4 +1,5 @@
 import ExternalUserAgent
+import ExternalUserAgentSystem
 
 /// Which ``StorageBackend`` new sign-ins are saved to, and why: `[storage] backend` (or `EUA_STORAGE`) when
 /// set, else the Secret Service when one answers on the session bus, else the file.
@@ -12,6 +13,16 @@ public struct StorageChoice: Sendable, Hashable {
     public init(backend: StorageBackend, reason: String) {
         self.backend = backend
         self.reason = reason
+    }
+
+    /// The choice for `configuration`, as the synchronous `choose(_:timeout:)` makes it, with the session bus asked on a
+    /// thread of its own: async code must not hold one of Swift's few cooperative threads while D-Bus answers.
+    public static func choose(_ configuration: Configuration, timeout: Duration = .milliseconds(500)) async throws -> StorageChoice {
+        do {
+            return try await BlockingCall.run { try choose(configuration, timeout: timeout) }
+        } catch let error as ThreadUnavailable {
+            throw ExternalUserAgentError(.storageUnavailable, "the session bus could not be asked for a Secret Service: \(error)")
+        }
     }
 
     /// The choice for `configuration`. A forced back end that is not available throws `storageUnavailable`

@@ -1,27 +1,18 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import ExternalUserAgentSystem
 
-/// A plain detached thread for a plugin's blocking work (waitpid, reading standard input), which must not
-/// sit on Swift's small cooperative thread pool.
+/// A thread for a plugin's blocking work (waitpid, reading standard input), which must not sit on Swift's small
+/// cooperative thread pool: the kit's face of the threads the host runs its plugin calls on (an idle thread is
+/// reused, else a new one is made; each copy of the kit has its own).
 public enum PluginThread {
-    private final class Box {
-        let work: () -> Void
-        init(_ work: @escaping () -> Void) { self.work = work }
-    }
-
-    /// Runs `work` on a new detached thread — or, if no thread can be made, on this one when `orHere` (else not at
+    /// Runs `work` on a thread of its own — or, if no thread can be made, on this one when `orHere` (else not at
     /// all: for work that may wait without end, such as reaping a browser that keeps running).
     public static func detach(orHere: Bool = true, _ work: @escaping @Sendable () -> Void) {
-        let box = Unmanaged.passRetained(Box(work)).toOpaque()
-        var thread = pthread_t()
-        if pthread_create(&thread, nil, { context in
-            Unmanaged<Box>.fromOpaque(context!).takeRetainedValue().work()
-            return nil
-        }, box) == 0 {
-            pthread_detach(thread)
-        } else {
-            let work = Unmanaged<Box>.fromOpaque(box).takeRetainedValue().work
+        do {
+            _ = try BlockingCall.start(work)
+        } catch {
             if orHere { work() }
         }
     }

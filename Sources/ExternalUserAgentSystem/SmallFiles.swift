@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// The small file work of the host, the commands and the plugins — read a file whole, list a folder, make folders,
 /// replace a file, split a path — with plain system calls, so that no start path pays for `FileManager` and `URL`.
@@ -74,11 +75,15 @@ package enum SmallFiles {
         return names.sorted()
     }
 
+    /// How many replacements this process has begun: a part of each temporary file's name.
+    private static let replacements = Atomic(0)
+
     /// Replaces `path` with `text` atomically: written to a temporary file beside it (`mode`), then renamed over
     /// it; why not, when that failed (the temporary file is then removed). For files without secrets: not flushed
     /// to disk.
     package static func replace(_ path: String, with text: String, mode: mode_t) -> String? {
-        let temporary = path + ".tmp-\(getpid())"
+        // Unique per write, not only per process: two threads of one process may replace the same file at once.
+        let temporary = path + ".tmp-\(getpid())-\(replacements.add(1, ordering: .relaxed).oldValue)"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
         guard descriptor >= 0 else { return "could not write \(temporary): \(errorText())" }
         var bytes = Array(text.utf8)

@@ -75,7 +75,7 @@ struct RealBrowserFamilyTests {
         let sources = ConfigurationSources(environment: [:], systemFiles: [], userFile: userFile.path, managedFile: nil)
         var code = CodeConfiguration(preference: [family])
         code.namedAgent = family
-        let catalog = try BuiltPlugins.catalog()
+        let catalog = try await BuiltPlugins.catalog()
         let selected = try AgentSelection.select(catalog: catalog, code: code, sources: sources)
         #expect(selected.candidate.descriptor.id == id)
         #expect(selected.candidate.descriptor.family ?? selected.candidate.descriptor.id == family)

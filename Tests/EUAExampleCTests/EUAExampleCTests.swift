@@ -9,7 +9,7 @@ import Testing
 struct EUAExampleCTests {
     @Test("a session through the C agent completes with a fresh code and the request's state")
     func session() async throws {
-        let entry = try #require(try BuiltPlugins.catalog().agent(id: "example-c"))
+        let entry = try #require(try await BuiltPlugins.catalog().agent(id: "example-c"))
         #expect(entry.descriptor.kind == .testDouble)
         #expect(entry.descriptor.name == "Example C agent (approves at once)")
         var codes: [String] = []
@@ -30,7 +30,7 @@ struct EUAExampleCTests {
 
     @Test("options are refused with the plugin's own message")
     func refusesOptions() async throws {
-        let entry = try #require(try BuiltPlugins.catalog().agent(id: "example-c"))
+        let entry = try #require(try await BuiltPlugins.catalog().agent(id: "example-c"))
         let session = ExternalUserAgentSession(agent: entry.makeAgent(options: ["x": "1"]), receiver: FakeRedirectReceiver())
         await #expect {
             try await session.run { $0 }

@@ -56,8 +56,15 @@ public enum SessionBackend: String, CaseIterable, Sendable, CustomStringConverti
 
 /// The plugins `swift build` made, loaded from the products folder only.
 public enum BuiltPlugins {
+    /// Loads them, blocking this thread (for synchronous tests).
     public static func catalog(logger: Logger = Logger(label: "test")) throws -> PluginCatalog {
         _ = try TestPaths.product("libEUAHeadless.so")
         return PluginLoader(searchPath: PluginSearchPath(folders: [TestPaths.productsFolder.path]), logger: logger).load()
+    }
+
+    /// Loads them off the cooperative pool, suspending the caller.
+    public static func catalog(logger: Logger = Logger(label: "test")) async throws -> PluginCatalog {
+        _ = try TestPaths.product("libEUAHeadless.so")
+        return await PluginLoader(searchPath: PluginSearchPath(folders: [TestPaths.productsFolder.path]), logger: logger).load()
     }
 }

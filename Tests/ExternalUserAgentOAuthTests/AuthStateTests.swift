@@ -23,14 +23,14 @@ struct AuthStateTests {
         let text = try String(contentsOfFile: file.path, encoding: .utf8)
         #expect(!text.contains("client_secret"))
 
-        let reloaded = try AuthState.load(from: file)
+        let reloaded = try await AuthState.load(from: file)
         #expect(await reloaded.isAuthorized)
         #expect(await reloaded.lastTokenResponse?.accessToken == state.lastTokenResponse?.accessToken)
         #expect(await reloaded.idTokenClaims?.subject == "alice")
         let refreshed = try await reloaded.freshTokens(force: true)
         #expect(refreshed.accessToken != (await state.lastTokenResponse?.accessToken))
         #expect(refreshed.idToken != nil)
-        let again = try AuthState.load(from: file)
+        let again = try await AuthState.load(from: file)
         #expect(await again.lastTokenResponse?.accessToken == refreshed.accessToken, "the refresh was saved")
     }
 
@@ -115,7 +115,7 @@ struct AuthStateTests {
         try await refused.save(to: file)
         let saved = try Data(contentsOf: URL(fileURLWithPath: file.path))
 
-        let loaded = try AuthState.load(from: file)
+        let loaded = try await AuthState.load(from: file)
         #expect(await loaded.authorizationError?.error == "invalid_grant")
         #expect(await !loaded.isAuthorized)
         await #expect {
@@ -137,15 +137,15 @@ struct AuthStateTests {
         let file = AuthStateFile(path: folder.path + "/state.json")
         _ = try await FlowHarness.signIn(server, file: file)
         server.update { $0.misbehaviors = [.slowTokenEndpoint]; $0.tokenEndpointDelay = .milliseconds(500) }
-        let first = try AuthState.load(from: file)
-        let second = try AuthState.load(from: file)
+        let first = try await AuthState.load(from: file)
+        let second = try await AuthState.load(from: file)
         async let a = first.freshTokens(force: true)
         async let b = second.freshTokens(force: true)
         let (tokensA, tokensB) = try await (a, b)
         let refreshes = server.tokenRequests.filter { $0.grantType == "refresh_token" }
         #expect(refreshes.allSatisfy { $0.refusal == nil }, "no refresh token was refused")
         #expect(Set(refreshes.compactMap(\.grantValue)).count == refreshes.count, "no refresh token was used twice")
-        let final = try AuthState.load(from: file)
+        let final = try await AuthState.load(from: file)
         let finalTokens = try #require(await final.lastTokenResponse)
         #expect([tokensA.accessToken, tokensB.accessToken].contains(finalTokens.accessToken))
         #expect(await final.authorizationError == nil)
@@ -161,8 +161,8 @@ struct AuthStateTests {
         let folder = try TemporaryFolder()
         let file = AuthStateFile(path: folder.path + "/state.json")
         _ = try await FlowHarness.signIn(server, file: file)
-        let stale = try AuthState.load(from: file)
-        let fresh = try AuthState.load(from: file)
+        let stale = try await AuthState.load(from: file)
+        let fresh = try await AuthState.load(from: file)
         let refreshed = try await fresh.freshTokens(force: true)
         await #expect {
             try await stale.save(to: file)
@@ -189,8 +189,8 @@ struct AuthStateTests {
         let file = AuthStateFile(path: folder.path + "/state.json", lockTimeout: .milliseconds(300))
         try await AuthState(configuration: configuration, client: client, scope: "openid",
                             tokenResponse: TokenResponse(accessToken: "a", refreshToken: "r"), file: file).save(to: file)
-        let holder = try AuthState.load(from: file)
-        let waiter = try AuthState.load(from: file)
+        let holder = try await AuthState.load(from: file)
+        let waiter = try await AuthState.load(from: file)
         let holding = Task { try? await holder.freshTokens(force: true) }
         while server.tokenRequests.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
         let started = ContinuousClock.now

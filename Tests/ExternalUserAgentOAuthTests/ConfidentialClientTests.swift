@@ -67,7 +67,7 @@ struct ConfidentialClientTests {
         _ = try await FlowHarness.signIn(server, secret: "s3cret", file: file)
         let before = try String(contentsOfFile: file.path, encoding: .utf8)
         let requests = server.tokenRequests.count
-        let loaded = try AuthState.load(from: file)
+        let loaded = try await AuthState.load(from: file)
         await #expect {
             try await loaded.freshTokens(force: true)
         } throws: { error in

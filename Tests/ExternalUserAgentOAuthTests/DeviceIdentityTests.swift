@@ -50,7 +50,7 @@ struct DeviceIdentityTests {
         let access = try #require(await state.lastTokenResponse?.accessToken)
         let asked = server.requestLog.filter { $0.target == "/userinfo" }
         #expect(asked.count == 1 && asked.first?.header("Authorization") == "Bearer " + access)
-        let reloaded = try AuthState.load(from: file)
+        let reloaded = try await AuthState.load(from: file)
         #expect(await reloaded.identity == info, "saved and read back")
     }
 

@@ -14,7 +14,7 @@ enum FlowHarness {
                        file: AuthStateFile? = nil, http: OAuthHTTP = OAuthHTTP(), agentOptions: [String: String] = [:],
                        timeout: Duration = .seconds(20), logger: Logger = Logger(label: "test")) async throws -> AuthState {
         let configuration = try await Discovery(logger: logger).configuration(issuer: server.issuer)
-        let catalog = try BuiltPlugins.catalog(logger: logger)
+        let catalog = try await BuiltPlugins.catalog(logger: logger)
         let agent = try #require(catalog.agent(id: "headless")).makeAgent(options: ["mode": "follow"].merging(agentOptions) { $1 })
         let receiver = try #require(catalog.receiver(id: "loopback")).makeReceiver()
         let client = ClientCredentials(clientID: server.options.clientID, clientSecret: secret, authenticationMethod: method)

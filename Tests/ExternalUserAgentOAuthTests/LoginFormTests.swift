@@ -44,7 +44,7 @@ struct LoginFormTests {
         defer { Task { await server.stop() } }
         let folder = try TemporaryFolder()
         let configuration = try await Discovery().configuration(issuer: server.issuer)
-        let catalog = try BuiltPlugins.catalog()
+        let catalog = try await BuiltPlugins.catalog()
         let agent = try #require(catalog.agent(id: "headless")).makeAgent(options: ["mode": "follow"])
         let receiver = try #require(catalog.receiver(id: "loopback")).makeReceiver()
         let steps = Mutex<[String]>([])

@@ -17,7 +17,7 @@ struct PrivateUseRedirectURITests {
         defer { Task { await server.stop() } }
         let flow = try Registered.flow(server, redirectURI: "com.example.app:/cb")
         #expect(flow.effectiveReceiverOptions["redirect-uri"] == "com.example.app:/cb")
-        let catalog = try BuiltPlugins.catalog()
+        let catalog = try await BuiltPlugins.catalog()
         let receiver = try SignInFlow.Receiver.plugin(in: catalog).make(["redirect-uri": "com.example.app:/cb", "port": "8400"])
         #expect(receiver.id == "scheme")
     }

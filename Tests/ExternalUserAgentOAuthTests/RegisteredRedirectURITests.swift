@@ -164,7 +164,7 @@ struct RegisteredRedirectURITests {
         let server = try await LocalAuthorizationServer.start()
         defer { Task { await server.stop() } }
         let service = try await Discovery().configuration(issuer: server.issuer)
-        let catalog = try BuiltPlugins.catalog()
+        let catalog = try await BuiltPlugins.catalog()
         let agent = FakeExternalUserAgent()
         let receiver = try #require(catalog.receiver(id: "loopback")).makeReceiver(options: options)
         await #expect {
@@ -181,7 +181,7 @@ struct RegisteredRedirectURITests {
         let server = try await LocalAuthorizationServer.start()
         defer { Task { await server.stop() } }
         let service = try await Discovery().configuration(issuer: server.issuer)
-        let catalog = try BuiltPlugins.catalog()
+        let catalog = try await BuiltPlugins.catalog()
         let agent = FakeExternalUserAgent()
         var signIn = SignIn(configuration: service, client: ClientCredentials(clientID: server.options.clientID),
                             timeout: .seconds(10))

@@ -75,7 +75,7 @@ struct SignInFlowTests {
         defer { Task { await server.stop() } }
         let folder = try TemporaryFolder()
         let file = AuthStateFile(path: folder.path + "/state.json")
-        let catalog = try BuiltPlugins.catalog()
+        let catalog = try await BuiltPlugins.catalog()
         let heard = Heard()
         let flow = SignInFlow(
             issuer: server.issuer, client: ClientCredentials(clientID: server.options.clientID), scopes: ["openid", "email"],
@@ -122,7 +122,7 @@ struct SignInFlowTests {
     func unusableNamedAgent() async throws {
         let server = try await LocalAuthorizationServer.start()
         defer { Task { await server.stop() } }
-        let catalog = try BuiltPlugins.catalog()
+        let catalog = try await BuiltPlugins.catalog()
         let flow = SignInFlow(issuer: server.issuer, client: ClientCredentials(clientID: server.options.clientID),
                               candidates: AgentSelection.candidates(catalog: catalog),
                               configuration: try Self.configuration(.init(), named: "headless"),
@@ -140,7 +140,7 @@ struct SignInFlowTests {
     func discoveryStartedAhead() async throws {
         let server = try await LocalAuthorizationServer.start()
         defer { Task { await server.stop() } }
-        let catalog = try BuiltPlugins.catalog()
+        let catalog = try await BuiltPlugins.catalog()
         let heard = Heard()
         var flow = SignInFlow(
             issuer: server.issuer, client: ClientCredentials(clientID: server.options.clientID), timeout: .seconds(20),
@@ -166,7 +166,7 @@ struct SignInFlowTests {
     func discoveryStartedAheadThenChanged() async throws {
         let server = try await LocalAuthorizationServer.start()
         defer { Task { await server.stop() } }
-        let catalog = try BuiltPlugins.catalog()
+        let catalog = try await BuiltPlugins.catalog()
         let configuration = try Self.configuration(CodeConfiguration(allowTestAgents: true,
                                                                      agentOptions: ["headless": ["mode": "follow"]]),
                                                    named: "headless")
@@ -267,7 +267,7 @@ struct SignInFlowTests {
     func receiverOptionsReachTheReceiver() async throws {
         let server = try await LocalAuthorizationServer.start()
         defer { Task { await server.stop() } }
-        let catalog = try BuiltPlugins.catalog()
+        let catalog = try await BuiltPlugins.catalog()
         let loopback = try #require(catalog.receiver(id: "loopback"))
         let spy = ReceiverSpy(loopback)
         let port = try OIDCProviderMock.freePort()
@@ -287,7 +287,7 @@ struct SignInFlowTests {
         let server = try await LocalAuthorizationServer.start()
         defer { Task { await server.stop() } }
         let service = try await Discovery().configuration(issuer: server.issuer)
-        let catalog = try BuiltPlugins.catalog()
+        let catalog = try await BuiltPlugins.catalog()
         let plan = SignInChain.plan(candidates: AgentSelection.candidates(catalog: catalog),
                                     configuration: try Self.configuration(.init(allowTestAgents: true), named: "headless"),
                                     service: service)

@@ -42,7 +42,7 @@ struct SignInTests {
         let receiver = FakeRedirectReceiver()
         let request = try AuthorizationRequest(configuration: configuration, clientID: server.options.clientID,
                                                scopes: ["openid"], redirectURI: receiver.redirectURI)
-        let agent = try #require(try BuiltPlugins.catalog().agent(id: "headless"))
+        let agent = try #require(try await BuiltPlugins.catalog().agent(id: "headless"))
             .makeAgent(options: ["mode": "follow", "deliver": "session"])
         let callback = try await ExternalUserAgentSession(agent: agent, receiver: receiver,
                                                           configuration: .init(timeout: .seconds(20)))

@@ -212,7 +212,7 @@ struct SignOutTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = AuthStateFile(path: folder.path + "/s.json")
         _ = try await Self.signIn(server, file: file, secret: "right")
-        let loaded = try AuthState.load(from: file, clientSecret: "wrong")
+        let loaded = try await AuthState.load(from: file, clientSecret: "wrong")
         var signOut = SignOut(state: loaded)
         signOut.endsSession = false
         signOut.keepsStateOnRevocationFailure = true

@@ -15,7 +15,7 @@ struct StrayCallbackTests {
         let server = try await LocalAuthorizationServer.start()
         defer { Task { await server.stop() } }
         let configuration = try await Discovery().configuration(issuer: server.issuer)
-        let catalog = try BuiltPlugins.catalog()
+        let catalog = try await BuiltPlugins.catalog()
         let headless = try #require(catalog.agent(id: "headless")).makeAgent(options: ["mode": "follow"])
         let attacker = StrayFirstAgent(inner: headless)
         let receiver = try #require(catalog.receiver(id: "loopback")).makeReceiver()

@@ -53,7 +53,7 @@ struct PluginInputTests {
         let logs = InMemoryLogHandler()
         var logger = Logger(label: "test") { _ in logs }
         logger.logLevel = .trace
-        let catalog = PluginLoader(searchPath: PluginSearchPath(folders: [folder.path]), logger: logger).load()
+        let catalog = await PluginLoader(searchPath: PluginSearchPath(folders: [folder.path]), logger: logger).load()
         let agent = try #require(catalog.agent(id: "misbehaving")).makeAgent(dismissGrace: .seconds(2))
         let session = ExternalUserAgentSession(
             agent: agent, receiver: FakeRedirectReceiver(),

@@ -5,6 +5,7 @@ import CurlClient
 @testable import EUAHeadless
 import ExternalUserAgentPluginKit
 import FoundationEssentials
+import ExternalUserAgentSystem
 import PluginNet
 import Testing
 
@@ -56,7 +57,7 @@ struct CurlClientTests {
 
         let other = try CannedServer(reply: nil)
         let stop = try StopSignal()
-        _ = NetThread.start(name: "test-stopper") {
+        _ = try BlockingCall.start(name: "test-stopper") {
             usleep(200_000)
             stop.raise()
         }
@@ -89,7 +90,7 @@ struct CurlClientTests {
         let stop = try StopSignal()
         var browser = try BrowserFollow(script: HeadlessScript(options: ["mode": "follow"]),
                                         redirectURI: URL(string: "http://127.0.0.1:9/cb")!, stop: stop)
-        _ = NetThread.start(name: "test-stopper") {
+        _ = try BlockingCall.start(name: "test-stopper") {
             usleep(200_000)
             stop.raise()
         }

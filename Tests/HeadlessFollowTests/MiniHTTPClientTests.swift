@@ -2,6 +2,7 @@
 import Glibc
 #endif
 @testable import EUAHeadless
+import ExternalUserAgentSystem
 import PluginNet
 import Synchronization
 import Testing
@@ -55,7 +56,7 @@ struct MiniHTTPClientTests {
     func stop() throws {
         let server = try CannedServer(reply: nil)
         let stop = try StopSignal()
-        _ = NetThread.start(name: "test-stopper") {
+        _ = try BlockingCall.start(name: "test-stopper") {
             usleep(100_000)
             stop.raise()
         }
@@ -110,7 +111,7 @@ final class CannedServer: Sendable {
         port = Int(UInt16(bigEndian: address.sin_port))
         done = try StopSignal()
         let (received, done) = (received, done)
-        _ = NetThread.start(name: "test-server") {
+        _ = try BlockingCall.start(name: "test-server") {
             defer { close(listener) }
             let fd = accept(listener, nil, nil)
             guard fd >= 0 else { return }

@@ -17,7 +17,7 @@ final class LoopbackHarness: Sendable {
 
     init(options: [String: String] = [:], expectedState: String? = LoopbackHarness.state,
          timeout: Duration = .seconds(60)) async throws {
-        let entry = try #require(try BuiltPlugins.catalog().receiver(id: "loopback"))
+        let entry = try #require(try await BuiltPlugins.catalog().receiver(id: "loopback"))
         let session = ExternalUserAgentSession(
             agent: FakeExternalUserAgent(script: .neverAnswers), receiver: entry.makeReceiver(options: options),
             configuration: .init(expectedState: expectedState, timeout: timeout))

@@ -1,5 +1,6 @@
 import CExternalUserAgentPlugin
 import ExternalUserAgentABI
+import ExternalUserAgentSystem
 import Logging
 
 /// A plugin that loaded and described itself: its file, its table and what it offers.
@@ -20,7 +21,7 @@ public struct LoadedPlugin: Sendable {
         let optionsJSON = PluginWire.jsonText(options: options)
         let table = self.table
         let where_ = "plugin \(path), component '\(componentID)'"
-        let created = await PluginCall.run(timeout: callTimeout) { () -> Created in
+        let create = { @Sendable () -> Created in
             var errorJSON: UnsafeMutablePointer<CChar>?
             let handle = componentID.withCString { id in
                 optionsJSON.withCString { options in
@@ -31,11 +32,23 @@ public struct LoadedPlugin: Sendable {
             if let errorJSON { table.pointer.pointee.free_string(errorJSON) }
             return Created(handle: handle, errorText: errorText)
         }
-        guard let created else {
+        let call: BlockingCall<Created>
+        do {
+            call = try BlockingCall.start(create)
+        } catch {
+            throw ExternalUserAgentError(failureCode, "\(where_): create() could not be called: \(error)")
+        }
+        let created: Created
+        switch await call.value(timeout: callTimeout) {
+        case .returned(let value): created = value
+        case .timedOut:
             throw ExternalUserAgentError(
                 .pluginProtocolViolation,
                 "\(where_): create() did not return within \(callTimeout) (the plugin ABI says it returns at once); "
                     + "report this to the plugin's author, or remove the plugin")
+        case .cancelled:
+            // An instance it makes later is never used, so never freed: the plugin may still be inside create().
+            throw ExternalUserAgentError(.programCanceled, "\(where_): cancelled while create() had not returned")
         }
         guard let handle = created.handle else {
             guard let errorText = created.errorText,

@@ -12,7 +12,7 @@ import ExternalUserAgentSystem
 /// availability — kept in `$XDG_CACHE_HOME/eua/plugin-index` (else `~/.cache/eua/…`).
 ///
 /// It lets a command that needs a few known ids (`eua open --agent X`, `eua login --agent X`) skip
-/// opening the other plugins (``PluginLoader/load(offering:)``). An entry counts only while the file's
+/// opening the other plugins (`PluginLoader.load(offering:)`). An entry counts only while the file's
 /// device, inode, size, modification and change times are what they were; a wrong or missing entry
 /// costs only time, because whatever is not found among the files the index points at is looked for
 /// in all of them. Written atomically (temporary file + rename), whenever a load learned something, without

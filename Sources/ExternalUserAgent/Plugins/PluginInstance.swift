@@ -1,5 +1,6 @@
 import CExternalUserAgentPlugin
 import ExternalUserAgentABI
+import ExternalUserAgentSystem
 import Logging
 import Synchronization
 
@@ -7,7 +8,7 @@ import Synchronization
 /// events are decoded and checked (``PluginInput``), only the first terminal event counts, later ones are
 /// logged as bugs — and no call into the plugin can hang the host.
 ///
-/// Every call (`start`, `cancel`, `destroy`) runs on a thread of its own (``PluginCall``), one at a time as
+/// Every call (`start`, `cancel`, `destroy`) runs on a thread of its own (``BlockingCall``), one at a time as
 /// the ABI promises: while one has not returned, later ones are not made. `start` must return within its
 /// deadline, `stop(grace:)` waits a bounded time for the terminal event; an instance that misses either is
 /// given up: never called again and never freed, since the plugin may still be using it.
@@ -145,7 +146,20 @@ final class CallGate: Sendable {
             return nil
         }
         let returned = state.withLock { $0.pending!.returned }
-        PluginCall.detach(signalling: returned, work)
+        do {
+            _ = try BlockingCall.start {
+                work()
+                returned.signal()
+            }
+        } catch {
+            // Not called: nothing is inside the plugin, as before this call.
+            state.withLock { state in
+                state.pending = nil
+                if marksStarted { state.started = false }
+            }
+            logger.warning("plugin instance: \(name)() not called: \(error)", metadata: ["plugin": "\(label)"])
+            return nil
+        }
         return returned
     }
 
@@ -169,7 +183,12 @@ final class CallGate: Sendable {
             return .free
         }
         switch decision {
-        case .free: _ = PluginCall.detach(free)
+        case .free:
+            do {
+                _ = try BlockingCall.start(free)
+            } catch {
+                logger.warning("plugin instance not freed: destroy() not called: \(error)", metadata: ["plugin": "\(label)"])
+            }
         case .leave(let why):
             logger.warning("plugin instance given up: \(why); it was left running rather than freed",
                            metadata: ["plugin": "\(label)"])

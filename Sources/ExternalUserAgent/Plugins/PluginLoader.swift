@@ -7,11 +7,9 @@ import Foundation
 import Glibc
 #endif
 import CExternalUserAgentPlugin
-import Dispatch
 import ExternalUserAgentABI
 import ExternalUserAgentSystem
 import Logging
-import Synchronization
 
 /// Finds and loads plugins: every `*.so` in the search path's folders, in order.
 ///
@@ -25,7 +23,7 @@ public struct PluginLoader: Sendable {
     public var searchPath: PluginSearchPath
     /// Where loading is logged (each file, each refusal, load times at debug level).
     public var logger: Logger
-    /// Where to remember which file offers which ids, for ``load(offering:)``; `nil`: remember nothing.
+    /// Where to remember which file offers which ids, for `load(offering:)`; `nil`: remember nothing.
     public var index: PluginIndexFile?
     /// How long a plugin function that the ABI says returns at once (`describe`, `create`, `start`) may take
     /// before the plugin (or the instance) is given up.
@@ -42,7 +40,31 @@ public struct PluginLoader: Sendable {
         self.callTimeout = callTimeout
     }
 
-    /// Loads every plugin on the search path (and brings the index up to date, when there is one).
+    /// Loads every plugin on the search path (and brings the index up to date, when there is one), on threads
+    /// of their own: the caller is suspended, no thread of Swift's cooperative pool waits for a plugin. The deadlines
+    /// are `load()`'s.
+    public func load() async -> PluginCatalog {
+        await offThePool { load() }
+    }
+
+    /// `load(offering:)` on threads of their own: the caller is suspended, no thread of Swift's cooperative pool
+    /// waits for a plugin.
+    public func load(offering ids: Set<String>) async -> PluginCatalog {
+        await offThePool { load(offering: ids) }
+    }
+
+    /// `load` on a thread of its own, awaited; on this one when no thread can be made (the plugins still load).
+    private func offThePool(_ load: @escaping @Sendable () -> PluginCatalog) async -> PluginCatalog {
+        do {
+            return try await BlockingCall.start(name: "eua-plugin-load", load).value()
+        } catch {
+            logger.debug("plugins loaded on the calling thread: \(error)")
+            return load()
+        }
+    }
+
+    /// Loads every plugin on the search path (and brings the index up to date, when there is one), blocking this
+    /// thread: for synchronous code (a command's main thread). Async code calls `await load()`.
     public func load() -> PluginCatalog {
         var table = index.map(PluginIndex.init(reading:))
         let catalog = load(candidateFiles(), noting: &table)
@@ -52,9 +74,9 @@ public struct PluginLoader: Sendable {
 
     /// Loads the plugins that offer any of `ids` — and only those, where the index says which files
     /// they are: files it knows to offer none of them are not opened at all. Files it does not know
-    /// (new or changed) are loaded; if an id is still missing, every plugin is loaded as by ``load()``,
-    /// so a stale index never hides a plugin. Search order and "the first id wins" are as in ``load()``.
-    /// Without an index this is ``load()``.
+    /// (new or changed) are loaded; if an id is still missing, every plugin is loaded as by `load()`,
+    /// so a stale index never hides a plugin. Search order and "the first id wins" are as in `load()`.
+    /// Without an index this is `load()`. Blocks this thread, as `load()` does.
     public func load(offering ids: Set<String>) -> PluginCatalog {
         guard let index else { return load() }
         var table: PluginIndex? = PluginIndex(reading: index)
@@ -106,57 +128,26 @@ public struct PluginLoader: Sendable {
     /// A file loaded and described, or why it was refused.
     private typealias LoadOutcome = Result<(LoadedPlugin, PluginInput.CheckedDescription), ExternalUserAgentError>
 
-    /// Opens `files` on `loaderThreads` threads at once (their `describe()` calls take turns on the one
-    /// `PluginWorker`), then adds them to the catalog in search order, noting in `table` what each offers: the catalog is the one loading them one after the
-    /// other would give (the first id wins, failures in order), only sooner.
+    /// Opens `files`, then adds them to the catalog in search order, noting in `table` what each offers: the catalog
+    /// is the one loading them one after the other would give (the first id wins, failures in order), only sooner.
     ///
-    /// Concurrent again since no plugin of ours embeds SwiftNIO (two copies of it in one process made the
-    /// headless agent's requests fail now and then, "I/O on closed channel", when loads overlapped). Measured
-    /// on `eua agents --json`, seven plugins, release: median wall 29 ms against 40 ms one after the other,
-    /// CPU 16.5 ms against 15.6 ms. Two threads instead of one per file: the same wall, CPU −5 %.
+    /// The files are opened here one after the other (`dlopen` holds the dynamic loader's lock while it maps and
+    /// binds, so two at once take about as long as one after the other), and each plugin's `describe()` runs on a
+    /// thread of its own while the next file is opened; those calls are waited for at the end, each up to its deadline
+    /// from its own start.
     private func load(_ files: [String], noting table: inout PluginIndex?) -> PluginCatalog {
-        let outcomes = loadConcurrently(files)
+        let opened = files.map(openPlugin)
         var catalog = PluginCatalog()
-        for (file, outcome) in zip(files, outcomes) {
-            add(outcome, path: file, to: &catalog)
+        for (file, opening) in zip(files, opened) {
+            add(opening.flatMap(described), path: file, to: &catalog)
             table?.record(file, ids: Self.ids(offeredBy: file, in: catalog))
         }
         return catalog
     }
 
-    /// `loadPlugin(at:)` for every file, on this thread and `loaderThreads - 1` others, each taking the next
-    /// file not yet taken; in order.
-    private func loadConcurrently(_ files: [String]) -> [LoadOutcome] {
-        let slots = Mutex([LoadOutcome?](repeating: nil, count: files.count))
-        let next = Atomic(0)
-        let finished = DispatchSemaphore(value: 0)
-        let work: @Sendable () -> Void = {
-            while true {
-                let index = next.add(1, ordering: .relaxed).oldValue
-                guard index < files.count else { return }
-                let outcome = loadPlugin(at: files[index])
-                slots.withLock { $0[index] = outcome }
-            }
-        }
-        let helpers = max(0, min(files.count, Self.loaderThreads) - 1)
-        for _ in 0..<helpers {
-            PluginCall.detach {
-                work()
-                finished.signal()
-            }
-        }
-        work()
-        for _ in 0..<helpers { finished.wait() }
-        return slots.withLock { $0.map { $0! } }
-    }
-
-    /// Threads that open plugins at once: `dlopen` holds the dynamic loader's lock while it maps and binds, so
-    /// two overlap one plugin's binding with another's entry and `describe()`; more only add thread starts.
-    static let loaderThreads = 2
-
     /// Loads one file into `catalog`, recording why if it is refused.
     public func load(file path: String, into catalog: inout PluginCatalog) {
-        add(loadPlugin(at: path), path: path, to: &catalog)
+        add(openPlugin(path).flatMap(described), path: path, to: &catalog)
     }
 
     private func add(_ outcome: LoadOutcome, path: String, to catalog: inout PluginCatalog) {
@@ -223,7 +214,17 @@ public struct PluginLoader: Sendable {
         return component.reasons
     }
 
-    private func loadPlugin(at path: String) -> LoadOutcome {
+    /// A plugin file opened, its entry called and its table checked, with its `describe()` call under way.
+    private struct Opened: Sendable {
+        let path: String
+        let table: PluginTable
+        let describe: BlockingCall<String?>
+        /// When opening began, for the load time logged.
+        let started: ContinuousClock.Instant
+    }
+
+    /// Opens the plugin at `path` and starts its `describe()` on a thread of its own; why not when it is refused.
+    private func openPlugin(_ path: String) -> Result<Opened, ExternalUserAgentError> {
         let started = ContinuousClock.now
         let resolved: String
         switch PluginFileSafety.check(path) {
@@ -282,8 +283,19 @@ public struct PluginLoader: Sendable {
             return .failure(ExternalUserAgentError(
                 .pluginTableTooSmall, "its table has no '\(missing)' function (NULL); the plugin is incomplete"))
         }
-        let describe = PluginDescribe(table: PluginTable(pointer: table))
-        guard let outcome = PluginCall.run(timeout: callTimeout, describe.call) else {
+        let describe: BlockingCall<String?>
+        do {
+            describe = try BlockingCall.start(PluginDescribe(table: PluginTable(pointer: table)).call)
+        } catch {
+            return .failure(ExternalUserAgentError(.pluginNotLoadable, "describe() could not be called: \(error)"))
+        }
+        return .success(Opened(path: path, table: PluginTable(pointer: table), describe: describe, started: started))
+    }
+
+    /// The plugin `opened`, described: what its `describe()` returned within ``callTimeout`` of its start, checked.
+    private func described(_ opened: Opened) -> LoadOutcome {
+        let path = opened.path
+        guard let outcome = opened.describe.wait(timeout: callTimeout) else {
             return .failure(ExternalUserAgentError(
                 .pluginDescriptionInvalid,
                 "describe() did not return within \(callTimeout) (the plugin ABI says it must be fast); the plugin "
@@ -303,9 +315,9 @@ public struct PluginLoader: Sendable {
         let description = checked.description
         logger.debug("plugin loaded", metadata: [
             "path": "\(path)", "id": "\(description.id)",
-            "ms": "\((ContinuousClock.now - started).milliseconds)",
+            "ms": "\((ContinuousClock.now - opened.started).milliseconds)",
         ])
-        let plugin = LoadedPlugin(path: path, description: description, table: PluginTable(pointer: table),
+        let plugin = LoadedPlugin(path: path, description: description, table: opened.table,
                                   logger: logger, callTimeout: callTimeout)
         return .success((plugin, checked))
     }

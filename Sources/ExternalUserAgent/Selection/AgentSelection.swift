@@ -12,7 +12,7 @@ import Logging
 ///    named, best kind first: external browser, in-app browser tab, test agent, manual); the first survivor wins.
 ///
 /// ```swift
-/// let catalog = PluginLoader().load()
+/// let catalog = await PluginLoader().load()
 /// let selected = try AgentSelection.select(catalog: catalog, code: CodeConfiguration(preference: ["firefox", "*"]))
 /// let agent = selected.makeAgent()
 /// ```

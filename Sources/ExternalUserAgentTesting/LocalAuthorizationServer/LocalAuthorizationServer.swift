@@ -118,7 +118,6 @@ public final class LocalAuthorizationServer: Sendable {
     public let port: Int
     private let http: LocalHTTPServer
     private let state: Mutex<State>
-    private let serving: Mutex<Task<Void, Never>?> = Mutex(nil)
     /// The device authorization grant (RFC 8628), off until enabled.
     public let deviceAuthorization = LocalDeviceAuthorization()
     /// Pushed authorization requests (RFC 9126), off until enabled.
@@ -139,13 +138,15 @@ public final class LocalAuthorizationServer: Sendable {
         let key = try await SigningKey.make(options.signingAlgorithm, kid: "key-\(randomString(8))")
         let http = try await LocalHTTPServer.bind(host: "127.0.0.1", port: port)
         let server = LocalAuthorizationServer(http: http, options: options, signingKey: key)
-        let task = Task { [http] in
-            await http.serve { [weak server] request in
+        do {
+            try http.serve { [weak server] request in
                 guard let server else { return .text(503, "stopped") }
                 return await server.respond(to: request)
             }
+        } catch {
+            await http.close()
+            throw error
         }
-        server.serving.withLock { $0 = task }
         return server
     }
 
@@ -175,7 +176,6 @@ public final class LocalAuthorizationServer: Sendable {
     /// Stops listening.
     public func stop() async {
         await http.close()
-        serving.withLock { $0 }?.cancel()
     }
 
     /// The options in force; change them with ``update(_:)``.

@@ -6,6 +6,7 @@ import Foundation
 #endif
 import Dispatch
 import ExternalUserAgent
+import ExternalUserAgentSystem
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -90,8 +91,12 @@ struct LocalHTTPServer: Sendable {
 
     private let listener: Int32
     private let stop: StopSignal
-    /// Signalled once the listening socket is closed.
-    private let closed = DispatchSemaphore(value: 0)
+    /// The thread that accepts connections; it returns once the listening socket is closed.
+    private let serving = ServingCall()
+
+    private final class ServingCall: Sendable {
+        let call = Mutex<BlockingCall<Void>?>(nil)
+    }
     /// The port the server listens on, on 127.0.0.1.
     let port: Int
 
@@ -106,29 +111,25 @@ struct LocalHTTPServer: Sendable {
         }
     }
 
-    /// Serves until ``close()``: each connection on a thread of its own, one request each, answered by `handler`.
-    func serve(_ handler: @escaping Handler) async {
-        await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
-            let failure = NetThread.start(name: "eua-local-http") { [self] in
-                acceptUntilStopped(handler)
-                finished.resume()
-            }
-            if failure != nil { finished.resume() }
-        }
+    /// Serves until ``close()``, on a thread of its own: each connection on a thread of its own too, one request
+    /// each, answered by `handler`. Throws when no thread can be made for it.
+    func serve(_ handler: @escaping Handler) throws {
+        let call = try BlockingCall.start(name: "eua-local-http") { [self] in acceptUntilStopped(handler) }
+        serving.call.withLock { $0 = call }
     }
 
     /// Stops accepting and closes the listening socket (waiting up to 2 s for that); requests already being
     /// answered are finished.
     func close() async {
         stop.raise()
-        _ = closed.wait(timeout: .now() + 2)
+        guard let call = serving.call.withLock({ $0 }) else { return }
+        _ = await call.value(until: .now + .seconds(2))
     }
 
     private func acceptUntilStopped(_ handler: @escaping Handler) {
         defer {
             Glibc.close(listener)
             stop.close()
-            closed.signal()
         }
         var entries = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: stop.descriptor, events: Int16(POLLIN), revents: 0)]
@@ -140,7 +141,9 @@ struct LocalHTTPServer: Sendable {
             guard entries[0].revents != 0 else { continue }
             let connection = plugin_net_accept(listener)
             guard connection >= 0 else { continue }
-            if NetThread.start(name: "eua-local-conn", { Self.answer(connection, handler) }) != nil {
+            do {
+                _ = try BlockingCall.start(name: "eua-local-conn") { Self.answer(connection, handler) }
+            } catch {
                 Glibc.close(connection)
             }
         }

@@ -7,7 +7,7 @@ import ExternalUserAgentTesting
 
 /// README snippet 1.
 func readmeSnippet1() async throws {
-    let catalog = PluginLoader().load()
+    let catalog = await PluginLoader().load()
     var flow = SignInFlow(issuer: "https://id.example.com", client: ClientCredentials(clientID: "my-app"),
                           scopes: ["openid", "email"], file: .standard(),
                           candidates: AgentSelection.candidates(catalog: catalog),
@@ -19,7 +19,7 @@ func readmeSnippet1() async throws {
 
 /// README snippet 2.
 func readmeSnippet2() async throws {
-    let catalog = PluginLoader().load()
+    let catalog = await PluginLoader().load()
     var flow = SignInFlow(issuer: "https://id.example.com", client: ClientCredentials(clientID: "my-app"),
                           candidates: AgentSelection.candidates(catalog: catalog),
                           configuration: try Configuration.load(), receiver: .plugin(in: catalog))
@@ -32,7 +32,7 @@ func readmeSnippet2() async throws {
 /// README snippet 4.
 func readmeSnippet4() async throws {
     let myAgent = FakeExternalUserAgent(id: "my-agent", kind: .externalBrowser)
-    let selected = try AgentSelection.select(catalog: PluginLoader().load(),   // plugin agents
+    let selected = try AgentSelection.select(catalog: await PluginLoader().load(),   // plugin agents
                                              registered: [AgentCandidate(agent: myAgent)],   // app agents, optional
                                              code: CodeConfiguration(preference: ["firefox", "*"]))  // the code layer
     let agent = selected.makeAgent()          // with its options from the configuration (selected.options)

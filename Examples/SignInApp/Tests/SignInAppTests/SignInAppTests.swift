@@ -17,7 +17,7 @@ struct SignInAppTests {
     func headlessPlugin() async throws {
         let server = try await LocalAuthorizationServer.start(.init(clientID: "sign-in-app", subject: "alice"))
         defer { Task { await server.stop() } }
-        let catalog = PluginLoader().load()
+        let catalog = await PluginLoader().load()
         #expect(catalog.agent(id: "headless") != nil, "libEUAHeadless.so was built beside the tests")
         #expect(catalog.receiver(id: "loopback") != nil)
         var code = CodeConfiguration(preference: ["headless"], allowTestAgents: true,
@@ -70,7 +70,7 @@ struct SignInAppConfigurationTests {
 
     @Test("the app's own Swift plugin is picked by the user's config file, with its options, and completes a session")
     func configSelectedPlugin() async throws {
-        let catalog = PluginLoader().load()
+        let catalog = await PluginLoader().load()
         let agent = try #require(catalog.agent(id: "app-agent"), "libAppAgent.so, built beside the tests, loaded")
         #expect(agent.descriptor.kind == .testDouble)
         let configuration = try loadedConfiguration(user: """
