@@ -1,4 +1,5 @@
 // swift-tools-version: 6.2
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import PackageDescription
 
 /// Every Swift target: Swift 6 language mode (strict concurrency) and explicit existentials (applied to all

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 // measure: runs one command and prints what it cost, for Benchmarks/run.
 //
 // Usage: measure STDOUT_FILE COMMAND [ARG...]

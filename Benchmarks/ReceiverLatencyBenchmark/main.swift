@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Redirect → resume latency of the loopback receiver plugin: the time from the redirect request being
 // written to the receiver's socket to the caller awaiting `session.run` resuming. Idle, and under a
 // 64-connection junk flood. Run it with `Benchmarks/receiver-latency` (builds in release first).

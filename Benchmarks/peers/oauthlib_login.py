@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The peer for the full-login measure: google-auth-oauthlib's InstalledAppFlow.run_local_server against
 oidc-provider-mock, with a scripted "browser" (webbrowser replaced) that POSTs the mock's form with
 sub=alice and follows the redirect into the loopback server, as our headless agent's follow mode does.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The native peer for the full-login measure: what a C++ desktop developer on Linux would write with Qt
 // NetworkAuth (Debian's qt6-networkauth-dev) to do the job `eua login --agent headless` does.
 //

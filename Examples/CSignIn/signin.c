@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* An app in C that signs in through the sign-in service with libexternaluseragent:
  *
  *   eua-signin-example ISSUER CLIENT_ID

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /*
  * An ExternalUserAgent plugin written in plain C against eua_plugin.h only.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Sign in through the ExternalUserAgent sign-in service from Python: ctypes over libexternaluseragent.so.1.
 
     client = externaluseragent.Client()

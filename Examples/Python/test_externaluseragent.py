@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """pytest: the ctypes module against the sign-in service. ClientLibraryTests runs it on a private bus with the
 service, the keyring and a local authorization server: EUA_TEST_ISSUER names the server, EUA_LIBRARY the built
 libexternaluseragent.so.1."""

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // A Qt 6 app that signs in through the sign-in service with libexternaluseragent: a window with a Sign in button
 // and a label. The library's callbacks reach the Qt main thread through its dispatcher (one queued call each).
 //

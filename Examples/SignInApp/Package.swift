@@ -1,4 +1,5 @@
 // swift-tools-version:6.0
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // An app in a package of its own that depends on ExternalUserAgent by path, as an app developer's would (a
 // released app names the repository and a version instead). `swift build` here builds the app and the agent
 // plugins it lists, beside it; `swift test` signs in through the headless agent against the testing kit's

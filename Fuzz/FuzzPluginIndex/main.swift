@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import ExternalUserAgent
 
 /// libFuzzer target: the plugin index (`$XDG_CACHE_HOME/eua/plugin-index`), which every `eua open` and

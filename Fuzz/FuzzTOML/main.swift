@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import ExternalUserAgent
 
 /// libFuzzer target: a configuration file as `eua` reads one — the TOML reader (size, UTF-8, depth and

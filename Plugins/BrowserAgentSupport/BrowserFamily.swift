@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// A browser this package knows how to drive: its agent id, executable names, and how it takes arguments.
 public struct BrowserFamily: Sendable, Hashable {
     /// How the browser's command line works.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// How to start one browser for one URL: the argument vector (no shell) and what the process needs.
 public struct LaunchPlan: Sendable, Equatable {
     /// The executable and its arguments; the URL is its own argument.

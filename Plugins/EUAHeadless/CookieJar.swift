@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import FoundationEssentials
 
 /// The cookies of one follow-mode flow, kept in memory for both transports (plain sockets for `http`, libcurl

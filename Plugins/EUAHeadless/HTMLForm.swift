@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// An HTML form as a browser would submit it: found in a page with a small, forgiving scanner.
 ///
 /// Knows `<form action method>`, `<input>` (hidden, text and the like; checkboxes and radios only when

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// A minimal HTML tokenizer: tags with their attributes and the text between them, enough to find forms
 /// and a page's visible text.
 struct HTMLTokenizer {

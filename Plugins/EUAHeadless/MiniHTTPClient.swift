@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import PluginNet
 
 /// A small HTTP/1.1 client on plain blocking sockets: one request per connection (`Connection: close`),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import ExternalUserAgentWire
 
 /// The words a provider's page shows a person, for the errors follow mode reports: text only (no markup,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// Which submit button follow mode presses on a form — the rule the README documents:
 ///
 /// 1. the button the `submit=NAME` or `submit=NAME=VALUE` option names, when the form has it;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import PluginNet
 
 /// What to answer one request: the verdict of ``CallbackValidation`` as a page, a redirect or a refusal.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// The live connections of one listener, so a flood cannot crowd out the real redirect: at capacity,
 /// the oldest connection that has not yet sent a request head is dropped (else the oldest that is not
 /// answering the redirect). Owned by the serve loop's thread.

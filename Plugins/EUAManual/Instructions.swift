@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import FoundationEssentials
 
 /// What the person is told, by situation: on this machine with no browser, over SSH (with the exact

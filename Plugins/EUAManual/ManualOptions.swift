@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import ExternalUserAgentPluginKit
 
 /// The manual agent's options: `paste=auto|true|false` (read a pasted URL from standard input; `auto`

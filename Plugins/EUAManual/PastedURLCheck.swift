@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import FoundationEssentials
 
 /// Checks a pasted URL before it goes to the session (which checks it again): it must be the redirect URI

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// The `$BROWSER` convention: a colon-separated list of commands, tried in order; `%s` in a command is
 /// replaced by the URL (`%%` is a literal `%`), otherwise the URL is added as the last argument.
 struct BrowserVariable {

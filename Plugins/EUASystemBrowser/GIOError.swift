@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import CGIO
 
 /// A GLib `GError`, copied out and freed: domain, code and message.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// A point in monotonic time a wait must not pass, and the limit it was made from (for messages).
 package struct Deadline: Sendable, Comparable {
     package let instant: ContinuousClock.Instant

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// One header field (`name: value`), parsed from its line by RFC 9112 §5's grammar.
 package struct HTTPField: Equatable, Sendable {
     /// The name as sent (a token; compare it case-insensitively).

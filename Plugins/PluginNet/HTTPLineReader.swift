@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// Splits a byte stream into the lines of an HTTP/1.1 head, strictly: every line ends in CRLF, a CR
 /// must be followed by LF and a bare LF is refused (RFC 9112 §2.2). Each byte is handled once.
 package struct HTTPLineReader: Sendable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// Why bytes are not a valid HTTP/1.1 message: fixed text that never quotes the message itself.
 package struct HTTPParseError: Error, Equatable, CustomStringConvertible, Sendable {
     package var description: String

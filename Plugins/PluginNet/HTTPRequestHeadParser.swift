@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// What a request's head says, as far as a loopback listener needs it.
 package struct HTTPRequestHead: Equatable, Sendable {
     /// The method as sent (methods are case-sensitive: `GET`, not `get`).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// A whole HTTP/1.1 response: status, header fields in order, and the body (de-chunked).
 package struct HTTPResponse: Equatable, Sendable {
     package var status: Int

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// Reads one HTTP/1.1 response (RFC 9112) to a GET or POST from bytes as they arrive: the status line, the
 /// header fields, then a body framed by `Content-Length`, by chunked transfer coding, or by the end of the
 /// connection. Interim (1xx) responses are skipped; 204 and 304 have no body.

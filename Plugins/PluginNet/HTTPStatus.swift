@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// A response status: its code and reason phrase.
 package struct HTTPStatus: Equatable, Sendable {
     package var code: Int

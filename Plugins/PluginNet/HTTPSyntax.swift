@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// The byte classes of HTTP/1.1's grammar (RFC 9110 §5.6, RFC 9112).
 package enum HTTPSyntax {
     static let cr = UInt8(ascii: "\r")

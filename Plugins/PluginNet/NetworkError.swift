@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// Why a blocking network step did not complete: its deadline passed, its stop signal was raised,
 /// or the system refused it.
 package struct NetworkError: Error, CustomStringConvertible, Sendable {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* What Swift cannot import from GIO by itself: GObject's type-check and cast macros. */
 #ifndef EUA_CGIO_SHIM_H
 #define EUA_CGIO_SHIM_H

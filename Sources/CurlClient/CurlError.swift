@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// Why a ``CurlClient`` request failed: a kind to act on and a message that says what and where (the host, never
 /// the URL's query, which may carry codes).
 public struct CurlError: Error, CustomStringConvertible, Sendable {

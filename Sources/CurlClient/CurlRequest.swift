@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// One HTTP request for ``CurlClient``: method, absolute `http`/`https` URL, header fields and a body.
 public struct CurlRequest: Sendable {
     public var method: String

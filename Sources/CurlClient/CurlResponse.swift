@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// A whole HTTP response as ``CurlClient`` read it: the final status (after any `1xx`), that answer's header
 /// fields in order, and the body (decoded if the server compressed it).
 public struct CurlResponse: Sendable {

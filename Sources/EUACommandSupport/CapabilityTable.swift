@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import ExternalUserAgent
 
 /// The plain-text form of a ``CapabilityReport``, shared by `eua capabilities` and `eua doctor`.

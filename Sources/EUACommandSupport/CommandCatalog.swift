@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import ExternalUserAgent
 
 /// How the command-line tools load plugins: the standard search path, with the plugin index in the

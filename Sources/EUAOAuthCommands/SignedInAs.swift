@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import ExternalUserAgentOAuth
 
 /// How `eua login` and `eua refresh` name who signed in: from the ID token's claims, else from UserInfo.

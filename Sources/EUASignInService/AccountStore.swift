@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import CSecret
 
 /// The service's accounts in the Secret Service: one item per account, carrying its owner's app id (attribute

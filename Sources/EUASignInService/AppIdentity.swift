@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// Who is calling, as the sandbox's own files and the host's cgroups say: the app id that owns the accounts it
 /// makes. A host app's id is a label, not a boundary (any unsandboxed process of the user can read the keyring);
 /// the boundary is sandbox ↔ sandbox and sandbox ↔ host.

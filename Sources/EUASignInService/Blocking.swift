@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import Dispatch
 
 /// Runs blocking work (libsecret's calls, which wait on the keyring) off Swift's cooperative pool and off the main

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import CGIO
 
 /// A connection of the service's own to the session bus, through GDBus: objects registered on it, calls made and

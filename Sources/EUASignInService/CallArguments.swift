@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// The checked arguments of the interface's calls: types inside the `a{sv}` dictionaries, lengths, URL forms.
 /// GDBus has checked the top-level signature already (a wrong one is `org.freedesktop.DBus.Error.InvalidArgs`).
 enum CallArguments {

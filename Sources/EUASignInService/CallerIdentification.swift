@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import ExternalUserAgentSystem
 
 /// Finds the ``AppIdentity`` of a bus peer from its process id, in xdg-desktop-portal's order: Flatpak (its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import CGIO
 
 /// The interfaces the service exports, as introspection XML (GDBus checks each call's signature against it).

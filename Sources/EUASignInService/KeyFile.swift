@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// A desktop-entry style key file (`.flatpak-info`): `[Group]` lines and `key=value` lines; comments and blank
 /// lines skipped. Only what identification reads: no escapes, no locales.
 struct KeyFile {

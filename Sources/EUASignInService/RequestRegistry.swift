@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import Synchronization
 
 /// The sign-ins and sign-outs in flight, each an `org.freedesktop.portal.Request` object at

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import ExternalUserAgent
 
 /// What the host's configuration (its `[signin]` table, the managed layer over the others, as `eua explain` shows)

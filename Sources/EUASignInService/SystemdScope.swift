@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// The app ids that systemd unit names carry, as desktops name the scopes and services of the apps they start
 /// (the systemd "desktop environment integration" naming: `app-<launcher>-<AppID>-<RANDOM>.scope`,
 /// `app-<launcher>-<AppID>@<RANDOM>.service`, `app-<AppID>.service`), and the snap names of snapd's scopes.

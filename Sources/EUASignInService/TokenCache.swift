@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import ExternalUserAgentOAuth
 
 /// The accounts in use, in memory: every caller of one account shares one ``AuthState`` (so one refresh serves

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import CGIO
 
 /// Building and reading GLib's `GVariant` values (the D-Bus values GDBus takes and gives) without its variadic

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// Who an agent is: a stable id, its kind, and where it came from.
 public struct AgentDescriptor: Sendable, Hashable, Codable {
     /// Stable id used in configuration and on the command line (`firefox`, `headless`).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// What sort of user agent an agent is; the selection policy decides by it.
 public enum AgentKind: String, Sendable, Codable, CaseIterable, CustomStringConvertible {
     /// The user's own browser, a separate program (RFC 8252's recommendation).

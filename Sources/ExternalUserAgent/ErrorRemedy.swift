@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 extension ExternalUserAgentError {
     /// Something the caller can change so that the operation succeeds, named so that each program says it in its
     /// own terms: a command line names its flags, a service its method's options, an app its own settings.

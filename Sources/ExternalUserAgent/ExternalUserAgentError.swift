@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// The one error type of ExternalUserAgent.
 ///
 /// `code` says what kind of failure it is (compare with `==`, switch over the static members);

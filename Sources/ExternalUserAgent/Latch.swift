@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import Synchronization
 
 /// A flag that is set once and can be awaited with a time limit by any number of waiters.

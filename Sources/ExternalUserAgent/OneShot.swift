@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import Synchronization
 
 /// A value that is set at most once and awaited by one caller; later sets return `false`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// JSON text read by hand into ``JSONValue``, for what crosses the plugin ABI (descriptions, requests, events,
 /// options): the counterpart of `JSONWriting.swift`, and for the same reason — `JSONDecoder` makes the Swift
 /// runtime instantiate generic containers for every `Codable` type it meets, once per copy of this module, so

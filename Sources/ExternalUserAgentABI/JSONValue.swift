@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// Any JSON value, for the open-ended parts of the ABI (a component's `details`).
 public enum JSONValue: Codable, Sendable, Hashable {
     case string(String)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// Compact JSON text written by hand, with sorted keys and unescaped slashes, for what plugins send
 /// from `describe()`.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// The wire types read from JSON text and written to it by hand (``JSONValue/init(parsing:)``,
 /// ``JSONValue/jsonText``): what host and plugins exchange on every load and sign-in, without `Codable`.
 /// The `Codable` conformances stay for code that wants them; both read `null` as absent.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import ExternalUserAgentWire
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// Why an HTTP request of ``OAuthHTTP`` failed: what happened, with which server, and what to do.
 ///
 /// Names the server only as `scheme://host:port`: never the path, query, headers or body, which may

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import ExternalUserAgent
 
 /// The algorithm a client registered for its ID tokens (`id_token_signed_response_alg`, OpenID Connect

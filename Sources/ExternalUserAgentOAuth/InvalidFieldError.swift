@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// A field of a JSON document from the network (a token response, an ID token's claims, device
 /// authorization codes) that is missing, of the wrong type or out of range.
 ///

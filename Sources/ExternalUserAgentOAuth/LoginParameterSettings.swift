@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import ExternalUserAgent
 
 /// The request parameters a configuration's `[login]` table sets (`prompt`, `login-hint`, `max-age`, `acr-values`,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import ExternalUserAgent
 
 /// The error codes of the OAuth client: added to the core's extensible `ExternalUserAgentError.Code`.

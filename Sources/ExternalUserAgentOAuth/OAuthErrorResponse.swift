@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import ExternalUserAgentABI
 /// An OAuth 2.0 error, as an authorization or token endpoint sends it (RFC 6749 §4.1.2.1, §5.2).
 ///

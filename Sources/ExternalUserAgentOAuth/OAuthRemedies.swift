@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import ExternalUserAgent
 
 /// The remedies of the OAuth client's errors: added to the core's ``ExternalUserAgentError/Remedy``, which a

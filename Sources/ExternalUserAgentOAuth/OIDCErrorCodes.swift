@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import ExternalUserAgent
 
 /// The error codes of the OpenID Connect relying-party features: UserInfo, registration, WebFinger.

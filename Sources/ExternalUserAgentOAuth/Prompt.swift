@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import ExternalUserAgent
 
 /// A value of the OpenID Connect `prompt` parameter (Core §3.1.2.1): what the provider should show the person.

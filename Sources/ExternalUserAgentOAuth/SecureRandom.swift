@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// Random strings for PKCE verifiers, `state` and `nonce`, from the system's CSPRNG (`getrandom(2)` on Linux).
 enum SecureRandom {
     /// RFC 3986 unreserved characters, the alphabet RFC 7636 allows for a code verifier.

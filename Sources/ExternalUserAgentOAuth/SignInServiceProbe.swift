@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import CSecret
 
 /// Whether the sign-in service (`eua-signin-service`, `org.externaluseragent.SignIn`) can be reached on the session

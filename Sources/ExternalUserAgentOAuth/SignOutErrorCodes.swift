@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import ExternalUserAgent
 
 /// The error codes of sign-out: added to the core's extensible `ExternalUserAgentError.Code`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// Where an ``AuthStateFile`` keeps its tokens.
 public enum StorageBackend: String, Sendable, Hashable, Codable, CaseIterable {
     /// Everything in the state file itself (mode 0600).

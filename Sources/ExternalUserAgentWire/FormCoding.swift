@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// `application/x-www-form-urlencoded` and URL queries: the one encoder and the two decoders that the OAuth
 /// client, the plugins and the testing kit's server share.
 package enum FormCoding {

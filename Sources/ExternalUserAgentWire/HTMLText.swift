@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// Text made safe to put in an HTML page, in element content or a quoted attribute: request or server
 /// data can never become markup.
 package enum HTMLText {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// A loopback redirect URI as the user registered it with the provider (RFC 8252 §7.3): `http`, the host
 /// `127.0.0.1`, `[::1]` or `localhost`, an optional port, and a path (`http://127.0.0.1/callback`).
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// The rules for a private-use URI scheme redirect (RFC 8252 §7.1) that the `scheme` receiver plugin and
 /// `eua scheme` share: what a scheme name may be, where its hand-off socket lives, and the hand-off exchange.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// Decides what one hand-off to the `scheme` receiver is: the redirect, or something to refuse. Pure: no sockets.
 package struct SchemeHandOffCheck: Sendable {
     let scheme: String

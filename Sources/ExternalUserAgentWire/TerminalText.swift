@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// Makes text that did not come from this project safe to print: no byte of it can move the cursor,
 /// change colours, set a window title, or reorder what a person reads.
 ///

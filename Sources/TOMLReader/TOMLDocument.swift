@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// A TOML v1.0.0 document read into a tree of values, with the line where each key was written.
 ///
 /// Reading stops at the first problem, thrown as a ``TOMLSyntaxError`` with its line, column and what was

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// Booleans, numbers, dates and times: the values that are one bare word.
 extension TOMLScanner {
     private static let valueKinds = "a string, number, true or false, date, array or inline table"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// Checks that a document is UTF-8 before it is read: TOML text must be, and reading it any other way
 /// would turn bytes into U+FFFD silently.
 extension TOMLScanner {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// Reads TOML text byte by byte: whitespace, line breaks, comments, keys and strings, and where each is.
 ///
 /// Positions are byte offsets into the UTF-8 text; ``error(_:at:)`` turns one into a line and column.

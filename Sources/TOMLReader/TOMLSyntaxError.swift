@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// Why a text is not valid TOML, and where.
 package struct TOMLSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file, when the document was read with ``TOMLDocument/init(bytes:file:)``.

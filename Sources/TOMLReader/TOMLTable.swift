@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// A TOML table: its keys in the order they were written, each with its value and its line.
 package struct TOMLTable: Sendable, Equatable {
     /// The keys, in the order they were first written.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// A table while a TOML document is read, and the rules on what may still add to it.
 ///
 /// TOML defines a table once: by its `[header]`, by dotted keys (`a.b = 1` defines `a`), or as an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// A value read from a TOML document: what a key or an array element holds.
 ///
 /// Dates and times are kept as written: the configuration schema takes none, so they only need

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import Foundation
 
 /// What owned browser instances leave behind: processes whose command line mentions an ephemeral

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import Foundation
 
 /// Compiles small C plugins for the loader's tests, against `eua_plugin.h` only.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import Foundation
 
 /// A program the test talks to while it runs: writes lines to its stdin, waits for text on its

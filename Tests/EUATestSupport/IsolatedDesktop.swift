@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import Foundation
 
 /// An isolated XDG environment with a fake browser registered as the https handler, built per test:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import Dispatch
 
 /// Runs blocking work (a child process, a polling loop) on a Dispatch thread and awaits it, so a test

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import Foundation
 
 /// A real freedesktop Secret Service for tests: each ``run(_:_:environment:timeout:)`` starts a private

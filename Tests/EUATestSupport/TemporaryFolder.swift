@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import Foundation
 
 /// A fresh folder (mode 0755) removed when the value is released.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """An independent OAuth 2.0 / OpenID Connect client (Authlib, from PyPI) against the local server.
 
 Usage: python3 authlib_client.py ISSUER CLIENT_ID

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """A tiny provider-like page flow for the headless agent's follow-mode tests, over http or https.
 
 Usage: follow_pages_server.py PORT_FILE LOG_FILE [CERT_FILE KEY_FILE]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /*
  * A plugin that breaks one rule of the ABI, chosen at compile time, for the loader's tests.
  * Built by the tests with the C compiler into a temporary folder:

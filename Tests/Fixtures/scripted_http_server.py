@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """A scripted HTTP server for the OAuth client's HTTP tests (Tests/ExternalUserAgentOAuthTests/ScriptedHTTPServer.swift).
 
 Usage: scripted_http_server.py HOST PORT_FILE LOG_FILE MODE ANSWER_FILE [CERT_FILE KEY_FILE]

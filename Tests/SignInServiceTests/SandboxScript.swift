@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// Shell functions that make Flatpak-shaped sandboxes with bubblewrap, as Flatpak does: `proxy APP INSTANCE` runs
 /// xdg-dbus-proxy inside bwrap (its root a tmpfs holding the app's `.flatpak-info`, given with `--ro-bind-data`,
 /// and `--info-fd` writing `$XDG_RUNTIME_DIR/.flatpak/INSTANCE/bwrapinfo.json`), filtered to talk only to the

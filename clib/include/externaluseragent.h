@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /*
  * externaluseragent.h — sign in through the ExternalUserAgent sign-in service
  * (org.externaluseragent.SignIn on the session bus) from C, C++, Python…

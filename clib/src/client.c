@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* The client: a private connection to the session bus, served by a thread and GMainContext of the client's own, and
  * the operations that run on it (the portal Request/Response pattern for sign-in and sign-out, a plain call for a
  * token). Every D-Bus step happens on the client's thread; the app's threads only post work there. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* JSON from the app into the service's a{sv} dictionaries (strictly: known keys, checked types and ranges), and the
  * service's GVariant answers into JSON for the app. */
 #include "internal.h"

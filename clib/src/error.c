@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* The error struct: made here, mapped from the service's D-Bus errors and Response results, freed by the app. */
 #include "internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* What the library's files share. Nothing here is exported. */
 #ifndef EUA_INTERNAL_H
 #define EUA_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* A strict JSON reader (RFC 8259: no comments, no trailing commas, no NaN, no lone surrogates, valid UTF-8 only)
  * and a string writer. The library reads only small argument objects and writes only what it builds itself, so a
  * few hundred lines here spare every app a dependency (json-glib) it would otherwise load for four keys. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* A small strict JSON reader and writer (RFC 8259), for the library's own arguments and results only.
  * Not exported (the version script keeps every symbol but eua_* local). */
 #ifndef EUA_JSON_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* What linking the library costs an app in memory: the process's resident size (VmRSS) and peak (VmHWM) before the
  * library is loaded (dlopen), then after a client connects, lists the accounts and is freed.
  *   eua-client-rss LIBRARY     prints rss_before_kib=, rss_after_kib=, hwm_after_kib=, added_kib= */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* The callback rules against the real sign-in service, built with AddressSanitizer (make: build/asan/eua-client-stress):
  *
  *   eua-client-stress ISSUER SLOW_ISSUER CLIENT_ID

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* Unit checks of libexternaluseragent that need no sign-in service: arguments (NULL, bad JSON, wrong types and
  * ranges), the error struct, the callback rules (exactly once, never inside the starting call, the dispatcher, cancel
  * and free at every moment, eua_client_free with operations running), and that the process holds no Swift runtime.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* The example C plugin exports only the entry symbol declared in eua_plugin.h. */
 #ifndef EXAMPLE_C_AGENT_H
 #define EXAMPLE_C_AGENT_H

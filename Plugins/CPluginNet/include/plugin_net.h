@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 #ifndef PLUGIN_NET_H
 #define PLUGIN_NET_H
 

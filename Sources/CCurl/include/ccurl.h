@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 #ifndef CCURL_H
 #define CCURL_H
 /* libcurl, opened with dlopen on first use (ccurl_load) rather than linked: linking would make the dynamic

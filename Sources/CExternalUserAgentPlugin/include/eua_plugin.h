@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /*
  * eua_plugin.h — the C ABI between an ExternalUserAgent host and a plugin.
  *

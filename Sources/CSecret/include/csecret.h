@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 #ifndef CSECRET_H
 #define CSECRET_H
 /* The freedesktop Secret Service through libsecret, opened with dlopen on first use (csecret_load) rather than

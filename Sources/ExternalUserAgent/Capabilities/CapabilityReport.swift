@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// What each agent and receiver can do on this machine, with the platform facts behind it:
 /// the data of `eua capabilities`.
 public struct CapabilityReport: Sendable, Encodable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// The code layer: what the app (or `eua --agent …`) sets; stronger than files and environment,
 /// weaker than the managed file. Every property left `nil` (or empty) leaves the weaker layers' value.
 public struct CodeConfiguration: Sendable, Hashable {

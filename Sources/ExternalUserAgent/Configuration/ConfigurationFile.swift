@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import TOMLReader
 
 /// One TOML configuration file, read with the `TOMLReader` module's `TOMLDocument` and checked against the schema.

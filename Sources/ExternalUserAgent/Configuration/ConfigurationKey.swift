@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// The name of one setting, as a path of TOML keys (`receiver.port`, `agent-options.firefox.profile`).
 public struct ConfigurationKey: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The TOML keys from the top of the file down.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// Where a setting comes from, weakest first; a stronger layer's value replaces a weaker one's.
 ///
 /// `managed` is special: a key set in the managed file is pinned, and no other layer (not even

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// Where one setting was written: its layer and the file and line, environment variable, or code.
 public struct ConfigurationOrigin: Sendable, Hashable, CustomStringConvertible {
     /// The layer the setting belongs to.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// A setting's value, as TOML can write it.
 public enum ConfigurationValue: Sendable, Hashable, CustomStringConvertible {
     /// A TOML string, or the text of an environment variable.

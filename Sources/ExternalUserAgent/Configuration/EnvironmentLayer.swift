@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// Reads the environment layer: `EUA_AGENT`, `EUA_AGENT_OPTIONS`, `EUA_ALLOW_TEST_AGENTS`, `EUA_STORAGE`, `$BROWSER`.
 ///
 /// - `EUA_AGENT=firefox` (or `firefox,chromium`): the preference, exactly these agents.

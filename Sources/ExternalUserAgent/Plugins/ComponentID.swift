@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// The one grammar of plugin, agent and receiver ids.
 ///
 /// An id is 1 to 64 characters of lowercase ASCII letters, digits, `.`, `_` and `-`, and starts and ends with a

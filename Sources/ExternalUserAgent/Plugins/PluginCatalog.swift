@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// What a plugin search found: the plugins that loaded, what they offer, and what failed.
 public struct PluginCatalog: Sendable {
     /// Plugins that loaded, in search order.

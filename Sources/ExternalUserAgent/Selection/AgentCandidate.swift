@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// An agent selection may choose: one a plugin offers, or one the app registers in code.
 public struct AgentCandidate: Sendable {
     /// Where the candidate comes from.

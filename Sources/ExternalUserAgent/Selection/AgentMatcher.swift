@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// One entry of an allow or deny list: an agent id (``ComponentID``; or `*` for every agent), optionally with a
 /// ``VersionRange`` for the agent's browser version.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import Logging
 
 /// Chooses the user agent for a sign-in: the one entry point `eua login`, `eua open` and apps use.

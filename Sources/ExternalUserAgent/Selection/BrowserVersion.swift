@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// A dotted version number as browsers report it (`128.0.6613.84`, `115.9.1esr`), compared numerically.
 ///
 /// Only the leading digits of each component count (`1esr` is `1`); missing components are zero, so

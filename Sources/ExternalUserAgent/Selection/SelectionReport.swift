@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import Logging
 
 /// Everything selection decided: each candidate's verdict, the chosen one, and the configuration used.

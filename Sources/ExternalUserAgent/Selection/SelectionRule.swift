@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// The rules of selection, in the order they are applied.
 public enum SelectionRule: Int, Sendable, Hashable, Comparable, CaseIterable, CustomStringConvertible {
     /// 1. `embeddedWebView` agents are never selectable (RFC 8252 §8.12).

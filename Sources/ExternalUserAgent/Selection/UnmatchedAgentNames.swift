@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 /// Agent names in the configuration that name no candidate: an entry of `preference`, `allow` or `deny`, or an
 /// `[agent-options.<name>]` table, whose name is neither an id nor a family of any agent here. Such a setting
 /// silently does nothing ("force Firefox with this profile" would not happen), so each becomes a warning with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import ExternalUserAgentABI
 
 /// How a ``LocalAuthorizationServer`` behaves: its client, its signing key, and on purpose, its faults.

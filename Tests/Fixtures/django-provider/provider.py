@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """django-oauth-toolkit (PyPI, pinned in scripts/bootstrap) as a real OAuth 2.0 / OpenID Connect provider for the
 end-to-end tests: a throwaway SQLite database and an RSA key made at first use, served on 127.0.0.1.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """A browser stand-in for Glewlwyd's login page, which is a JavaScript app (login.html + login.js) that no
 HTML-form follower can use. Run as $BROWSER by the system-browser agent: `browser.py URL`.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Glewlwyd 2.7 (Debian package `glewlwyd`, a C OpenID Connect provider nobody here wrote) as a real provider for
 the end-to-end tests: its own binary, its own SQLite schema, configured only through its config file and its own
 admin API (as an administrator would in its admin web app), served on 127.0.0.1.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception */
 /* A test client of org.externaluseragent.SignIn1, in C against GIO only (what an app in a sandbox would run):
  *   signin-client signin ISSUER CLIENT_ID [ACCOUNT]   SignIn, then wait for Response: prints response= and results
  *   signin-client close ISSUER CLIENT_ID [DELAY_MS]   SignIn, then (after DELAY_MS) Close: prints closed=yes, and any

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Usage: SignInApp ISSUER CLIENT_ID — signs in with the agent the configuration picks and says who signed in.
 #if canImport(Glibc)
 import Glibc
