@@ -244,9 +244,21 @@ final class SignInService: Sendable {
                                                           ("error_description", Variant.string(error.message))])
         } catch {
             let code = (error as? ExternalUserAgentError).map { "\($0.code)" } ?? "failed"
-            respond(path: path, sender: sender, code: 2, [("error", Variant.string(code)),
-                                                          ("error_description", Variant.string(Self.describe(error)))])
+            var results = [("error", Variant.string(code)), ("error_description", Variant.string(Self.describe(error)))]
+            if let oauthError = Self.oauthError(in: error) { results.append(("oauth_error", Variant.string(oauthError))) }
+            respond(path: path, sender: sender, code: 2, results)
         }
+    }
+
+    /// The provider's own OAuth `error` code behind `error` (`access_denied`, `invalid_client`…), when it answered
+    /// with one: the C library gives it to the app as `eua_error.oauth_error`.
+    static func oauthError(in error: any Error) -> String? {
+        var cause: (any Error)? = error
+        while let current = cause {
+            if let response = current as? OAuthErrorResponse { return response.error }
+            cause = (current as? ExternalUserAgentError)?.underlying
+        }
+        return nil
     }
 
     /// Sends `Response` to the request's sender only, and removes the request, unless it ended already (closed, or

@@ -15,7 +15,7 @@ extension AuthState {
         let contents = AuthStateFile.Contents(configuration: configuration, client: client, scope: scope,
                                               tokenResponse: lastTokenResponse, idTokenClaims: idTokenClaims,
                                               identity: identity, authorizationError: authorizationError,
-                                              dpopKey: dpopKey)
+                                              dpopKey: dpopKey, refreshParameters: refreshParameters)
         return try contents.jsonValue().jsonText
     }
 
@@ -29,6 +29,6 @@ extension AuthState {
                          authorizationResponse: nil, tokenResponse: contents.tokenResponse,
                          idTokenClaims: contents.idTokenClaims, identity: contents.identity,
                          authorizationError: contents.authorizationError, file: nil, revision: 0, http: http,
-                         logger: logger, dpopKey: contents.dpopKey)
+                         logger: logger, dpopKey: contents.dpopKey, refreshParameters: contents.refreshParameters)
     }
 }
