@@ -140,7 +140,7 @@ struct SelectionPolicyTests {
         }
         #expect(error.message.contains("refused as a test agent"))
         #expect(error.message.contains("add 'firefox' (or '*') to it"))
-        #expect(error.message.contains("eua explain"))
+        #expect(error.message.contains("Change what each reason names") && error.remedies == [.explainSelection])
 
         let empty = try #require(throws: ExternalUserAgentError.self) {
             try AgentSelection.select(candidates: [], configuration: try Layers().configuration())

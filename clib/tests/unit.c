@@ -294,15 +294,17 @@ int main(void) {
     CHECK(wait_done(&o) == 1, "no done");
     sleep_ms(50);
     CHECK(atomic_load(&o.calls) == 1, "done ran %d times", atomic_load(&o.calls));
-    /* Free at once: done never runs. */
+    /* Free at once: the op may end first (no service answers here), so done may run before eua_op_free returns —
+     * at most once, and never after it returned. */
     for (int i = 0; i < 50; i++) {
         memset(&o, 0, sizeof o);
         op = eua_sign_in(client, request, on_done, &o);
         eua_op_free(op);
-        CHECK(atomic_load(&o.calls) == 0, "done ran after eua_op_free returned");
+        int after = atomic_load(&o.calls);
+        CHECK(after <= 1, "done ran %d times", after);
+        sleep_ms(i == 0 ? 200 : 2);
+        CHECK(atomic_load(&o.calls) == after, "done ran after eua_op_free returned");
     }
-    sleep_ms(200);
-    CHECK(atomic_load(&o.calls) == 0, "done ran after eua_op_free returned");
     printf("ok: cancel (twice, from another thread, from inside done), free from inside done, free at once\n");
 
     /* A dispatcher: done runs only when the app runs it, on the app's thread. */
