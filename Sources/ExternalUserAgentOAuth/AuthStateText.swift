@@ -29,6 +29,6 @@ extension AuthState {
                          authorizationResponse: nil, tokenResponse: contents.tokenResponse,
                          idTokenClaims: contents.idTokenClaims, identity: contents.identity,
                          authorizationError: contents.authorizationError, file: nil, revision: 0, http: http,
-                         logger: logger, dpopKey: contents.dpopKey)
+                         logger: logger, dpopKey: contents.dpopKey, refreshParameters: contents.refreshParameters)
     }
 }
