@@ -118,6 +118,15 @@ int main(int argc, char **argv) {
         if (maps) fclose(maps);
         printf("maps_swift_runtime=%s\nmaps_plugin=%s\nmaps_library=%s\n", swift ? "yes" : "no",
                plugin ? "yes" : "no", library ? "yes" : "no");
+        /* Of the resident memory: anonymous (the process's own) and file-backed (libraries' pages, which every
+         * process that maps the same libraries shares). */
+        FILE *status_file = fopen("/proc/self/status", "r");
+        while (status_file && fgets(line, sizeof line, status_file)) {
+            long kib;
+            if (sscanf(line, "RssAnon: %ld", &kib) == 1) printf("rss_anon_kib=%ld\n", kib);
+            if (sscanf(line, "RssFile: %ld", &kib) == 1) printf("rss_file_kib=%ld\n", kib);
+        }
+        if (status_file) fclose(status_file);
         free(w.result);
         free(account);
     } else if (strcmp(argv[1], "token") == 0) {
