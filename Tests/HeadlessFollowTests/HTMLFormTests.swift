@@ -1,8 +1,9 @@
 @testable import EUAHeadless
 import FoundationEssentials
+import EUATestSupport
 import Testing
 
-@Suite("headless follow mode: HTML forms")
+@Suite("headless follow mode: HTML forms", .onOwnThreads)
 struct HTMLFormTests {
     @Test("oidc-provider-mock's page: two forms, the one with 'sub' is chosen by the fields given")
     func mockPage() {

@@ -1,9 +1,10 @@
 import PluginNet
+import EUATestSupport
 import Testing
 
 /// The headless agent's response parser on its own: framing, strictness, limits, and that how TCP cuts
 /// the bytes never changes its verdict.
-@Suite("headless client: response parser")
+@Suite("headless client: response parser", .onOwnThreads)
 struct HTTPResponseParserTests {
     static let bodyLimit = 64
 
