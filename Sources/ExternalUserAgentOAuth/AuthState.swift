@@ -17,7 +17,7 @@ import Logging
 public actor AuthState {
     /// The provider's endpoints, as at sign-in (saved with the state).
     public nonisolated let configuration: ServiceConfiguration
-    /// The client that signed in; after ``load(from:clientSecret:clientKey:http:logger:)``, with the secret and key
+    /// The client that signed in; after `load(from:…)`, with the secret and key
     /// given there (they are never saved).
     public nonisolated let client: ClientCredentials
     /// The scope that was asked for.
