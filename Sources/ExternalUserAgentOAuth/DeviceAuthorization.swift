@@ -160,6 +160,8 @@ public struct DeviceAuthorization: Sendable {
         let response: OAuthHTTP.Response
         do {
             response = try await http.postForm(endpoint, fields: body, authorization: authorization)
+        } catch is CancellationError {
+            throw ExternalUserAgentError(.programCanceled, "the device sign-in was cancelled")
         } catch {
             throw ExternalUserAgentError(.tokenRequestFailed,
                 "the device authorization endpoint \(endpoint.absoluteString) could not be reached: \(error)",
@@ -218,6 +220,10 @@ public struct DeviceAuthorization: Sendable {
             do {
                 return try await endpoint.deviceToken(deviceCode: codes.deviceCode)
             } catch let error as ExternalUserAgentError {
+                // A request stopped because the task was cancelled is the cancellation, not a failed request.
+                if error.underlying is CancellationError {
+                    throw ExternalUserAgentError(.programCanceled, "the device sign-in was cancelled")
+                }
                 guard let answer = error.underlying as? OAuthErrorResponse else { throw error }
                 let detail = answer.errorDescription.map { ": \($0)" } ?? ""
                 switch answer.error {

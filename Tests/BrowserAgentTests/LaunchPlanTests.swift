@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import BrowserAgentSupport
 import ExternalUserAgentPluginKit
+import EUATestSupport
 import Testing
 
 /// Options → command line, for every browser of both families (no browser is started here).
-@Suite("Browser options and command lines")
+@Suite("Browser options and command lines", .onOwnThreads)
 struct LaunchPlanTests {
     static let url = "https://as.example/authorize?a=1&b=2"
 

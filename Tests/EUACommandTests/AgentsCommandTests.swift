@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// `eua agents`, run as the built binary: its JSON keys are a contract other tools read.
-@Suite("eua agents", .timeLimit(.minutes(1)))
+@Suite("eua agents", .onOwnThreads, .timeLimit(.minutes(1)))
 struct AgentsCommandTests {
     struct Listing: Decodable {
         struct Agent: Decodable {

@@ -6,7 +6,7 @@ import Testing
 /// `eua agents` with plugins whose `describe()` never returns: the built binary lists the others, names the
 /// hung files under errors and ends within two call deadlines (the shared plugin worker is replaced after
 /// each hang, so the plugins behind a hung one are not refused).
-@Suite("eua agents with hung plugins", .timeLimit(.minutes(2)))
+@Suite("eua agents with hung plugins", .onOwnThreads, .timeLimit(.minutes(2)))
 struct AgentsDeadlineCommandTests {
     /// `PluginLoader`'s default call deadline, which `eua` uses.
     static let callTimeout = 5.0

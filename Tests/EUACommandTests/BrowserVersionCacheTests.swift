@@ -5,7 +5,7 @@ import Testing
 
 /// Loading the browser plugins must not start a browser each time: `--version` runs once, then the
 /// version comes from `$XDG_CACHE_HOME/eua/browser-versions.json` while the binary is unchanged.
-@Suite("browser version cache", .timeLimit(.minutes(1)))
+@Suite("browser version cache", .onOwnThreads, .timeLimit(.minutes(1)))
 struct BrowserVersionCacheTests {
     struct Listing: Decodable {
         struct Agent: Decodable { var id: String; var version: String? }

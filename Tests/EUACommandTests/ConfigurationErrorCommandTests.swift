@@ -5,7 +5,7 @@ import Testing
 
 /// `eua` run as the built binary against configuration files someone else could write, or written to break
 /// the reader: it must stop with the file named and nothing launched, saved or lost — never crash or hang.
-@Suite("eua with an untrusted or hostile configuration", .timeLimit(.minutes(2)))
+@Suite("eua with an untrusted or hostile configuration", .onOwnThreads, .timeLimit(.minutes(2)))
 struct ConfigurationErrorCommandTests {
     /// An isolated desktop (its fake browser registered) with the managed file in its `etc` folder.
     struct Sandbox {

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// `eua doctor`, the built binary, in an isolated configuration: its verdict, its exit status and its JSON keys.
-@Suite("eua doctor", .serialized)
+@Suite("eua doctor", .onOwnThreads)
 struct DoctorCommandTests {
     struct Sandbox {
         let folder: TemporaryFolder
@@ -79,7 +79,7 @@ struct DoctorCommandTests {
         let (status, report) = try Sandbox().json(["--issuer", mock.issuer])
         #expect(status == 0)
         let findings = try #require(report["issuer"] as? [[String: Any]])
-        #expect(findings.map { $0["check"] as? String } == ["discovery", "keys", "clock"])
+        try #require(findings.map { $0["check"] as? String } == ["discovery", "keys", "clock"])
         #expect(findings.allSatisfy { $0["ok"] as? Bool == true }, "\(findings)")
         #expect((findings[1]["detail"] as? String)?.contains("RS256") == true)
     }

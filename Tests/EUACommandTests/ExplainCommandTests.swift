@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// `eua explain`, run as the built binary, with every configuration layer in a temporary folder.
-@Suite("eua explain", .timeLimit(.minutes(1)))
+@Suite("eua explain", .onOwnThreads, .timeLimit(.minutes(1)))
 struct ExplainCommandTests {
     struct Report: Decodable {
         struct Candidate: Decodable { var id, kind: String; var selected: Bool; var reasons: [String] }

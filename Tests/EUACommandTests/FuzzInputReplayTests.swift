@@ -7,7 +7,7 @@ import Testing
 /// input that once broke the reader (`Fuzz/regressions/FuzzTOML/`) — fed to the real `eua` as the user's
 /// configuration file: a seed is read cleanly, a regression input ends in a clear error or a clean run,
 /// never a signal or a hang.
-@Suite("FuzzTOML inputs through the built eua", .timeLimit(.minutes(2)))
+@Suite("FuzzTOML inputs through the built eua", .onOwnThreads, .timeLimit(.minutes(2)))
 struct FuzzInputReplayTests {
     static func inputs(_ folder: String) -> [URL] {
         let url = TestPaths.packageRoot.appendingPathComponent("Fuzz/\(folder)")

@@ -5,7 +5,7 @@ import Testing
 
 /// `eua open` and `eua receive` with C plugins that never answer, or whose cancel never returns: the built
 /// binary ends by the deadline plus the grace period, with an exit status and a message naming the plugin.
-@Suite("Plugin deadlines through eua", .timeLimit(.minutes(2)))
+@Suite("Plugin deadlines through eua", .onOwnThreads, .timeLimit(.minutes(2)))
 struct PluginDeadlineCommandTests {
     /// Process start, plugin loading and a loaded machine.
     static let slack = 4.0

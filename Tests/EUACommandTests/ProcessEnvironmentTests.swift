@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import ExternalUserAgentSystem
 import Foundation
+import EUATestSupport
 import Testing
 
 /// The commands read the environment from `environ` themselves (no `ProcessInfo` on the start path).
-@Suite("Process environment")
+@Suite("Process environment", .onOwnThreads)
 struct ProcessEnvironmentTests {
     @Test("every variable of this process, with the value getenv(3) gives, as ProcessInfo lists them")
     func sameAsGetenv() {

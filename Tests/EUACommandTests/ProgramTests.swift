@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// `eua` runs every command but `demo`, which it hands to `eua-demo` beside it.
-@Suite("eua and eua-demo", .timeLimit(.minutes(1)))
+@Suite("eua and eua-demo", .onOwnThreads, .timeLimit(.minutes(1)))
 struct ProgramTests {
     /// The commands of the OAuth client, which were a program of their own (`eua-oauth`) before.
     static let oauthCommands = ["explain", "login", "refresh", "doctor", "userinfo", "register", "logout", "accounts", "token"]

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// `eua receive`, run as the built binary: first stdout line = redirect URI, last = the callback's JSON.
-@Suite("eua receive", .timeLimit(.minutes(1)))
+@Suite("eua receive", .onOwnThreads, .timeLimit(.minutes(1)))
 struct ReceiveCommandTests {
     /// Starts `eua receive`, waits for its first line, lets `act` play the browser, then waits for the end.
     func receive(_ arguments: [String], act: (URL) throws -> Void) throws -> (status: Int32, stdout: String, stderr: String) {

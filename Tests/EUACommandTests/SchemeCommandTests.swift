@@ -5,7 +5,7 @@ import Testing
 
 /// `eua scheme register|unregister|status|hand-off` and `eua receive --redirect-uri <scheme>:/path`, run as the
 /// built binaries in an isolated desktop, with the hand-off made by real `gio open` and `xdg-open`.
-@Suite("eua scheme", .serialized, .timeLimit(.minutes(2)))
+@Suite("eua scheme", .onOwnThreads, .timeLimit(.minutes(2)))
 struct SchemeCommandTests {
     static let redirect = "com.example.app:/cb"
 

@@ -6,7 +6,7 @@ import Testing
 /// A scheme hand-off the desktop runs has no terminal: when its redirect is dropped it also says so in a desktop
 /// notification. Checked on a real session bus (`dbus-run-session`) with `dbus-monitor` recording the
 /// `org.freedesktop.Notifications.Notify` call the built `eua` makes.
-@Suite("eua scheme hand-off: desktop notification", .serialized, .timeLimit(.minutes(2)))
+@Suite("eua scheme hand-off: desktop notification", .onOwnThreads, .timeLimit(.minutes(2)))
 struct SchemeNotificationTests {
     /// Runs `eua scheme hand-off url` inside a fresh session bus with a monitor; returns the hand-off's exit
     /// status and stderr, and what the monitor saw.

@@ -6,7 +6,7 @@ import Testing
 /// Text from a plugin, a server or a configuration file never reaches the terminal raw: the built `eua`
 /// escapes control characters and bidi controls in every human-readable line, log line and
 /// `--json` output.
-@Suite("Terminal escapes through eua", .timeLimit(.minutes(2)))
+@Suite("Terminal escapes through eua", .onOwnThreads, .timeLimit(.minutes(2)))
 struct TerminalEscapeCommandTests {
     /// A reason as the plugin writes it in JSON: ESC (a colour), C1 CSI, a bidi override, a line break, DEL.
     static let reasonJSON = #"\\u001b[31mred\\u009b2J\\u202eevil\\nfake line\\u007f"#

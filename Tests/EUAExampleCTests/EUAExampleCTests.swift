@@ -6,7 +6,7 @@ import Foundation
 import Testing
 
 /// The example plugin written in plain C loads and runs a session like any other.
-@Suite("C example plugin", .timeLimit(.minutes(1)))
+@Suite("C example plugin", .onOwnThreads, .timeLimit(.minutes(1)))
 struct EUAExampleCTests {
     @Test("a session through the C agent completes with a fresh code and the request's state")
     func session() async throws {

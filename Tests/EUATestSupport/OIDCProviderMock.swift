@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -60,23 +61,36 @@ public final class OIDCProviderMock: @unchecked Sendable {
         } == 0
     }
 
-    /// A port that was free a moment ago (bound to 0, read back, closed).
+    /// A port that is free now, for a server this test starts in a child process (which must be told its port).
+    ///
+    /// Never one of the kernel's ephemeral ports (`net.ipv4.ip_local_port_range`, 32768–60999 here): a port bound to
+    /// 0, read back and closed is free only until the next bind to 0 — the suite runs in parallel, and another test's
+    /// server (bound to 0) could take it before the child does, so the test would talk to that server. And never one
+    /// handed out before in this process. Taken in turn from 20000–32767, each checked by binding it.
     public static func freePort() throws -> Int {
+        for _ in 0..<(lastPort - firstPort + 1) {
+            let port = nextPort.add(1, ordering: .relaxed).oldValue % (lastPort - firstPort + 1) + firstPort
+            if try canBind(port) { return port }
+        }
+        throw TestSupportError("no free port between \(firstPort) and \(lastPort)")
+    }
+
+    private static let firstPort = 20000
+    private static let lastPort = 32767
+    /// Where the next search begins: a different place in each test process, so two runs at once rarely meet.
+    private static let nextPort = Atomic(Int(getpid()) * 97 % (lastPort - firstPort + 1))
+
+    /// Whether `port` on 127.0.0.1 can be bound now (it is released again at once).
+    private static func canBind(_ port: Int) throws -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw TestSupportError("socket() failed") }
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
-        }
-        guard bound == 0 else { throw TestSupportError("bind() failed") }
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0
     }
 }

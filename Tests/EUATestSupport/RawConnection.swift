@@ -94,7 +94,24 @@ public final class RawConnection: @unchecked Sendable {
     deinit { close() }
 }
 
-/// How many file descriptors this process has open.
-public func openFileDescriptorCount() -> Int {
-    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+/// How many of this process's file descriptors are TCP sockets whose local port is one of `ports` (listening or
+/// connected): a leak check that other tests running at the same time, with descriptors of their own, cannot upset.
+public func openSocketCount(localPorts ports: Set<Int>) -> Int {
+    var inodes = Set<String>()
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        let text = (try? String(contentsOfFile: table, encoding: .utf8)) ?? ""
+        for line in text.split(separator: "\n").dropFirst() {
+            let fields = line.split(separator: " ")
+            // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
+            guard fields.count > 9, let colon = fields[1].lastIndex(of: ":"),
+                  let port = Int(fields[1][fields[1].index(after: colon)...], radix: 16), ports.contains(port) else { continue }
+            inodes.insert(String(fields[9]))
+        }
+    }
+    let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+    return descriptors.filter { descriptor in
+        guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + descriptor),
+              target.hasPrefix("socket:["), target.hasSuffix("]") else { return false }
+        return inodes.contains(String(target.dropFirst("socket:[".count).dropLast()))
+    }.count
 }

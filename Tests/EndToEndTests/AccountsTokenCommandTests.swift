@@ -6,7 +6,7 @@ import Testing
 
 /// Several accounts (`eua login` without --state-file, `eua accounts`, `--account`) and `eua token`, the built
 /// binary against the local authorization server, each test in its own `XDG_STATE_HOME`.
-@Suite("eua accounts and eua token, end to end", .serialized)
+@Suite("eua accounts and eua token, end to end", .onOwnThreads)
 struct AccountsTokenCommandTests {
     /// A server and an empty state folder that live as long as this value.
     struct Setup {

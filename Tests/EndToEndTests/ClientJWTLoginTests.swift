@@ -6,7 +6,7 @@ import Testing
 
 /// `eua login --claims`, `--request-object` and the JWT client authentication methods, the built binary,
 /// against the local authorization server, which checks what it receives and records it.
-@Suite("eua login: claims, request objects, private_key_jwt and client_secret_jwt, end to end", .serialized)
+@Suite("eua login: claims, request objects, private_key_jwt and client_secret_jwt, end to end", .onOwnThreads)
 struct ClientJWTLoginTests {
     /// Writes `key`'s private half to a file only this user may read.
     func keyFile(_ key: TestClientKey, in folder: TemporaryFolder, mode: Int = 0o600) throws -> String {

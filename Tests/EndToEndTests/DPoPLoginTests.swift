@@ -6,7 +6,7 @@ import Testing
 
 /// The built `eua login --dpop` and `eua refresh` against the local server's DPoP (RFC 9449): proofs with its nonce,
 /// the key bound to the tokens, the same key on refresh, and a server that answers Bearer refused.
-@Suite("eua login --dpop", .serialized)
+@Suite("eua login --dpop", .onOwnThreads)
 struct DPoPLoginTests {
     static let environment = ["EUA_ALLOW_TEST_AGENTS": "1", "EUA_CLIENT_SECRET": ""]
 

@@ -5,7 +5,7 @@ import Testing
 
 /// `eua demo`, the built binary, on a machine with no display: the whole sign-in against the local
 /// authorization server it starts in process, through the loopback receiver and headless agent plugins.
-@Suite("eua demo, end to end", .serialized)
+@Suite("eua demo, end to end", .onOwnThreads)
 struct DemoCommandTests {
     static let steps = ["server", "discovery", "receiver", "agent", "redirect", "tokens", "id_token", "state", "sign_out"]
 

@@ -7,7 +7,7 @@ import Testing
 /// `eua login` against django-oauth-toolkit 3.4.1 with the OpenID Connect request parameters: the provider's custom
 /// claims (groups, a nested object) reach `--json` and the saved state, RFC 8707 resources reach its database, and
 /// its `auth_time` passes the `max_age` check.
-@Suite("eua login claims and parameters against django-oauth-toolkit", .serialized)
+@Suite("eua login claims and parameters against django-oauth-toolkit", .onOwnThreads)
 struct DjangoProviderClaimsTests {
     static let password = "correct horse battery"
 

@@ -8,7 +8,7 @@ import Testing
 /// own pages (django-oauth-toolkit 3.4.1, and the local server): what the provider says reaches the user's
 /// terminal, credentials are never posted twice, and the consent page is answered by the button rule (no
 /// `form.allow` option). Asserts on what the provider recorded.
-@Suite("eua login in follow mode against a provider's pages", .serialized)
+@Suite("eua login in follow mode against a provider's pages", .onOwnThreads)
 struct DjangoProviderFollowTests {
     static let environment = ["EUA_ALLOW_TEST_AGENTS": "1", "EUA_CLIENT_SECRET": ""]
     static let password = "correct horse battery"

@@ -6,7 +6,7 @@ import Testing
 /// The real-provider harness itself, with the flags `eua login` has had from the start: a public client, PKCE,
 /// the path of the registered redirect URI given through `[receiver] path`, the headless agent in follow mode
 /// through django-oauth-toolkit's login page and consent page. Asserts on what the provider recorded.
-@Suite("django-oauth-toolkit: the harness and a baseline sign-in", .serialized)
+@Suite("django-oauth-toolkit: the harness and a baseline sign-in", .onOwnThreads)
 struct DjangoProviderHarnessTests {
     @Test("a public client signs in through the login and consent pages; the provider issued alice's tokens")
     func baselineSignIn() async throws {

@@ -6,7 +6,7 @@ import Testing
 /// The unmodified `eua` against django-oauth-toolkit, a provider nobody here wrote: the registered redirect
 /// URI, public and confidential clients, rotating refresh tokens and the device grant without an ID token.
 /// Each test asserts on what the provider recorded (its database and request log), not only on what `eua` printed.
-@Suite("django-oauth-toolkit: eua login and eua refresh", .serialized)
+@Suite("django-oauth-toolkit: eua login and eua refresh", .onOwnThreads)
 struct DjangoProviderLoginTests {
     static let password = "correct horse battery"
 

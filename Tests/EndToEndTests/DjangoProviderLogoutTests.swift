@@ -6,7 +6,7 @@ import Testing
 /// `eua logout` against django-oauth-toolkit: the provider's own database shows the tokens revoked, and its
 /// request log the revocations, the end-session request (with no `id_token_hint` in its URL) and the
 /// post-logout redirect.
-@Suite("django-oauth-toolkit: eua logout", .serialized)
+@Suite("django-oauth-toolkit: eua logout", .onOwnThreads)
 struct DjangoProviderLogoutTests {
     /// A provider with alice, and `eua` run against it.
     struct Setup {

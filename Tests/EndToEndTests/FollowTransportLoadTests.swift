@@ -5,7 +5,7 @@ import Testing
 
 /// What a headless sign-in over plain http loads, seen by the dynamic loader (`LD_DEBUG=files`) of the built
 /// `eua` and every process it starts: the headless plugin, and never libcurl (nor the TLS libraries it brings).
-@Suite("eua login in follow mode over http loads no libcurl", .serialized)
+@Suite("eua login in follow mode over http loads no libcurl", .onOwnThreads)
 struct FollowTransportLoadTests {
     @Test("against django-oauth-toolkit over http: alice signed in, libEUAHeadless opened, libcurl never")
     func noLibcurl() async throws {

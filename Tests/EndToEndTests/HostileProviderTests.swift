@@ -7,7 +7,7 @@ import Testing
 /// The built `eua` against a local authorization server that sends hostile numbers, claims and times,
 /// and two `eua refresh` at once against one that rotates refresh tokens: a clear error and exit 1,
 /// never a crash; nothing saved that should not be, nothing lost that was saved.
-@Suite("eua against a hostile provider", .serialized)
+@Suite("eua against a hostile provider", .onOwnThreads)
 struct HostileProviderTests {
     static let environment = ["EUA_ALLOW_TEST_AGENTS": "1", "EUA_CLIENT_SECRET": ""]
 

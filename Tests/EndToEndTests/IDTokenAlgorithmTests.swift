@@ -7,7 +7,7 @@ import Testing
 /// `eua login --id-token-alg`: a client registered with `none` or `HS256` ID tokens (OpenID Connect Core
 /// §3.1.3.7, §10.1; the RP tests `rp-id_token-sig-none` and `rp-id_token-sig-hs256`), and every other
 /// algorithm refused, against the local authorization server.
-@Suite("eua login --id-token-alg, end to end", .serialized)
+@Suite("eua login --id-token-alg, end to end", .onOwnThreads)
 struct IDTokenAlgorithmTests {
     /// A server whose ID tokens are unsigned or HS256 (with `secret`), as for a client registered that way.
     static func keyless(_ algorithm: LocalAuthorizationServerOptions.KeylessAlgorithm, secret: String? = nil)

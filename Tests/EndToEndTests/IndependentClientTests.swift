@@ -6,7 +6,7 @@ import Testing
 
 /// The testing kit's local authorization server with a client that is not ours: Authlib's
 /// OAuth2Session (PyPI, installed by scripts/bootstrap), driven by Tests/Fixtures/authlib_client.py.
-@Suite("local authorization server with an independent client (Authlib)", .serialized)
+@Suite("local authorization server with an independent client (Authlib)", .onOwnThreads)
 struct IndependentClientTests {
     @Test("code + PKCE S256, ID token verified by Authlib's JOSE, then a refresh",
           arguments: LocalAuthorizationServerOptions.SigningAlgorithm.allCases)

@@ -6,7 +6,7 @@ import Testing
 
 /// `eua login` and `eua refresh`, the built binary, against real servers: oidc-provider-mock from
 /// PyPI, and the testing kit's local authorization server for what the mock cannot do.
-@Suite("eua login and eua refresh, end to end", .serialized)
+@Suite("eua login and eua refresh, end to end", .onOwnThreads)
 struct LoginCommandTests {
     static let environment = ["EUA_ALLOW_TEST_AGENTS": "1", "EUA_CLIENT_SECRET": ""]
 

@@ -7,7 +7,7 @@ import Testing
 /// The built `eua login` with the OpenID Connect request parameters (`--prompt`, `--login-hint`, `--max-age`,
 /// `--acr-values`, `--ui-locales`, `--resource`, `--param`, `--token-param`) and the ID token's claims in `--json`,
 /// against the local authorization server: what the server received, what was printed and what was saved.
-@Suite("eua login request parameters and claims", .serialized)
+@Suite("eua login request parameters and claims", .onOwnThreads)
 struct LoginParametersTests {
     static let environment = ["EUA_ALLOW_TEST_AGENTS": "1", "EUA_CLIENT_SECRET": ""]
 

@@ -6,7 +6,7 @@ import Testing
 
 /// `eua logout` without `--state-file`: it signs out of an account as `eua login` saved it (`--account`, or the
 /// only one), the built binary against the local authorization server.
-@Suite("eua logout of an account", .serialized)
+@Suite("eua logout of an account", .onOwnThreads)
 struct LogoutAccountTests {
     @Test("two accounts: logout needs --account, signs out of that one only (revoked at the server), then of the last; then not signed in")
     func accounts() async throws {

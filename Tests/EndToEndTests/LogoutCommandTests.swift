@@ -6,7 +6,7 @@ import Testing
 
 /// `eua logout`, the built binary, against the testing kit's local authorization server: what the server
 /// recorded (revocations, end-session requests), the exit status, the lines, and whether the state is gone.
-@Suite("eua logout, end to end", .serialized)
+@Suite("eua logout, end to end", .onOwnThreads)
 struct LogoutCommandTests {
     static let environment = ["EUA_ALLOW_TEST_AGENTS": "1", "EUA_CLIENT_SECRET": ""]
     static let follow = ["--agent", "headless", "--agent-option", "mode=follow"]

@@ -7,7 +7,7 @@ import Testing
 /// `eua login` where no browser can run (no display, no handler, $BROWSER unset): the chain picks the
 /// device grant when the server offers it, else the manual agent; its SSH hint, paste mode, the waiting
 /// display on a terminal and in a pipe, and Ctrl-C. Every run is the built binary in an isolated environment.
-@Suite("eua login with no browser", .serialized)
+@Suite("eua login with no browser", .onOwnThreads)
 struct NoBrowserTests {
     /// No DISPLAY/WAYLAND_DISPLAY/BROWSER/SSH variables, empty XDG folders, no managed file.
     static func isolated(_ desktop: IsolatedDesktop, _ extra: [String: String] = [:]) -> [String: String] {

@@ -7,7 +7,7 @@ import Testing
 /// The built `eua` with what a real provider asks for: the registered redirect URI, a confidential client's
 /// secret from a file, one deadline, and who signed in — against the testing kit's local server, asserting
 /// what the server recorded and what was (not) saved.
-@Suite("eua login and refresh for real providers", .serialized)
+@Suite("eua login and refresh for real providers", .onOwnThreads)
 struct ProviderLoginCommandTests {
     static let environment = ["EUA_ALLOW_TEST_AGENTS": "1", "EUA_CLIENT_SECRET": "", "XDG_CONFIG_HOME": "/nonexistent"]
 

@@ -7,7 +7,7 @@ import Testing
 /// The built `eua login` against the local server's pushed authorization request endpoint (RFC 9126): the agent
 /// gets only client_id and request_uri, the push carries the request, and a server that requires pushing gets no
 /// plain request whatever happens.
-@Suite("eua login with pushed authorization requests", .serialized)
+@Suite("eua login with pushed authorization requests", .onOwnThreads)
 struct PushedAuthorizationLoginTests {
     func login(_ server: LocalAuthorizationServer, stateFile: String, _ extra: [String] = [],
                secret: String = "") async throws -> ProcessResult {

@@ -6,7 +6,7 @@ import Testing
 
 /// `eua register` (RFC 7591, OpenID Connect Registration) and `eua login` with the registered client, the
 /// built binary, against the local authorization server's registration endpoint.
-@Suite("eua register, end to end", .serialized)
+@Suite("eua register, end to end", .onOwnThreads)
 struct RegisterCommandTests {
     func register(_ server: LocalAuthorizationServer, stateFile: String, extra: [String] = []) async throws -> ProcessResult {
         try await OIDCRun.eua(["register", "--issuer", server.issuer, "--redirect-uri", "http://127.0.0.1/cb",

@@ -7,7 +7,7 @@ import Testing
 /// `eua login --redirect-uri com.example.app:/cb`: the sign-in comes back on a private-use URI scheme (RFC 8252
 /// §7.1), in an isolated desktop (its own XDG folders, no session bus) where `eua scheme register` made eua the
 /// scheme's handler, and the headless agent hands the redirect to the desktop with real `gio open`.
-@Suite("eua login with a private-use scheme redirect URI", .serialized, .timeLimit(.minutes(2)))
+@Suite("eua login with a private-use scheme redirect URI", .onOwnThreads, .timeLimit(.minutes(2)))
 struct SchemeLoginTests {
     static let redirect = "com.example.app:/cb"
 

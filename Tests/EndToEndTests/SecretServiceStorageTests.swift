@@ -6,7 +6,7 @@ import Testing
 
 /// The secret-service back end, the built `eua` inside a real Secret Service (gnome-keyring-daemon, unlocked,
 /// on a private session bus) against the local authorization server: tokens never on disk in clear.
-@Suite("Secret Service storage, end to end", .serialized)
+@Suite("Secret Service storage, end to end", .onOwnThreads)
 struct SecretServiceStorageTests {
     struct Setup {
         var server: LocalAuthorizationServer

@@ -7,7 +7,7 @@ import Testing
 /// The denial of service a stray request could cause: `eua login` waits in the browser, a request with a
 /// wrong `state` reaches the registered redirect URI (`curl`, or a web page trying ports). It must be
 /// answered 400 and the sign-in must go on and finish.
-@Suite("eua login: a stray request does not end the sign-in", .serialized)
+@Suite("eua login: a stray request does not end the sign-in", .onOwnThreads)
 struct StrayRequestLoginTests {
     @Test("a wrong state on the redirect URI gets 400; login still succeeds and --json counts the refusal")
     func wrongStateWhileWaiting() async throws {
@@ -17,7 +17,7 @@ struct StrayRequestLoginTests {
         let configFolder = folder.path + "/config/eua"
         try FileManager.default.createDirectory(atPath: configFolder, withIntermediateDirectories: true)
         try "[receiver]\npath = \"/callback\"\n".write(toFile: configFolder + "/config.toml", atomically: true, encoding: .utf8)
-        let port = try Self.freePort()
+        let port = try OIDCProviderMock.freePort()
         let stateFile = folder.path + "/state.json"
         let executable = try TestPaths.product("eua")
         let arguments = ["login", "--issuer", server.issuer, "--client-id", server.options.clientID,
@@ -50,21 +50,5 @@ struct StrayRequestLoginTests {
         #expect(server.tokenRequests.count == 1, "only the real code was exchanged")
         #expect(result.stderr.contains("turned away"), "the log and the summary say a request was refused")
         #expect(!result.stderr.contains("stray-code"), "request data never reaches the log")
-    }
-
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard bound else { throw TestSupportError("no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

@@ -7,7 +7,7 @@ import Testing
 /// `eua userinfo` (OpenID Connect Core §5.3), the built binary, against the local authorization server:
 /// what it sent (bearer token in the header or the body) and what it accepts (the ID token's `sub` only,
 /// signed answers checked, claims held elsewhere passed on).
-@Suite("eua userinfo, end to end", .serialized)
+@Suite("eua userinfo, end to end", .onOwnThreads)
 struct UserInfoCommandTests {
     /// A server, and a state signed in to it as alice in a folder that lives as long as this value.
     struct SignedIn {

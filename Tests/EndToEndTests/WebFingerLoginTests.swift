@@ -6,7 +6,7 @@ import Testing
 
 /// `eua login --account` (WebFinger issuer discovery, OpenID Connect Discovery §2), the built binary,
 /// against the local authorization server.
-@Suite("eua login --account, end to end", .serialized)
+@Suite("eua login --account, end to end", .onOwnThreads)
 struct WebFingerLoginTests {
     func login(_ account: String, clientID: String, stateFile: String) async throws -> ProcessResult {
         try await OIDCRun.eua(["login", "--account", account, "--client-id", clientID, "--agent", "headless",

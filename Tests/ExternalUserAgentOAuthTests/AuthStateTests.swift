@@ -6,7 +6,7 @@ import ExternalUserAgentTesting
 import Foundation
 import Testing
 
-@Suite("AuthState: refresh and persistence", .serialized)
+@Suite("AuthState: refresh and persistence")
 struct AuthStateTests {
     @Test("saved with mode 0600, reloaded, refreshed with the reloaded state")
     func persistence() async throws {

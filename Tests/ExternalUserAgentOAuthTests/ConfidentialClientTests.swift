@@ -9,7 +9,7 @@ import Testing
 /// A client with a secret: the way it is sent is chosen from the server's metadata unless given, the saved
 /// state says the client is confidential and how (never the secret), and a refresh without the secret says
 /// what is missing instead of sending an empty one.
-@Suite("confidential clients", .serialized)
+@Suite("confidential clients")
 struct ConfidentialClientTests {
     static func service(methods: [String]?) -> ServiceConfiguration {
         ServiceConfiguration(issuer: "https://id.example", authorizationEndpoint: URL(string: "https://id.example/a")!,

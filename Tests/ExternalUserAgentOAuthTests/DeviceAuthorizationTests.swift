@@ -32,7 +32,7 @@ final class RecordingClock: Clock, Sendable {
     }
 }
 
-@Suite("device authorization grant (RFC 8628) against the local authorization server", .serialized)
+@Suite("device authorization grant (RFC 8628) against the local authorization server")
 struct DeviceAuthorizationTests {
     func start(_ change: (inout LocalDeviceAuthorization.Settings) -> Void) async throws
         -> (LocalAuthorizationServer, ServiceConfiguration) {

@@ -8,7 +8,7 @@ import Testing
 
 /// The device grant without an ID token (OpenID Connect does not define that grant): accepted, with who
 /// signed in taken from UserInfo when the server has it; a present but invalid ID token is still refused.
-@Suite("device grant without an ID token", .serialized)
+@Suite("device grant without an ID token")
 struct DeviceIdentityTests {
     static func deviceServer(_ options: LocalAuthorizationServerOptions) async throws -> LocalAuthorizationServer {
         let server = try await LocalAuthorizationServer.start(options)

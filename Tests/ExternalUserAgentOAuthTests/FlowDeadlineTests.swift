@@ -8,7 +8,7 @@ import Testing
 
 /// One deadline for the whole sign-in: a server that never answers ends the flow at the flow's timeout,
 /// with an error naming the step and the server.
-@Suite("SignInFlow: one deadline", .serialized)
+@Suite("SignInFlow: one deadline", .onOwnThreads)
 struct FlowDeadlineTests {
     static func flow(issuer: String, clientID: String = "c", timeout: Duration) throws -> SignInFlow {
         let catalog = try BuiltPlugins.catalog()

@@ -111,9 +111,10 @@ struct HTTPClientTests {
         let port = try OIDCProviderMock.freePort()
         let started = ContinuousClock.now
         await expectFailure(.connectFailed, mentioning: ["http://127.0.0.1:\(port)", "refused"]) {
-            try await OAuthHTTP(timeout: .seconds(10)).get(try #require(URL(string: "http://127.0.0.1:\(port)/")))
+            try await OAuthHTTP(timeout: .seconds(60)).get(try #require(URL(string: "http://127.0.0.1:\(port)/")))
         }
-        #expect(ContinuousClock.now - started < .seconds(3), "no retrying until the deadline")
+        // Far below the deadline, not a speed test: the suite runs in parallel on two cores, which may delay any step.
+        #expect(ContinuousClock.now - started < .seconds(20), "no retrying until the deadline")
     }
 
     @Test("an IPv6 literal host")

@@ -8,7 +8,7 @@ import Testing
 
 /// The testing kit's wiring of `eua demo`: the server's options, the headless agent's, the state file,
 /// and a server that is stopped however the sign-in ends.
-@Suite("LocalSignInDemo: the demo's server wiring", .serialized)
+@Suite("LocalSignInDemo: the demo's server wiring")
 struct LocalSignInDemoTests {
     @Test("the headless agent follows (and fills in the form only when there is one); a real browser gets the form")
     func options() throws {

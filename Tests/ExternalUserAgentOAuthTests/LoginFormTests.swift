@@ -7,7 +7,7 @@ import Foundation
 import Synchronization
 import Testing
 
-@Suite("the local server's login form, answered by the headless agent in follow mode", .serialized)
+@Suite("the local server's login form, answered by the headless agent in follow mode", .onOwnThreads)
 struct LoginFormTests {
     @Test("the form's user name becomes the ID token's subject")
     func signsInAsTheFormSays() async throws {

@@ -8,7 +8,7 @@ import Testing
 
 /// A private-use scheme redirect URI in `SignInFlow` and the configuration: the `scheme` receiver takes the
 /// loopback receiver's place; contradicting loopback options and malformed URIs are refused before any request.
-@Suite("SignInFlow with a private-use scheme redirect URI", .serialized)
+@Suite("SignInFlow with a private-use scheme redirect URI", .onOwnThreads)
 struct PrivateUseRedirectURITests {
     typealias Registered = RegisteredRedirectURITests
 

@@ -6,7 +6,7 @@ import ExternalUserAgentTesting
 import Foundation
 import Testing
 
-@Suite("Pushed authorization requests (RFC 9126): the client's push and the local server's endpoint", .serialized)
+@Suite("Pushed authorization requests (RFC 9126): the client's push and the local server's endpoint")
 struct PushedAuthorizationTests {
     static func interpretError(status: Int = 201, _ body: String) -> ExternalUserAgentError? {
         do {

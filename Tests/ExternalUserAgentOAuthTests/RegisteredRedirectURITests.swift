@@ -8,7 +8,7 @@ import Testing
 
 /// The redirect URI as the user registered it: the loopback receiver listens at its host and path (and
 /// port, when it names one), and the authorization and token requests carry the same text byte for byte.
-@Suite("SignInFlow with a registered redirect URI", .serialized)
+@Suite("SignInFlow with a registered redirect URI", .onOwnThreads)
 struct RegisteredRedirectURITests {
     static func configuration(_ code: CodeConfiguration = .init(), userFile: String? = nil) throws -> Configuration {
         var code = code

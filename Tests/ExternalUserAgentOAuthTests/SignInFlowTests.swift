@@ -9,7 +9,7 @@ import Testing
 
 /// ``SignInFlow``, the one sign-in the commands and apps call: discovery, the chain's choice, the
 /// receiver with its options, the agent, the checks, the saved state — and what its hooks hear.
-@Suite("SignInFlow: the whole sign-in in one call", .serialized)
+@Suite("SignInFlow: the whole sign-in in one call", .onOwnThreads)
 struct SignInFlowTests {
     /// Configuration from code alone (no file, no variable).
     static func configuration(_ code: CodeConfiguration, named: String? = nil) throws -> Configuration {

@@ -9,7 +9,7 @@ import Testing
 /// Request parameters that a sign-in could not send or check are refused before anything is sent, never dropped:
 /// the device grant carries none of them, max_age and acr need an ID token, and an additional parameter may not
 /// repeat one the sign-in sets. A DPoP-bound token is never sent as Bearer.
-@Suite("sign-in: request parameters that would go unsent or unchecked are refused", .serialized)
+@Suite("sign-in: request parameters that would go unsent or unchecked are refused")
 struct SignInParameterGuardTests {
     @Test("the device grant refuses request parameters (max_age, acr_values…) instead of dropping them; nothing is sent")
     func deviceGrantRefusesParameters() async throws {

@@ -6,7 +6,7 @@ import ExternalUserAgentTesting
 import Foundation
 import Testing
 
-@Suite("sign-in against the local authorization server", .serialized)
+@Suite("sign-in against the local authorization server", .onOwnThreads)
 struct SignInTests {
     @Test("a public client: client_id in the body, no secret, PKCE S256 verified by the server",
           arguments: LocalAuthorizationServerOptions.SigningAlgorithm.allCases)

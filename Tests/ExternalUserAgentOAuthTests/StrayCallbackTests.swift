@@ -9,7 +9,7 @@ import Testing
 
 /// A request with a wrong `state` reaching the redirect URI (another tab, a web page trying ports)
 /// must not end a sign-in: the receiver answers it 400 and the flow waits on for the real redirect.
-@Suite("stray callbacks during a sign-in", .serialized)
+@Suite("stray callbacks during a sign-in", .onOwnThreads)
 struct StrayCallbackTests {
     @Test("a wrong state gets 400 and the sign-in still completes with the right one; the refusal is reported")
     func wrongStateDoesNotEndTheSignIn() async throws {

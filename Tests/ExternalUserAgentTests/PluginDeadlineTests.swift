@@ -9,7 +9,7 @@ import Testing
 
 /// No wait on a plugin is unbounded: C plugins that never call back, never return from `start`, `cancel` or
 /// `describe` all end in a clear error naming the plugin, within the deadline plus a little.
-@Suite("Plugin deadlines", .timeLimit(.minutes(1)))
+@Suite("Plugin deadlines", .onOwnThreads, .timeLimit(.minutes(1)))
 struct PluginDeadlineTests {
     static let callTimeout = Duration.milliseconds(300)
     static let grace = Duration.milliseconds(300)

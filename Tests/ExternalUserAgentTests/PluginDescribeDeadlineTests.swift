@@ -6,7 +6,7 @@ import Testing
 
 /// Each `describe()` call runs on a thread of its own (`BlockingCall`) with its full deadline from its start; a call
 /// that overruns keeps its thread, and the calls after it still run at once.
-@Suite("Plugin describe() deadlines", .timeLimit(.minutes(1)))
+@Suite("Plugin describe() deadlines", .onOwnThreads, .timeLimit(.minutes(1)))
 struct PluginDescribeDeadlineTests {
     static let callTimeout = Duration.milliseconds(400)
     static let slack = Duration.milliseconds(1500)

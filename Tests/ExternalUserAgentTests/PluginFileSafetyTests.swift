@@ -7,7 +7,7 @@ import Testing
 /// The loader checks the file a path resolves to and every folder above it (and a symlink's own folder):
 /// owned by root or the user, writable by no group or other, except a sticky folder above the plugin's own.
 /// The tests run as root; another owner is made with `chown` to an unused uid.
-@Suite("Plugin file safety", .timeLimit(.minutes(1)))
+@Suite("Plugin file safety", .onOwnThreads, .timeLimit(.minutes(1)))
 struct PluginFileSafetyTests {
     static let stranger: UInt32 = 4242
 

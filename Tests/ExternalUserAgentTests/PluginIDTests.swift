@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// One grammar for plugin, agent and receiver ids, checked at load; agents and receivers share one namespace.
-@Suite("Plugin ids", .timeLimit(.minutes(1)))
+@Suite("Plugin ids", .onOwnThreads, .timeLimit(.minutes(1)))
 struct PluginIDTests {
     func load(_ folders: [URL]) -> PluginCatalog {
         PluginLoader(searchPath: PluginSearchPath(folders: folders.map(\.path))).load()

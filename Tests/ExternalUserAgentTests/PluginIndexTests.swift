@@ -6,7 +6,7 @@ import Testing
 
 /// The plugin index lets a command that names its ids open only the plugins that offer them, and a
 /// wrong or stale index never hides a plugin.
-@Suite("Plugin index", .timeLimit(.minutes(1)))
+@Suite("Plugin index", .onOwnThreads, .timeLimit(.minutes(1)))
 struct PluginIndexTests {
     func loader(_ folders: [URL], index: URL?) -> PluginLoader {
         PluginLoader(searchPath: PluginSearchPath(folders: folders.map(\.path)),

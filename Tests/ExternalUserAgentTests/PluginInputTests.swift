@@ -9,7 +9,7 @@ import Testing
 
 /// What a plugin reports is checked before it is used: redirect URIs without userinfo, callbacks with userinfo
 /// never matching, sizes bounded; and the checks the fuzz targets call never trap.
-@Suite("Plugin input", .timeLimit(.minutes(1)))
+@Suite("Plugin input", .onOwnThreads, .timeLimit(.minutes(1)))
 struct PluginInputTests {
     func receiver(listening uri: String) throws -> (PluginReceiver, URL, TemporaryFolder) {
         let folder = try TemporaryFolder()

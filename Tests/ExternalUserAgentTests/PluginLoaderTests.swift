@@ -8,7 +8,7 @@ import Logging
 import Testing
 
 /// Every way a plugin can be bad gets its own clear error, and never stops the others loading.
-@Suite("Plugin loader", .timeLimit(.minutes(1)))
+@Suite("Plugin loader", .onOwnThreads, .timeLimit(.minutes(1)))
 struct PluginLoaderTests {
     /// Loads exactly `folders` and returns the catalog.
     func load(_ folders: [URL], logger: Logger = Logger(label: "test")) -> PluginCatalog {

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 @testable import EUAHeadless
 import FoundationEssentials
+import EUATestSupport
 import Testing
 
 /// Follow mode's cookie jar (one per flow, for both transports): RFC 6265's rules it keeps, and the hostile
 /// `Set-Cookie` fields it ignores, each with its exact input.
-@Suite("headless follow mode: the flow's cookie jar")
+@Suite("headless follow mode: the flow's cookie jar", .onOwnThreads)
 struct CookieJarTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
 

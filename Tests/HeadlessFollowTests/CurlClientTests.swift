@@ -8,11 +8,12 @@ import ExternalUserAgentPluginKit
 import FoundationEssentials
 import ExternalUserAgentSystem
 import PluginNet
+import EUATestSupport
 import Testing
 
 /// The libcurl client over real sockets: what it sends, its limits, and that every wait ends — by its
 /// deadline or at once by the stop descriptor.
-@Suite("CurlClient: requests through libcurl", .timeLimit(.minutes(1)))
+@Suite("CurlClient: requests through libcurl", .onOwnThreads, .timeLimit(.minutes(1)))
 struct CurlClientTests {
     static func client(maximumBodyBytes: Int = 2 << 20) throws -> CurlClient {
         try CurlClient(.init(keepsCookies: true, maximumBodyBytes: maximumBodyBytes, userAgent: "eua-test/1"))

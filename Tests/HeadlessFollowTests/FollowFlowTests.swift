@@ -3,11 +3,12 @@
 import ExternalUserAgentPluginKit
 import Foundation
 import PluginNet
+import EUATestSupport
 import Testing
 
 /// Follow mode walking a provider-like page flow (`follow_pages_server.py`: Django-style login with an error
 /// list, django-oauth-toolkit's consent page and error page) over real sockets, and what the server was sent.
-@Suite("headless follow mode: a provider's page flow", .serialized, .timeLimit(.minutes(2)))
+@Suite("headless follow mode: a provider's page flow", .onOwnThreads, .timeLimit(.minutes(2)))
 struct FollowFlowTests {
     static func follow(_ url: URL, _ options: [String: String]) throws -> URL {
         var browser = try BrowserFollow(script: HeadlessScript(options: ["mode": "follow"].merging(options) { $1 }),

@@ -3,10 +3,11 @@
 import ExternalUserAgentPluginKit
 import Foundation
 import PluginNet
+import EUATestSupport
 import Testing
 
 /// Follow mode over https against a server whose certificate a throwaway CA (made with `openssl` now) signed.
-@Suite("headless follow mode over https", .serialized, .timeLimit(.minutes(2)))
+@Suite("headless follow mode over https", .onOwnThreads, .timeLimit(.minutes(2)))
 struct FollowTLSTests {
     @Test("with ca-file the whole flow runs over https; without it, a clear error and nothing posted")
     func caFile() throws {

@@ -2,11 +2,12 @@
 @testable import EUAHeadless
 import Foundation
 import PluginNet
+import EUATestSupport
 import Testing
 
 /// Follow mode's choice of transport: plain sockets for `http` (libcurl never opened), libcurl for `https`, and
 /// one cookie jar across both — asserted on what the page servers recorded.
-@Suite("headless follow mode: the transport per scheme", .serialized, .timeLimit(.minutes(2)))
+@Suite("headless follow mode: the transport per scheme", .onOwnThreads, .timeLimit(.minutes(2)))
 struct FollowTransportTests {
     static let options = ["mode": "follow", "form.username": "alice", "form.password": "right"]
 
@@ -56,7 +57,7 @@ struct FollowTransportTests {
 }
 
 /// The choice itself, for each kind of URL and proxy setting (the environment's value passed in).
-@Suite("headless follow mode: which URLs go through libcurl")
+@Suite("headless follow mode: which URLs go through libcurl", .onOwnThreads)
 struct FollowTransportChoiceTests {
     @Test("https always; http only to a host that is not loopback while a proxy is set",
           arguments: [

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 @testable import EUAHeadless
 import FoundationEssentials
+import EUATestSupport
 import Testing
 
-@Suite("headless follow mode: HTML forms")
+@Suite("headless follow mode: HTML forms", .onOwnThreads)
 struct HTMLFormTests {
     @Test("oidc-provider-mock's page: two forms, the one with 'sub' is chosen by the fields given")
     func mockPage() {

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 @testable import EUAHeadless
 import Foundation
+import EUATestSupport
 import Testing
 
 /// Pages that once crashed follow mode's HTML readers, kept from `scripts/fuzz` (Fuzz/regressions/FuzzHTMLPage/)
 /// and fed to the very functions follow mode calls.
-@Suite("headless follow mode: hostile pages found by fuzzing")
+@Suite("headless follow mode: hostile pages found by fuzzing", .onOwnThreads)
 struct HTMLTokenizerRegressionTests {
     /// An attribute with no name (`<script =`) at the very end of a page moved the tokenizer past the end, and
     /// reading the script's text then trapped (Range requires lowerBound <= upperBound).

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import PluginNet
+import EUATestSupport
 import Testing
 
 /// The headless agent's response parser on its own: framing, strictness, limits, and that how TCP cuts
 /// the bytes never changes its verdict.
-@Suite("headless client: response parser")
+@Suite("headless client: response parser", .onOwnThreads)
 struct HTTPResponseParserTests {
     static let bodyLimit = 64
 

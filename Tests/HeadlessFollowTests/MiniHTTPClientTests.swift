@@ -6,11 +6,12 @@ import Glibc
 import ExternalUserAgentSystem
 import PluginNet
 import Synchronization
+import EUATestSupport
 import Testing
 
 /// The headless agent's HTTP client against a canned one-connection server over real sockets: what it
 /// sends, and that every wait ends — by its deadline or by the stop signal.
-@Suite("headless client: requests over real sockets", .timeLimit(.minutes(1)))
+@Suite("headless client: requests over real sockets", .onOwnThreads, .timeLimit(.minutes(1)))
 struct MiniHTTPClientTests {
     @Test("it sends one well-formed request with Connection: close and reads a chunked answer")
     func requestAndChunkedResponse() throws {

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 @testable import EUAHeadless
+import EUATestSupport
 import Testing
 
 /// Saved pages of real providers (django-oauth-toolkit 3.4.1 behind Django's login view; Keycloak's login and
 /// consent pages, trimmed): which form, which fields are credentials, which button is pressed, and the error
 /// text a person would read.
-@Suite("headless follow mode: real providers' pages")
+@Suite("headless follow mode: real providers' pages", .onOwnThreads)
 struct ProviderPagesTests {
     static let djangoLoginWithErrors = """
         <!DOCTYPE html><html lang="en-us"><head><title>Log in | Django site admin</title>

@@ -7,7 +7,7 @@ import Testing
 
 /// The headless agent's requests through the real plugin (dlopen): every wait ends, and what comes back
 /// is held to the client's limits.
-@Suite("Headless plugin: network", .timeLimit(.minutes(1)))
+@Suite("Headless plugin: network", .onOwnThreads, .timeLimit(.minutes(1)))
 struct HeadlessNetworkTests {
     func headless() throws -> PluginAgentEntry {
         try #require(try BuiltPlugins.catalog().agent(id: "headless"))
@@ -90,7 +90,7 @@ final class TestListener: @unchecked Sendable {
 }
 
 /// The built `eua`, as a user runs it: plugins loaded at once, the headless agent's requests on plain sockets.
-@Suite("Headless plugin: repeated sign-ins through the built eua", .timeLimit(.minutes(3)))
+@Suite("Headless plugin: repeated sign-ins through the built eua", .onOwnThreads, .timeLimit(.minutes(3)))
 struct RepeatedDemoTests {
     @Test("twenty `eua demo` runs in a row, each loading every plugin afresh, all sign in")
     func repeatedDemo() async throws {

@@ -6,7 +6,7 @@ import Foundation
 import Testing
 
 /// The headless test agent, loaded through dlopen like any plugin.
-@Suite("Headless plugin", .timeLimit(.minutes(1)))
+@Suite("Headless plugin", .onOwnThreads, .timeLimit(.minutes(1)))
 struct HeadlessPluginTests {
     func headless() throws -> PluginAgentEntry {
         try #require(try BuiltPlugins.catalog().agent(id: "headless"))

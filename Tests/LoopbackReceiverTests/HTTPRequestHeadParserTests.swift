@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import PluginNet
+import EUATestSupport
 import Testing
 
 /// The loopback receiver's request-head parser on its own: the grammar it holds to, its limit, and that
 /// how TCP cuts the bytes never changes its verdict.
-@Suite("Loopback receiver: request head parser")
+@Suite("Loopback receiver: request head parser", .onOwnThreads)
 struct HTTPRequestHeadParserTests {
     static let limit = 16 * 1024
 

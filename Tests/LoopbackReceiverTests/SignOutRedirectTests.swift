@@ -6,7 +6,7 @@ import Testing
 
 /// The loopback receiver with `expect=sign-out`: the post-logout redirect of an end-session request carries the
 /// state only, and nothing else may complete it.
-@Suite("Loopback receiver: the post-logout redirect (expect=sign-out)", .timeLimit(.minutes(2)))
+@Suite("Loopback receiver: the post-logout redirect (expect=sign-out)", .onOwnThreads, .timeLimit(.minutes(2)))
 struct SignOutRedirectTests {
     @Test("a redirect with the right state only completes the sign-out; the page says signed out")
     func stateOnly() async throws {

@@ -9,7 +9,7 @@ import Testing
 
 /// A family name (`firefox`) names every build of a browser (firefox, firefox-esr, …): in `preference`,
 /// `allow`, `deny`, `[agent-options.<name>]` and `--agent`. A name that matches no agent is never silent.
-@Suite("Browser families and names that match no agent")
+@Suite("Browser families and names that match no agent", .onOwnThreads)
 struct BrowserFamilyTests {
     static let candidates = [
         AgentCandidate(agent: FakeExternalUserAgent(id: "chromium", kind: .externalBrowser, family: "chromium")),

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// Configuration files someone else could have written, and files too large or not UTF-8.
-@Suite("Configuration file safety")
+@Suite("Configuration file safety", .onOwnThreads)
 struct ConfigurationFileSafetyTests {
     static let policy = "preference = [\"firefox\"]\nallow-test-agents = false\n"
     /// A user that is neither root nor the one running the tests.

@@ -4,7 +4,7 @@ import EUATestSupport
 import Foundation
 import Testing
 
-@Suite("Layered configuration")
+@Suite("Layered configuration", .onOwnThreads)
 struct ConfigurationTests {
     @Test("no files at all: the built-in defaults, every file 'not found'")
     func defaults() throws {

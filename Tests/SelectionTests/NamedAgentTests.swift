@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import ExternalUserAgent
 import ExternalUserAgentTesting
+import EUATestSupport
 import Testing
 
 /// An agent named explicitly (`--agent`, the code layer) is used even where it says it cannot run,
 /// but never past rules 1–2 or the managed file.
-@Suite("Named agent")
+@Suite("Named agent", .onOwnThreads)
 struct NamedAgentTests {
     let empty = ConfigurationSources(environment: [:], systemFiles: [], userFile: nil, managedFile: nil)
 

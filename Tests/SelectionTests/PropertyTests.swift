@@ -16,7 +16,7 @@ struct SplitMix64: RandomNumberGenerator {
     }
 }
 
-@Suite("Property: random configurations never select an embedded web view")
+@Suite("Property: random configurations never select an embedded web view", .onOwnThreads)
 struct PropertyTests {
     static let ids = ["webview", "firefox", "chromium", "oldweb", "offline", "fake", "tab", "typist", "*", "missing"]
     static let matchers = ["webview", "webview >=0", "* >=1", "*", "firefox>=115", "chromium 120..<130", "fake", "tab", "typist", "oldweb"]

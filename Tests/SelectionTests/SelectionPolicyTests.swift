@@ -5,7 +5,7 @@ import ExternalUserAgentTesting
 import Foundation
 import Testing
 
-@Suite("Selection policy, through plugins loaded with dlopen")
+@Suite("Selection policy, through plugins loaded with dlopen", .onOwnThreads)
 struct SelectionPolicyTests {
     /// A layer that asks for `agent` by every means it has.
     static func asking(for agent: String, in layer: ConfigurationLayer) -> Layers {

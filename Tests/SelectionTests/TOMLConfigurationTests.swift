@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 @testable import ExternalUserAgent
+import EUATestSupport
 import Testing
 
 /// What the TOML reader's results look like once the configuration schema has checked them.
-@Suite("TOML through the configuration schema")
+@Suite("TOML through the configuration schema", .onOwnThreads)
 struct TOMLConfigurationTests {
     @Test("dates and times reach the configuration schema as a type error", arguments: [
         ("allow = 1979-05-27\n", "got a date"), ("allow = 07:32:00\n", "got a time"),

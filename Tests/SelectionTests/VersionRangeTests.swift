@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 @testable import ExternalUserAgent
+import EUATestSupport
 import Testing
 
-@Suite("Version ranges and agent matchers")
+@Suite("Version ranges and agent matchers", .onOwnThreads)
 struct VersionRangeTests {
     @Test("versions compare numerically; trailing zeros do not matter; text suffixes are dropped",
           arguments: [("120.0.6099.109", "120.1", true), ("9", "10", true), ("115.0esr", "115.1", true),

@@ -6,7 +6,7 @@ import Testing
 
 /// The system-browser plugin through real GIO, in an isolated XDG environment each test builds,
 /// driven through the built `eua` binary.
-@Suite("System browser via GIO", .timeLimit(.minutes(1)))
+@Suite("System browser via GIO", .onOwnThreads, .timeLimit(.minutes(1)))
 struct SystemBrowserTests {
     func open(_ url: String, _ desktop: IsolatedDesktop, _ extra: [String: String] = [:]) throws -> (ProcessResult, Duration) {
         let clock = ContinuousClock()
@@ -121,7 +121,7 @@ struct SystemBrowserTests {
 }
 
 /// `eua capabilities` in each environment a test can build.
-@Suite("Capability report", .timeLimit(.minutes(1)))
+@Suite("Capability report", .onOwnThreads, .timeLimit(.minutes(1)))
 struct CapabilityReportTests {
     struct Report: Decodable {
         struct Platform: Decodable {

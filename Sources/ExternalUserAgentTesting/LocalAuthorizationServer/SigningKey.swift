@@ -6,7 +6,7 @@ import Foundation
 #endif
 import Crypto
 import CryptoExtras
-import Dispatch
+import ExternalUserAgentSystem
 
 /// A freshly made signing key of a local server, with its public half as a JWK. Tokens are signed with
 /// swift-crypto (RS256: RSASSA-PKCS1-v1_5 with SHA-256; ES256: ECDSA P-256, `R‖S`), as RFC 7518 §3 says.
@@ -41,11 +41,11 @@ struct SigningKey: Sendable {
         }
     }
 
-    /// Key generation takes long (RSA): it runs on a Dispatch thread, not one of the few cooperative ones.
+    /// `make` on a thread of its own (``BlockingCall``): an RSA key takes seconds in a debug build, and Dispatch's
+    /// global queue is no way out — on Linux its threads are the cooperative pool's, so two keys made there at once
+    /// stall every task of the process.
     private static func generateOffThePool<Key: Sendable>(_ make: @escaping @Sendable () throws -> Key) async throws -> Key {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try make() }) }
-        }
+        try await BlockingCall.run(name: "eua-test-key", make)
     }
 
     /// `claims` as a compact JWS: `{"alg","kid","typ":"JWT"}`, the claims as JSON, and the signature.
