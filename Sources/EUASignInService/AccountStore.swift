@@ -57,6 +57,30 @@ struct AccountStore: Sendable {
         guard csecret_account_clear(app, account, &error) == 1 else { throw Self.keyring("could not remove the account", error) }
     }
 
+    /// Fails unless the Secret Service runs (or is activatable) with its default collection unlocked: a sign-in
+    /// checks this before the browser opens, and a lookup that found nothing before it answers `NotFound` (a locked
+    /// collection gives no secret, which is not the same as no account). No unlock prompt is shown: the call would
+    /// wait on a person the caller does not know about.
+    func checkReady() throws(ServiceError) {
+        var why: UnsafeMutablePointer<CChar>?
+        let state = csecret_keyring_state(5000, &why)
+        let reason = why.map { String(cString: $0) } ?? "no reason given"
+        if let why { csecret_free(why) }
+        switch state {
+        case Int32(CSECRET_KEYRING_READY):
+            return
+        case Int32(CSECRET_KEYRING_MISSING):
+            throw .failed("no keyring: \(reason). Start one in this session (GNOME Keyring, KWallet's Secret Service), "
+                + "then call again; the sign-in service keeps tokens in the keyring only, never in a file")
+        case Int32(CSECRET_KEYRING_LOCKED):
+            throw .failed("the keyring is locked: \(reason). Unlock it (for example in GNOME's Passwords and Keys, "
+                + "Seahorse), then call again; the sign-in service keeps tokens in the keyring only, never in a file")
+        default:
+            throw .failed("the keyring (Secret Service) could not be asked whether it is unlocked: \(reason). Is a keyring "
+                + "(GNOME Keyring, KWallet) running in this session? Then call again")
+        }
+    }
+
     /// `text` with no tab, newline or other control character (they separate the listed fields), at most 512 bytes.
     static func clean(_ text: String) -> String {
         String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }).prefix(512))
