@@ -23,7 +23,7 @@ struct AccountStore: Sendable {
         let label = "eua sign-in: \(fields[3]) at \(fields[0]) for \(Self.clean(app))"
         guard csecret_account_store(app, summary.account, fields[0], fields[1], fields[2], fields[3],
                                     summary.scopes.joined(separator: " "), label, state, &error) == 1 else {
-            throw Self.keyring("could not store the account", error)
+            throw failure("could not store the account", error)
         }
     }
 
@@ -31,7 +31,7 @@ struct AccountStore: Sendable {
     func state(app: String, account: String) throws(ServiceError) -> String? {
         var error: UnsafeMutablePointer<CChar>?
         guard let found = csecret_account_lookup(app, account, &error) else {
-            if error != nil { throw Self.keyring("could not read the account", error) }
+            if error != nil { throw failure("could not read the account", error) }
             return nil
         }
         defer { csecret_free(found) }
@@ -41,7 +41,7 @@ struct AccountStore: Sendable {
     /// `app`'s accounts.
     func accounts(app: String) throws(ServiceError) -> [Summary] {
         var error: UnsafeMutablePointer<CChar>?
-        guard let text = csecret_account_list(app, &error) else { throw Self.keyring("could not list the accounts", error) }
+        guard let text = csecret_account_list(app, &error) else { throw failure("could not list the accounts", error) }
         defer { csecret_free(text) }
         return String(cString: text).split(separator: "\n").compactMap { line in
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
@@ -54,7 +54,7 @@ struct AccountStore: Sendable {
     /// Removes `app`'s `account` (nothing when there is none).
     func remove(app: String, account: String) throws(ServiceError) {
         var error: UnsafeMutablePointer<CChar>?
-        guard csecret_account_clear(app, account, &error) == 1 else { throw Self.keyring("could not remove the account", error) }
+        guard csecret_account_clear(app, account, &error) == 1 else { throw failure("could not remove the account", error) }
     }
 
     /// Fails unless the Secret Service runs (or is activatable) with its default collection unlocked: a sign-in
@@ -84,6 +84,18 @@ struct AccountStore: Sendable {
     /// `text` with no tab, newline or other control character (they separate the listed fields), at most 512 bytes.
     static func clean(_ text: String) -> String {
         String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }).prefix(512))
+    }
+
+    /// Why a keyring call failed: the keyring's own state when it is missing or locked (the clearer message),
+    /// else libsecret's reason.
+    private func failure(_ what: String, _ error: UnsafeMutablePointer<CChar>?) -> ServiceError {
+        let reported = Self.keyring(what, error)
+        do throws(ServiceError) {
+            try checkReady()
+        } catch {
+            return error
+        }
+        return reported
     }
 
     private static func keyring(_ what: String, _ error: UnsafeMutablePointer<CChar>?) -> ServiceError {
