@@ -59,8 +59,8 @@ struct AccountStore: Sendable {
 
     /// Fails unless the Secret Service runs (or is activatable) with its default collection unlocked: a sign-in
     /// checks this before the browser opens, and a lookup that found nothing before it answers `NotFound` (a locked
-    /// collection gives no secret, which is not the same as no account). No unlock prompt is shown: the call would
-    /// wait on a person the caller does not know about.
+    /// collection gives no secret, which is not the same as no account). It shows no unlock prompt: a sign-in's
+    /// handle would wait on a person the caller does not know about.
     func checkReady() throws(ServiceError) {
         var why: UnsafeMutablePointer<CChar>?
         let state = csecret_keyring_state(5000, &why)

@@ -56,11 +56,11 @@ struct SnapPortalInfo: Equatable, Sendable {
     private static func run(_ arguments: [String], timeout: Duration) throws(CallerIdentification.Failure) -> [UInt8] {
         let command = arguments.joined(separator: " ")
         var pipe: [Int32] = [-1, -1]
-        guard Glibc.pipe(&pipe) == 0 else {
-            throw CallerIdentification.Failure(reason: "no pipe for '\(command)': \(String(cString: strerror(errno)))")
+        // A socket pair made close-on-exec at once, so that no other child of the service inherits an end (and
+        // holds the output open); Glibc's pipe2 is not imported.
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pipe) == 0 else {
+            throw CallerIdentification.Failure(reason: "no socket pair for '\(command)': \(String(cString: strerror(errno)))")
         }
-        // Not inherited by other children of the service (Glibc's pipe2 is not imported).
-        for end in pipe { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
