@@ -44,24 +44,8 @@ struct ClientLibraryTests {
                                                                   tokenEndpointDelay: .seconds(20)))
         defer { Task { await slow.stop() } }
         let session = try SecretServiceSession()
-        let configuration = session.folder.path + "/.config/eua"
-        try FileManager.default.createDirectory(atPath: configuration, withIntermediateDirectories: true)
-        try """
-            preference = ["headless"]
-            allow-test-agents = true
-            [agent-options.headless]
-            mode = "follow"
-            """.write(toFile: configuration + "/config.toml", atomically: true, encoding: .utf8)
-        let script = """
-            "$SERVICE" 2>"$HOME/service.log" &
-            service=$!
-            tries=0
-            until dbus-send --session --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.NameHasOwner \
-                string:org.externaluseragent.SignIn 2>/dev/null | grep -q "boolean true"; do
-              tries=$((tries + 1))
-              [ $tries -gt 400 ] && { echo "== failure"; echo "started=no"; cat "$HOME/service.log"; kill $service; exit 96; }
-              sleep 0.05
-            done
+        _ = try SignInServiceHarness.writeConfiguration(home: session.folder.path)
+        let steps = """
             echo "== example"; "$BUILD/eua-signin-example" "$ISSUER" my-app; echo "status=$?"
             echo "== qt"; QT_QPA_PLATFORM=offscreen "$BUILD/eua-qt-signin" "$ISSUER" my-app --click 2>/dev/null; echo "status=$?"
             echo "== python"
@@ -74,28 +58,14 @@ struct ClientLibraryTests {
                 UBSAN_OPTIONS=halt_on_error=1 "$BUILD/asan/eua-client-stress" "$ISSUER" "$SLOW" my-app 2>"$HOME/stress.err"
             echo "status=$?"
             awk '{ print "stderr" NR "=" $0 }' "$HOME/stress.err" | head -n 60
-            echo "== log"
-            awk '{ print "line" NR "=" $0 }' "$HOME/service.log" | tail -n 40
-            kill $service
             """
-        let result = try await offThePool {
-            try session.run(URL(fileURLWithPath: "/bin/sh"), ["-c", script], environment: [
-                "SERVICE": try TestPaths.product("eua-signin-service").path, "BUILD": folder.path + "/build",
-                "CLIB": Self.clib.path, "ISSUER": server.issuer,
-                "PYTHON_EXAMPLE": TestPaths.packageRoot.appendingPathComponent("Examples/Python").path, "SLOW": slow.issuer,
-                "EUA_PLUGIN_PATH": TestPaths.productsFolder.path,
-            ], timeout: 400)
-        }
-        var sections: [String: [String: String]] = [:]
-        var current = "start"
-        for line in result.stdout.split(separator: "\n") {
-            if line.hasPrefix("== ") { current = String(line.dropFirst(3)); continue }
-            guard let equals = line.firstIndex(of: "=") else { continue }
-            let key = String(line[..<equals])
-            if sections[current]?[key] == nil { sections[current, default: [:]][key] = String(line[line.index(after: equals)...]) }
-        }
-        let report = "\(result.stdout)\n\(result.stderr)"
-        #expect(result.status == 0 && sections["failure"] == nil, "the session failed: \(report)")
+        let outcome = try await SignInServiceHarness.run(steps, environment: [
+            "SERVICE": try TestPaths.product("eua-signin-service").path, "BUILD": folder.path + "/build",
+            "CLIB": Self.clib.path, "ISSUER": server.issuer,
+            "PYTHON_EXAMPLE": TestPaths.packageRoot.appendingPathComponent("Examples/Python").path, "SLOW": slow.issuer,
+            "EUA_PLUGIN_PATH": TestPaths.productsFolder.path,
+        ], session: session, timeout: 400)
+        let (sections, report) = (outcome.sections, outcome.report)
 
         let example = sections["example"] ?? [:]
         #expect(example["status"] == "0", "example: \(report)")

@@ -14,6 +14,7 @@
  *   DESCRIBE_HANGS  describe() never returns
  *   DESCRIBE_SLEEP_MS=n  describe() sleeps n milliseconds before it returns
  *   START_HANGS     start() never returns
+ *   START_CRASHES   start() dies of SIGSEGV (a plugin bug that takes its process with it)
  *   CANCEL_HANGS    cancel() never returns
  *   LISTENING_URI="http://…"  start() sends {"event":"listening"} with that redirect URI, then waits
  *   REDIRECT_URL="http://…"   start() sends presented, then a redirect event with that URL, then waits
@@ -112,6 +113,8 @@ static void start(void *instance, const char *request, eua_event_fn on_event, vo
     started = 1;
 #if defined(START_HANGS)
     hang();
+#elif defined(START_CRASHES)
+    *(volatile int *)16 = 1; /* a real fault: a raised SIGSEGV would return from the host's handler */
 #elif defined(NEVER_ANSWERS)
     (void)on_event; (void)event_context;
 #elif defined(LISTENING_URI)

@@ -22,63 +22,6 @@ struct SignInServiceEndToEndTests {
         return output
     }
 
-    /// The host's configuration: the headless agent in `mode` (follow: it signs in as a browser would; never: it never
-    /// answers, as a person who leaves the browser open), test agents allowed.
-    static func writeConfiguration(home: String, managed: String, mode: String = "follow") throws -> String {
-        let folder = home + "/.config/eua"
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try """
-            preference = ["headless"]
-            allow-test-agents = true
-            [agent-options.headless]
-            mode = "\(mode)"
-            """.write(toFile: folder + "/config.toml", atomically: true, encoding: .utf8)
-        let managedPath = home + "/managed.toml"
-        try managed.write(toFile: managedPath, atomically: true, encoding: .utf8)
-        return managedPath
-    }
-
-    /// Runs `steps` (shell, with SERVICE, CLIENT and the session's environment) with the service started on the bus
-    /// (or, unless `startsService`, left to D-Bus activation); returns each `== name` section's `key=value` lines.
-    static func run(_ steps: String, environment: [String: String], session: SecretServiceSession,
-                    startsService: Bool = true) async throws -> [String: [String: String]] {
-        let launch = !startsService ? ": >\"$HOME/service.log\"" : """
-            "$SERVICE" 2>"$HOME/service.log" &
-            service=$!
-            tries=0
-            until dbus-send --session --print-reply --dest=org.freedesktop.DBus / org.freedesktop.DBus.NameHasOwner \
-                string:org.externaluseragent.SignIn 2>/dev/null | grep -q "boolean true"; do
-              tries=$((tries + 1))
-              [ $tries -gt 400 ] && { echo "== failure"; echo "started=no"; cat "$HOME/service.log"; kill $service; exit 96; }
-              sleep 0.05
-            done
-            """
-        let script = """
-            \(launch)
-            \(steps)
-            echo "== log"
-            awk '{ print "line" NR "=" $0 }' "$HOME/service.log"
-            [ -n "${proxies:-}" ] && kill $proxies
-            [ -n "${service:-}" ] && kill $service
-            exit 0
-            """
-        let result = try await offThePool {
-            try session.run(URL(fileURLWithPath: "/bin/sh"), ["-c", script], environment: environment, timeout: 240)
-        }
-        var sections: [String: [String: String]] = [:]
-        var current = "start"
-        for line in result.stdout.split(separator: "\n") {
-            if line.hasPrefix("== ") { current = String(line.dropFirst(3)); continue }
-            guard let equals = line.firstIndex(of: "=") else { continue }
-            let key = String(line[..<equals])
-            if sections[current]?[key] == nil { sections[current, default: [:]][key] = String(line[line.index(after: equals)...]) }
-        }
-        if result.status != 0 || sections["failure"] != nil {
-            Issue.record("the session failed (status \(result.status)): \(result.stdout)\n\(result.stderr)")
-        }
-        return sections
-    }
-
     @Test("a host app signs in, lists, gets and refreshes a token, signs out; unknown ids, Close and hostile calls are answered")
     func hostCaller() async throws {
         let server = try await LocalAuthorizationServer.start(.init(clientID: "my-app", subject: "alice"))
@@ -91,11 +34,11 @@ struct SignInServiceEndToEndTests {
         let folder = try TemporaryFolder("eua-signin-client")
         let client = try await Self.client(in: folder)
         let session = try SecretServiceSession()
-        let managed = try Self.writeConfiguration(home: session.folder.path, managed: """
+        let managed = try SignInServiceHarness.writeConfiguration(home: session.folder.path, managed: """
             [signin.clients."\(server.issuer)"]
             "bound-client" = ["org.example.AppA"]
             """)
-        let sections = try await Self.run("""
+        let sections = try await SignInServiceHarness.run("""
             echo "== signin"; "$CLIENT" signin "$ISSUER" my-app | tee "$HOME/signin.out"
             account=$(sed -n 's/^account=//p' "$HOME/signin.out")
             echo "== again"; "$CLIENT" signin "$ISSUER" my-app "$account"
@@ -120,7 +63,7 @@ struct SignInServiceEndToEndTests {
                 "SERVICE": try TestPaths.product("eua-signin-service").path, "CLIENT": client.path,
                 "ISSUER": server.issuer, "SLOW": slow.issuer, "EUA_MANAGED_CONFIG": managed,
                 "EUA_PLUGIN_PATH": TestPaths.productsFolder.path,
-            ], session: session)
+            ], session: session).sections
 
         let signIn = sections["signin"] ?? [:]
         #expect(signIn["handle_predicted"] == "yes")
@@ -178,11 +121,11 @@ struct SignInServiceEndToEndTests {
         let folder = try TemporaryFolder("eua-signin-client")
         let client = try await Self.client(in: folder)
         let session = try SecretServiceSession()
-        let managed = try Self.writeConfiguration(home: session.folder.path, managed: """
+        let managed = try SignInServiceHarness.writeConfiguration(home: session.folder.path, managed: """
             [signin.clients."\(server.issuer)"]
             "bound-client" = ["org.example.AppA"]
             """)
-        let sections = try await Self.run(SandboxScript.functions + """
+        let sections = try await SignInServiceHarness.run(SandboxScript.functions + """
 
             proxy org.example.AppA 101 || exit 1
             proxy org.example.AppB 102 || exit 1
@@ -229,7 +172,7 @@ struct SignInServiceEndToEndTests {
                 "SERVICE": try TestPaths.product("eua-signin-service").path, "CLIENT": client.path,
                 "ISSUER": server.issuer, "SLOW": slow.issuer, "EUA_MANAGED_CONFIG": managed,
                 "EUA_PLUGIN_PATH": TestPaths.productsFolder.path,
-            ], session: session)
+            ], session: session).sections
 
         let signIn = sections["a-signin"] ?? [:]
         #expect(signIn["response"] == "0", "A's sign-in: \(signIn); service log: \(sections["log"] ?? [:])")
@@ -274,8 +217,8 @@ struct SignInServiceEndToEndTests {
         let folder = try TemporaryFolder("eua-signin-client")
         let client = try await Self.client(in: folder)
         let session = try SecretServiceSession()
-        let managed = try Self.writeConfiguration(home: session.folder.path, managed: "")
-        let sections = try await Self.run("""
+        let managed = try SignInServiceHarness.writeConfiguration(home: session.folder.path, managed: "")
+        let sections = try await SignInServiceHarness.run("""
             mkdir -p "$XDG_DATA_HOME/dbus-1/services"
             sed "s|@libexecdir@/eua/eua-signin-service|$SERVICE|" "$TEMPLATE" \
                 >"$XDG_DATA_HOME/dbus-1/services/org.externaluseragent.SignIn.service"
@@ -297,7 +240,7 @@ struct SignInServiceEndToEndTests {
                 "EUA": try TestPaths.product("eua").path, "EUA_MANAGED_CONFIG": managed,
                 "TEMPLATE": TestPaths.packageRoot.appendingPathComponent("data/org.externaluseragent.SignIn.service.in").path,
                 "EUA_SIGNIN_IDLE_SECONDS": "2",
-            ], session: session, startsService: false)
+            ], session: session, startsService: false).sections
         #expect(sections["before"]?["owned"] == "0")
         #expect(sections["before"]?["activatable"] == "1")
         #expect(sections["first"]?["accounts"] == "0", "first call: \(sections["first"] ?? [:])")
@@ -314,8 +257,8 @@ struct SignInServiceEndToEndTests {
         let folder = try TemporaryFolder("eua-signin-client")
         let client = try await Self.client(in: folder)
         let session = try SecretServiceSession()
-        let managed = try Self.writeConfiguration(home: session.folder.path, managed: "", mode: "never")
-        let sections = try await Self.run("""
+        let managed = try SignInServiceHarness.writeConfiguration(home: session.folder.path, managed: "", mode: "never")
+        let sections = try await SignInServiceHarness.run("""
             ports() { ss -ltnpH | grep -c "pid=$service," ; }
             echo "== idle"; echo "ports=$(ports)"
             "$CLIENT" close "$ISSUER" my-app 1500 >"$HOME/close.out" &
@@ -339,7 +282,7 @@ struct SignInServiceEndToEndTests {
                 "SERVICE": try TestPaths.product("eua-signin-service").path, "CLIENT": client.path,
                 "ISSUER": server.issuer, "EUA_MANAGED_CONFIG": managed,
                 "EUA_PLUGIN_PATH": TestPaths.productsFolder.path,
-            ], session: session)
+            ], session: session).sections
         #expect(sections["idle"]?["ports"] == "0")
         // The loopback receiver listens (on 127.0.0.1, and on ::1 where it can) while the browser is open.
         #expect(Int(sections["waiting"]?["ports"] ?? "") ?? 0 >= 1, "while the browser is open: \(sections)")
@@ -370,14 +313,14 @@ struct SignInServiceEndToEndTests {
         for (name, mode, issuer) in [("cancel", "cancel", server.issuer), ("denied", "follow", denying.issuer),
                                      ("error", "follow", failing.issuer)] {
             let session = try SecretServiceSession()
-            let managed = try Self.writeConfiguration(home: session.folder.path, managed: "", mode: mode)
-            let sections = try await Self.run("""
+            let managed = try SignInServiceHarness.writeConfiguration(home: session.folder.path, managed: "", mode: mode)
+            let sections = try await SignInServiceHarness.run("""
                 echo "== signin"; "$CLIENT" signin "$ISSUER" my-app
                 echo "== list"; "$CLIENT" list
                 """, environment: [
                     "SERVICE": try TestPaths.product("eua-signin-service").path, "CLIENT": client.path,
                     "ISSUER": issuer, "EUA_MANAGED_CONFIG": managed, "EUA_PLUGIN_PATH": TestPaths.productsFolder.path,
-                ], session: session)
+                ], session: session).sections
             results[name] = sections["signin"] ?? [:]
             #expect(sections["list"]?["accounts"] == "0")
         }
@@ -397,8 +340,8 @@ struct SignInServiceEndToEndTests {
         let folder = try TemporaryFolder("eua-signin-client")
         let client = try await Self.client(in: folder)
         let session = try SecretServiceSession()
-        let managed = try Self.writeConfiguration(home: session.folder.path, managed: "")
-        let sections = try await Self.run("""
+        let managed = try SignInServiceHarness.writeConfiguration(home: session.folder.path, managed: "")
+        let sections = try await SignInServiceHarness.run("""
             echo "== signin"; "$CLIENT" signin "$ISSUER" my-app | tee "$HOME/signin.out"
             account=$(sed -n 's/^account=//p' "$HOME/signin.out")
             # Someone else spends the stored refresh token (the provider rotates them: it works once).
@@ -412,7 +355,7 @@ struct SignInServiceEndToEndTests {
             """, environment: [
                 "SERVICE": try TestPaths.product("eua-signin-service").path, "CLIENT": client.path,
                 "ISSUER": server.issuer, "EUA_MANAGED_CONFIG": managed, "EUA_PLUGIN_PATH": TestPaths.productsFolder.path,
-            ], session: session)
+            ], session: session).sections
         #expect(sections["signin"]?["response"] == "0")
         #expect(sections["spent"]?["status"] == "200", "\(sections)")
         #expect(sections["refresh"]?["error"] == "org.externaluseragent.SignIn.Error.InteractionRequired",
