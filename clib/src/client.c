@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -907,6 +908,7 @@ static void flush_bus(eua_client *client) {
 
 static void *thread_main(void *data) {
     eua_client *client = data;
+    prctl(PR_SET_NAME, "eua-client");   /* named from inside: no /proc file to open */
     eua_error *failure = connect_bus(client);
     pthread_mutex_lock(&lock);
     client->connect_error = failure;
@@ -1028,7 +1030,6 @@ eua_client *eua_client_new(const char *options_json, eua_error **error) {
         free(client);
         return NULL;
     }
-    pthread_setname_np(client->thread, "eua-client");
     /* The thread's own deadline ends the attempt; this one only guards against a thread that never answers. */
     uint64_t deadline = now_usec() + ((uint64_t)connect_ms + 5000) * USEC_PER_MSEC;
     pthread_mutex_lock(&lock);
