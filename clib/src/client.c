@@ -230,8 +230,10 @@ static void finish(eua_op *op, char *result, eua_error *error) {
     void *dispatch_data = client->dispatch_data;
     pthread_mutex_unlock(&lock);
 
-    /* The subscription's slot holds a reference of `op`, dropped when the slot goes. */
+    /* The subscription's slot holds a reference of `op`, dropped when the slot goes. sd-bus objects are let go here,
+     * on the client's thread: the op's last reference may go on any thread. */
     op->subscription = sd_bus_slot_unref(op->subscription);
+    op->early_response = sd_bus_message_unref(op->early_response);
     say(client, EUA_CLIENT_LOG_DEBUG, "%s ended: %s", op->method, error ? error->name : "success");
     if (freed) {
         /* Nobody waits for it: no delivery, and the list's reference goes. */
@@ -410,6 +412,7 @@ static int on_request_reply(sd_bus_message *reply, void *data, sd_bus_error *ret
         /* Cancelled (or timed out) while the call was in flight: close the request it made. */
         if (!failure) send_close(bus, handle);
         eua_error_free(failure);
+        op->early_response = sd_bus_message_unref(op->early_response);
     } else if (failure) {
         finish(op, NULL, failure);
     } else {
