@@ -138,6 +138,32 @@ static void on_log(void *data, int level, const char *message) {
     atomic_fetch_add(&log_lines, 1);
 }
 
+/* A done that makes the synchronous calls from the library's own thread (no dispatcher): they cannot wait for that
+ * thread, so the library makes them there; without a service each ends in serviceUnavailable. */
+typedef struct {
+    eua_client *client;
+    atomic_int calls;
+    int list_code, sync_code;
+    pthread_t thread;
+} nested;
+
+static void on_done_nested(void *user_data, const char *result_json, const eua_error *error) {
+    (void)result_json, (void)error;
+    nested *n = user_data;
+    n->thread = pthread_self();
+    eua_error *failure = NULL;
+    char *accounts = eua_list_accounts(n->client, &failure);
+    n->list_code = accounts ? 0 : failure->code;
+    eua_string_free(accounts);
+    eua_error_free(failure);
+    failure = NULL;
+    char *token = eua_get_access_token_sync(n->client, "0123", NULL, 5000, &failure);
+    n->sync_code = token ? 0 : failure->code;
+    eua_string_free(token);
+    eua_error_free(failure);
+    atomic_fetch_add(&n->calls, 1);
+}
+
 static void *cancel_from_thread(void *data) {
     eua_op_cancel(data);
     eua_op_cancel(data);
@@ -339,6 +365,17 @@ int main(void) {
     CHECK(atomic_load(&o.calls) == 0, "done ran for an operation freed before its delivery");
     eua_client_set_dispatcher(client, NULL, NULL);
     printf("ok: the dispatcher decides where done runs; a freed operation's queued done does not run\n");
+
+    /* The synchronous calls from inside a done on the library's own thread answer, and do not wait for themselves. */
+    nested n = {.client = client};
+    op = eua_get_access_token(client, "0123", NULL, on_done_nested, &n);
+    for (int i = 0; i < 2000 && atomic_load(&n.calls) == 0; i++) sleep_ms(10);
+    CHECK(atomic_load(&n.calls) == 1, "the done making synchronous calls did not return within 20 s");
+    CHECK(!pthread_equal(n.thread, pthread_self()), "done ran on the test's thread without a dispatcher");
+    CHECK(n.list_code == EUA_CLIENT_ERROR_SERVICE_UNAVAILABLE && n.sync_code == EUA_CLIENT_ERROR_SERVICE_UNAVAILABLE,
+          "synchronous calls inside done: list %d, token %d", n.list_code, n.sync_code);
+    eua_op_free(op);
+    printf("ok: eua_list_accounts and eua_get_access_token_sync from inside done on the library's thread\n");
 
     /* eua_client_free with operations running: each done runs once, before it returns. */
     outcome many[20];
