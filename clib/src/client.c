@@ -378,14 +378,17 @@ static bool ends_with(const char *text, const char *suffix) {
     return n >= m && strcmp(text + n - m, suffix) == 0;
 }
 
+/* The error of `method` on a connection that closed (its bus daemon ended). */
+static eua_error *bus_closed(const char *method, const char *detail) {
+    return eua_error_new(EUA_CLIENT_ERROR_SERVICE_UNAVAILABLE, "%s: the connection to the session bus closed (%s); "
+                         "start the app again in a desktop session", method, detail);
+}
+
 /* The failure of a call's `reply` (an error reply, or one of another signature than `signature`), or NULL. */
 static eua_error *reply_error(sd_bus_message *reply, const char *signature, const char *method) {
     const sd_bus_error *error = sd_bus_message_get_error(reply);
-    if (error && sd_bus_is_open(sd_bus_message_get_bus(reply)) <= 0) {
-        /* sd-bus ends the calls in flight of a connection that closed with NoReply; say what happened. */
-        return eua_error_new(EUA_CLIENT_ERROR_SERVICE_UNAVAILABLE, "%s: the connection to the session bus closed (%s); "
-                             "start the app again in a desktop session", method, error->message);
-    }
+    /* sd-bus ends the calls in flight of a connection that closed with NoReply; say what happened. */
+    if (error && sd_bus_is_open(sd_bus_message_get_bus(reply)) <= 0) return bus_closed(method, error->message);
     if (error) return eua_error_from_bus(error, method);
     if (!sd_bus_message_has_signature(reply, signature) || !sd_bus_message_get_sender(reply)) {
         const char *got = sd_bus_message_get_signature(reply, true);
@@ -522,7 +525,8 @@ static void start_in_thread(eua_client *client, eua_op *op) {
     }
     sd_bus_message_unref(call);
     if (r < 0) {
-        finish(op, NULL, eua_error_from_errno(r, op->method));
+        finish(op, NULL, sd_bus_is_open(client->bus) <= 0 ? bus_closed(op->method, strerror(-r))
+                                                         : eua_error_from_errno(r, op->method));
         return;
     }
     pthread_mutex_lock(&lock);

@@ -7,6 +7,7 @@
 #include "externaluseragent.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -411,6 +412,24 @@ int main(void) {
     fclose(maps);
     CHECK(lines > 10, "read only %d lines of /proc/self/maps", lines);
     printf("ok: /proc/self/maps (%d lines) holds no Swift runtime and no plugin\n", lines);
+
+    /* Last, as it ends the bus: a client whose bus daemon goes away answers serviceUnavailable and frees cleanly. */
+    const char *daemon = getenv("EUA_TEST_BUS_DAEMON_PID");
+    CHECK(daemon && atoi(daemon) > 1, "EUA_TEST_BUS_DAEMON_PID is not set (run under tests/with-private-bus)");
+    client = eua_client_new(NULL, &error);
+    CHECK(client != NULL, "client_new before the bus ends");
+    CHECK(kill(atoi(daemon), SIGTERM) == 0, "could not end the bus daemon %s", daemon);
+    sleep_ms(300);
+    memset(&o, 0, sizeof o);
+    op = eua_sign_in(client, request, on_done, &o);
+    CHECK(wait_done(&o) == 1 && o.code == EUA_CLIENT_ERROR_SERVICE_UNAVAILABLE, "sign-in after the bus ended: %s (%s)",
+          o.name, o.message);
+    eua_op_free(op);
+    error = NULL;
+    CHECK(eua_list_accounts(client, &error) == NULL, "list after the bus ended");
+    expect_error(error, EUA_CLIENT_ERROR_SERVICE_UNAVAILABLE, "serviceUnavailable", "list after the bus ended");
+    eua_client_free(client);
+    printf("ok: the bus daemon ended: serviceUnavailable (%s), and the client frees\n", o.message);
     printf("unit: %d checks passed\n", checks);
     return 0;
 }
