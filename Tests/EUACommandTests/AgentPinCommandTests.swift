@@ -37,8 +37,7 @@ struct AgentPinCommandTests {
         return try JSONDecoder().decode(Report.self, from: Data(result.stdout.utf8))
     }
 
-    @Test("pinned by preference and allow with private = true: the user's executable is not the one chosen, and the "
-          + "report says which options are locked, from which file and line")
+    @Test("pinned by preference and allow with private = true: the user's executable is not the one chosen, and the report says which options are locked, from which file and line")
     func userExecutableIgnored() throws {
         let sandbox = try ExplainCommandTests.Sandbox()
         try sandbox.write(Self.userFile, to: sandbox.userFile)

@@ -48,24 +48,27 @@ struct CommandWordsTests {
         var queue: [[String]] = [[]]
         var seen: [[String]] = []
         var repeated: [String] = []
+        var read = 0
         while let command = queue.first {
             queue.removeFirst()
             seen.append(command)
             let help = try ProcessRunner.run(eua, command + ["--help"], timeout: 30)
             #expect(help.status == 0, "eua \(command.joined(separator: " ")) --help: \(help.stderr)")
             queue += Self.subcommands(inHelp: help.stdout).map { command + [$0] }
-            for entry in Self.entries(inHelp: help.stdout) where Self.defaultMentions(entry) > 1 {
+            let entries = Self.entries(inHelp: help.stdout)
+            read += entries.count
+            for entry in entries where Self.defaultMentions(entry) > 1 {
                 repeated.append("eua \(command.joined(separator: " ")): \(entry)")
             }
         }
         #expect(seen.contains(["refresh"]) && seen.contains(["logout"]) && seen.contains(["scheme", "register"]),
                 "the commands read: \(seen)")
+        #expect(read > 150, "option entries read: \(read)")
         #expect(Self.defaultMentions("  --timeout <timeout>  Seconds (default: 60). (default: 60)") == 2, "the check sees one")
         #expect(repeated.isEmpty, "options whose help states the default twice:\n\(repeated.joined(separator: "\n"))")
     }
 
-    @Test("eua doctor lays a many-line problem out on lines (no literal \\x0a), and under a managed preference it "
-          + "suggests what works under the pin, not --agent")
+    @Test("eua doctor lays a many-line problem out on lines (no literal \\x0a), and under a managed preference it suggests what works under the pin, not --agent")
     func doctorProblemLines() throws {
         let sandbox = try ExplainCommandTests.Sandbox()
         try sandbox.write("preference = [\"no-such-agent\"]\n", to: sandbox.managedFile)

@@ -54,7 +54,7 @@ public struct Configuration: Sendable {
                         + "users may set"))
                 continue
             }
-            if !managedKeys.contains(setting.key), let locked = Self.lockedOut(setting, pins: agentPins) {
+            if !managedKeys.contains(setting.key), let locked = Self.lockedOutSetting(setting, pins: agentPins) {
                 ignored.append(locked)
                 continue
             }
@@ -89,7 +89,7 @@ public struct Configuration: Sendable {
 
     /// The ignored setting `setting` is when it sets a locked option of an agent the managed file pins
     /// (``AgentPin``) from another layer; `nil` when it may take effect.
-    private static func lockedOut(_ setting: ConfigurationSetting, pins: [String: AgentPin]) -> IgnoredSetting? {
+    private static func lockedOutSetting(_ setting: ConfigurationSetting, pins: [String: AgentPin]) -> IgnoredSetting? {
         guard setting.origin.layer != .managed, setting.origin.layer != .defaults,
               let agent = setting.key.agentOptionAgent, let pin = pins[agent],
               pin.locks(setting.key.components[2]) else { return nil }

@@ -29,7 +29,7 @@ enum ConfigurationSchema {
             case .maxAge: "a whole number of seconds from 0 to 2147483647"
             case .storageBackend: "\"secret-service\" or \"file\""
             case .lockedOptionList: "an array of the agent options a pinned agent keeps from the managed file, from "
-                + lockedAgentOptions.map { "\"\($0)\"" }.joined(separator: ", ") + ", like [\"extra-args\"]"
+                + ConfigurationSchema.lockedAgentOptions.map { "\"\($0)\"" }.joined(separator: ", ") + ", like [\"extra-args\"]"
             case .flowList: "an array of sign-in steps, each at most once, from \"browser\", \"device\" and \"manual\", like [\"browser\", \"device\", \"manual\"]"
             }
         }
