@@ -182,7 +182,7 @@ public struct Configuration: Sendable {
 
     /// The settings of `agent`'s options that a pin keeps from it: those ``ignored`` lists for its id's or family's
     /// table, and those of the other table (a family pinned, `[agent-options.firefox-esr] executable` set) that
-    /// ``options(for:)`` leaves out.
+    /// ``options(for:)-(AgentDescriptor)`` leaves out.
     public func lockedOut(for agent: AgentDescriptor) -> [IgnoredSetting] {
         agentOptionSettings(for: agent).lockedOut
     }
