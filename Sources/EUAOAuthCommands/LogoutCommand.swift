@@ -80,7 +80,7 @@ package struct LogoutCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The client's private key file, for a client that authenticates with private_key_jwt.", valueName: "file"))
     var clientKey: String?
 
-    @Option(help: "Seconds the sign-out may take, the person on the provider's page included (default: 120).")
+    @Option(help: "Seconds the sign-out may take, the person on the provider's page included.")
     var timeout: Int = 120
 
     @Flag(help: "Allow test agents (kind testDouble), like EUA_ALLOW_TEST_AGENTS=1.")
@@ -170,7 +170,7 @@ package struct LogoutCommand: ParsableCommand {
         -> (agent: any ExternalUserAgent, receiver: @Sendable () throws -> (any RedirectReceiver)?)? {
         guard !noEndSession, service.endSessionEndpoint != nil else { return nil }
         let options = try AgentOptions.parse(agentOptions)
-        var code = CodeConfiguration()
+        var code = CodeConfiguration.commandLine
         if allowTestAgents { code.allowTestAgents = true }
         if let agent { code.name(agent, options: options) }
         let configuration: Configuration
@@ -200,7 +200,9 @@ package struct LogoutCommand: ParsableCommand {
             throw CommandFailure("no agent can show the provider's sign-out page (give --no-end-session to revoke and "
                 + "forget only); the chain said: \(chosen.error.commandLineReport)")
         }
-        let made = candidate.makeAgent(options: step.options.merging(agent == nil ? options : [:]) { $1 })
+        let given = configuration.permitted(agent == nil ? options : [:], for: candidate.descriptor)
+        for refusal in given.refused { Output.errorLine("eua logout: warning: \(refusal)") }
+        let made = candidate.makeAgent(options: step.options.merging(given.options) { $1 })
         guard !noRedirect else { return (made, { nil }) }
         let receiverOptions = try Self.receiverOptions(registered: registered, configuration: configuration)
         let entry = catalog.receiver(id: receiverID)

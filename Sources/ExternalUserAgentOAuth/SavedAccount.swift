@@ -45,11 +45,17 @@ public struct SavedAccount: Sendable, Hashable {
         backend = file.storedBackend()
     }
 
-    /// How a person recognises it in a list: `alice (alice@example.com) at https://id.example.com, client app`.
+    /// How a person recognises it in a list: `alice (alice@example.com, subject 1) at https://id.example.com, client
+    /// app [id …]`. It leads with the username (else the email, else the name) and names the subject as one: a bare
+    /// subject first (`1 (alice, …)`) would read as a list number.
     public var label: String {
-        let who = key.subject ?? "unknown subject"
-        let extra = [username, email].compactMap { $0 }.filter { !$0.isEmpty && $0 != who }
-        let more = extra.isEmpty ? "" : " (\(extra.joined(separator: ", ")))"
-        return "\(who)\(more) at \(key.issuer), client \(key.clientID) [id \(id)]"
+        let known = [username, email, name].compactMap { $0 }.filter { !$0.isEmpty }
+        var who = key.subject.map { "subject \($0)" } ?? "unknown subject"
+        if let lead = known.first {
+            var more = [username, email].compactMap { $0 }.filter { !$0.isEmpty && $0 != lead }
+            if let subject = key.subject, subject != lead, !more.contains(subject) { more.append("subject \(subject)") }
+            who = more.isEmpty ? lead : "\(lead) (\(more.joined(separator: ", ")))"
+        }
+        return "\(who) at \(key.issuer), client \(key.clientID) [id \(id)]"
     }
 }

@@ -187,7 +187,7 @@ struct NoBrowserTests {
                                   replacingEnvironment: true, timeout: 60)
         }
         #expect(onTTY.status == 0, "output: \(onTTY.stdout) \(onTTY.stderr)")
-        #expect(onTTY.stdout.contains("⠋ Waiting for the sign-in in the browser"), "output: \(onTTY.stdout)")
+        #expect(onTTY.stdout.contains("⠋ Waiting for the test agent 'headless' to finish the sign-in"), "output: \(onTTY.stdout)")
         #expect(onTTY.stdout.contains("left (Ctrl-C to cancel)"))
         #expect(onTTY.stdout.contains("\r\u{1B}[2K"), "redrawn in place")
         #expect(onTTY.stdout.contains("Signed in as alice at \(server.issuer)."))
@@ -198,7 +198,7 @@ struct NoBrowserTests {
         }
         #expect(inPipe.status == 0, "stderr: \(inPipe.stderr)")
         #expect(!inPipe.stderr.contains("Ctrl-C to cancel") && !inPipe.stderr.contains("\u{1B}["))
-        #expect(inPipe.stderr.contains("eua login: Waiting for the sign-in in the browser;"))
+        #expect(inPipe.stderr.contains("eua login: Waiting for the test agent 'headless' to finish the sign-in;"))
     }
 
     @Test("eua explain --issuer shows the chain and why each step was skipped")

@@ -10,7 +10,7 @@ import ExternalUserAgentWire
 enum ConfigurationSchema {
     /// What a key's value must be.
     enum Shape: Sendable {
-        case bool, port, portRange, redirectPath, redirectURI, seconds, page, text, agentList, matcherList, optionValue, flowList, textList, maxAge, storageBackend
+        case bool, port, portRange, redirectPath, redirectURI, seconds, page, text, agentList, matcherList, optionValue, flowList, textList, maxAge, storageBackend, lockedOptionList
 
         var expectation: String {
             switch self {
@@ -28,6 +28,8 @@ enum ConfigurationSchema {
             case .textList: "an array of strings"
             case .maxAge: "a whole number of seconds from 0 to 2147483647"
             case .storageBackend: "\"secret-service\" or \"file\""
+            case .lockedOptionList: "an array of the agent options a pinned agent keeps from the managed file, from "
+                + ConfigurationSchema.lockedAgentOptions.map { "\"\($0)\"" }.joined(separator: ", ") + ", like [\"extra-args\"]"
             case .flowList: "an array of sign-in steps, each at most once, from \"browser\", \"device\" and \"manual\", like [\"browser\", \"device\", \"manual\"]"
             }
         }
@@ -52,8 +54,20 @@ enum ConfigurationSchema {
 
     /// Agent options every browser agent understands; others are passed to the agent as they are.
     static let agentOptions: [String: Shape] = [
-        "profile": .text, "private": .bool, "ephemeral": .bool, "executable": .text,
+        "profile": .text, "private": .bool, "ephemeral": .bool, "executable": .text, userOptions: .lockedOptionList,
     ]
+
+    /// The agent options that follow the managed file once it pins the agent (names it in `preference` or `allow`,
+    /// or gives it an `[agent-options.<name>]` table): they decide which program runs and how — `executable`
+    /// (the binary), `extra-args` (any flag: another profile, no sandbox, Chromium's `--renderer-cmd-prefix` runs
+    /// another program) and `headless` (an invisible browser, for CI). The managed file lets users set some of them
+    /// again with ``userOptions``. The others (`profile`, `private`, `ephemeral`, `new-window`, a plugin's own) stay
+    /// the person's choice unless the managed file sets them, which pins them like any key.
+    static let lockedAgentOptions = ["executable", "extra-args", "headless"]
+
+    /// `agent-options.<agent>.user-options`, read from the managed file only: the ``lockedAgentOptions`` it lets
+    /// other layers set for that agent. Never passed to the agent.
+    static let userOptions = "user-options"
 
     static let tables: Set<[String]> = [["receiver"], ["login"], ["logout"], ["timeouts"], ["pages"], ["agent-options"], ["storage"], ["signin"], ["signin", "clients"]]
 
@@ -143,6 +157,13 @@ enum ConfigurationSchema {
             return nil
         case .textList:
             return value.stringList == nil ? got : nil
+        case .lockedOptionList:
+            guard let names = value.stringList else { return got }
+            if let bad = names.first(where: { !lockedAgentOptions.contains($0) }) {
+                return "got the entry \"\(bad)\", which is not locked (only \(lockedAgentOptions.joined(separator: ", ")) "
+                    + "follow the managed file; every other option is the person's unless the managed file sets it)"
+            }
+            return nil
         case .maxAge:
             guard let seconds = value.integerValue else { return got }
             return (0...Int(Int32.max)).contains(seconds) ? nil : "got \(seconds)"
