@@ -18,7 +18,7 @@ func readmeSnippet1() async throws {
     // the device grant alone: try await signIn.runDevice(show: { codes in print(codes.instructions) })
 }
 
-// Snippet 4, a whole file: docs/guides/swift-app.md.
+// Snippet 5, a whole file: docs/guides/swift-app.md.
 /// The app's sign-in in one place: the accounts saved before, a sign-in, a fresh token before each request,
 /// sign-out.
 actor AppAccounts {
@@ -111,8 +111,8 @@ actor AppAccounts {
     }
 }
 
-/// Snippet 5: docs/guides/testing.md.
-func readmeSnippet5() async throws {
+/// Snippet 6: docs/guides/testing.md.
+func readmeSnippet6() async throws {
     let server = try await LocalAuthorizationServer.start(.init(clientID: "my-app"))
     let agent = FakeExternalUserAgent(script: .signIn(at: server, as: "alice"))
     let flow = SignInFlow(issuer: server.issuer, client: ClientCredentials(clientID: "my-app"),
@@ -122,8 +122,8 @@ func readmeSnippet5() async throws {
     let state = try await flow.run()   // state.idTokenClaims?.subject == "alice"
 }
 
-/// Snippet 6: docs/reference/swift-api.md.
-func readmeSnippet6() async throws {
+/// Snippet 7: docs/reference/swift-api.md.
+func readmeSnippet7() async throws {
     let catalog = await PluginLoader().load()
     var flow = SignInFlow(issuer: "https://id.example.com", client: ClientCredentials(clientID: "my-app"),
                           scopes: ["openid", "email"], file: .standard(),
@@ -134,8 +134,8 @@ func readmeSnippet6() async throws {
     let tokens = try await state.freshTokens()                          // refreshes when near expiry
 }
 
-/// Snippet 7: docs/reference/swift-api.md.
-func readmeSnippet7() async throws {
+/// Snippet 8: docs/reference/swift-api.md.
+func readmeSnippet8() async throws {
     let myAgent = FakeExternalUserAgent(id: "my-agent", kind: .externalBrowser)
     let selected = try AgentSelection.select(catalog: await PluginLoader().load(),   // plugin agents
                                              registered: [AgentCandidate(agent: myAgent)],   // app agents, optional
