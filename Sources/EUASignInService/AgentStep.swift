@@ -23,35 +23,15 @@ enum AgentStep {
 
     /// Runs the step for the service whose pid is `parentText`; never returns.
     static func main(parent parentText: String) -> Never {
-        guard let parent = pid_t(parentText), parent > 1 else {
-            Log.error("--agent-step is for the service's own use (it is given its pid)")
-            exit(2)
-        }
-        // Killed when the service ends; a service that ended before this line was reached is seen by getppid().
-        _ = prctl?(1 /* PR_SET_PDEATHSIG */, UInt(SIGKILL), 0, 0, 0)
-        guard getppid() == parent else { exit(3) }
-        // The service's descriptors move out of 0 and 1 (close-on-exec, so a browser the agent starts does not hold
-        // them): fd 1 becomes stderr, since a plugin's stray output must not pass for an event.
-        let control = fcntl(0, F_DUPFD_CLOEXEC, 3), events = fcntl(1, F_DUPFD_CLOEXEC, 3)
-        guard control >= 0, events >= 0 else { exit(4) }
-        let null = open("/dev/null", O_RDONLY)
-        if null >= 0 { dup2(null, 0); close(null) }
-        dup2(2, 1)
+        let (control, events) = begin(parent: parentText, as: "--agent-step")
         let output = EventOutput(descriptor: events)
 
-        var lines = LineBuffer()
-        var received: [String] = []
-        let deadline = ContinuousClock.now + requestTimeout
-        while received.isEmpty {
-            guard !pollInput([control], until: deadline).isEmpty, let bytes = readAvailable(control), !bytes.isEmpty,
-                  let complete = lines.add(bytes) else {
-                output.send(.failed(code: "presentationFailed", message: "the agent step got no request from the "
-                                    + "service within \(requestTimeout)"))
-                exit(0)
-            }
-            received = complete
+        guard let line = firstLine(from: control, until: .now + requestTimeout) else {
+            output.send(.failed(code: "presentationFailed", message: "the agent step got no request from the "
+                                + "service within \(requestTimeout)"))
+            exit(0)
         }
-        guard let request = AgentStepWire.Request(line: Array(received[0].utf8)) else {
+        guard let request = AgentStepWire.Request(line: Array(line.utf8)) else {
             output.send(.failed(code: "presentationFailed", message: "the agent step got a request it cannot read"))
             exit(0)
         }
@@ -60,6 +40,36 @@ enum AgentStep {
             exit(0)
         }
         dispatchMain()
+    }
+
+    /// The start of a child of the service (an agent step, a plugin check) run as `ROLE PARENT`: it dies with the
+    /// service (`PR_SET_PDEATHSIG`; a service that ended before that is seen by `getppid()`), and the service's
+    /// descriptors move out of 0 and 1 — close-on-exec, so a browser the agent starts does not hold them — while fd 1
+    /// becomes stderr, since a plugin's stray output must not pass for a line to the service. Returns the descriptors
+    /// from and to the service.
+    static func begin(parent parentText: String, as role: String) -> (control: Int32, output: Int32) {
+        guard let parent = pid_t(parentText), parent > 1 else {
+            Log.error("\(role) is for the service's own use (it is given its pid)")
+            exit(2)
+        }
+        _ = prctl?(1 /* PR_SET_PDEATHSIG */, UInt(SIGKILL), 0, 0, 0)
+        guard getppid() == parent else { exit(3) }
+        let control = fcntl(0, F_DUPFD_CLOEXEC, 3), output = fcntl(1, F_DUPFD_CLOEXEC, 3)
+        guard control >= 0, output >= 0 else { exit(4) }
+        let null = open("/dev/null", O_RDONLY)
+        if null >= 0 { dup2(null, 0); close(null) }
+        dup2(2, 1)
+        return (control, output)
+    }
+
+    /// The first line `descriptor` gives before `deadline`, or `nil`.
+    static func firstLine(from descriptor: Int32, until deadline: ContinuousClock.Instant) -> String? {
+        var lines = LineBuffer()
+        while true {
+            guard !pollInput([descriptor], until: deadline).isEmpty, let bytes = readAvailable(descriptor), !bytes.isEmpty,
+                  let complete = lines.add(bytes) else { return nil }
+            if let first = complete.first { return first }
+        }
     }
 
     /// Loads the plugin, shows the URL with its agent and reports; ends on `dismiss`, the end of stdin or the

@@ -439,10 +439,27 @@ final class SignInService: Sendable {
 
     // MARK: Helpers
 
-    /// The plugins beside the service, on `EUA_PLUGIN_PATH` and in the installed folder, loaded once.
+    /// The plugins beside the service, on `EUA_PLUGIN_PATH` and in the installed folder, loaded once: each tried
+    /// first in a child (``PluginCheck``), and one whose loading crashed it refused.
     private func plugins() async -> PluginCatalog {
         if let loaded = catalog.withLock({ $0 }) { return loaded }
-        let loaded = await PluginLoader().load()
+        let load: @Sendable () -> PluginCatalog = {
+            let loader = PluginLoader()
+            let files = loader.candidateFiles()
+            let crashed = PluginCheck.crashing(files)
+            var catalog = PluginCatalog()
+            for file in files {
+                if let signal = crashed[file] {
+                    catalog.failures.append(PluginLoadFailure(path: file, error: ExternalUserAgentError(
+                        .pluginNotLoadable, "the plugin crashed (\(signal)) while it was loaded; report it to its author, "
+                            + "or remove it from the plugin path")))
+                } else {
+                    loader.load(file: file, into: &catalog)
+                }
+            }
+            return catalog
+        }
+        let loaded = (try? await BlockingCall.run(name: "eua-plugin-load", load)) ?? load()
         catalog.withLock { $0 = $0 ?? loaded }
         return catalog.withLock { $0! }
     }

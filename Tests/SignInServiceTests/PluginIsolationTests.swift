@@ -68,4 +68,32 @@ struct PluginIsolationTests {
         #expect(sections["b-list"]?["accounts"] == "1")
         #expect(sections["version"]?["reply"] == "(<uint32 1>,)")
     }
+
+    /// A plugin built with `DESCRIBE_CRASHES` (`describe()` writes through a bad pointer) on the plugin path.
+    @Test("a plugin that crashes while it is loaded is refused (tried in a child first); the sign-in completes with another agent")
+    func crashingDescribe() async throws {
+        let server = try await LocalAuthorizationServer.start(.init(clientID: "my-app", subject: "alice"))
+        defer { Task { await server.stop() } }
+        let folder = try TemporaryFolder("eua-signin-crash")
+        let client = try await SignInServiceEndToEndTests.client(in: folder)
+        let plugins = try folder.folder("plugins")
+        let crashing = try CPluginBuilder.build(defines: ["DESCRIBE_CRASHES"], name: "libcrashes.so", in: plugins)
+        let session = try SecretServiceSession()
+        let managed = try SignInServiceHarness.writeConfiguration(home: session.folder.path)
+        let sections = try await SignInServiceHarness.run("""
+            echo "== signin"; "$CLIENT" signin "$ISSUER" my-app
+            echo "== after"; kill -0 $service && echo "running=yes"
+            echo "== again"; "$CLIENT" signin "$ISSUER" my-app
+            """, environment: [
+                "SERVICE": try TestPaths.product("eua-signin-service").path, "CLIENT": client.path,
+                "ISSUER": server.issuer, "EUA_MANAGED_CONFIG": managed,
+                "EUA_PLUGIN_PATH": plugins.path + ":" + TestPaths.productsFolder.path,
+            ], session: session).sections
+        let log = sections["log"] ?? [:]
+        #expect(sections["signin"]?["response"] == "0", "\(sections["signin"] ?? [:]); service log: \(log)")
+        #expect(sections["after"]?["running"] == "yes")
+        #expect(sections["again"]?["response"] == "0")
+        #expect(log.values.contains { $0.contains("the plugin \(crashing.path) crashed (SIGSEGV) while it was loaded") },
+                "service log: \(log)")
+    }
 }
