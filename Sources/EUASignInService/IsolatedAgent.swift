@@ -87,17 +87,28 @@ final class IsolatedAgent: ExternalUserAgent {
                 deliver(.failure(ExternalUserAgentError(ExternalUserAgentError.Code(name: code) ?? .presentationFailed,
                                                         message)))
             }
-        } ended: { status in
-            if let signal = ChildProcess.signal(of: status) {
+        } ended: { status, read, byService in
+            if byService {
+                presented.fulfill(.failure(ExternalUserAgentError(.programCanceled, "\(label) was ended by the service")))
+            } else if let signal = ChildProcess.signal(of: status), read == .ended(final: false) {
                 deliver(.failure(ExternalUserAgentError(
                     .presentationFailed,
                     "the agent plugin \(path) crashed (\(ChildProcess.name(ofSignal: signal))) while showing the "
                         + "sign-in page; report it to its author, or remove it from the plugin path")))
-            } else {
+            } else if read == .ended(final: false) {
                 deliver(.failure(ExternalUserAgentError(
                     .presentationFailed,
                     "the agent plugin \(path) ended (exit status \(ChildProcess.exitCode(of: status) ?? -1)) without "
                         + "saying how the sign-in went; see the service's log, or choose another agent")))
+            } else if read == .timedOut || read == .lineTooLong {
+                deliver(.failure(ExternalUserAgentError(
+                    .presentationFailed, read == .timedOut
+                        ? "\(label) outlived the sign-in's time limit and was killed; choose another agent"
+                        : "\(label) wrote a line longer than \(AgentStepWire.maximumLine) bytes and was killed; "
+                            + "report it to its author, or choose another agent")))
+            } else {
+                // Its last event was read: only a present() still waiting is answered.
+                presented.fulfill(.failure(ExternalUserAgentError(.presentationFailed, "\(label) ended")))
             }
         }
         let deadline = request.timeout.map { timeout in
@@ -140,10 +151,10 @@ final class IsolatedAgent: ExternalUserAgent {
     }
 
     /// Starts the child with `line` as its request and a thread reading its events (passed to `onEvent`) until it
-    /// ends, or until `timeout` (five minutes without one) and 30 s more; `ended` gets the wait status of a child
-    /// that ended on its own before its last event.
+    /// ends, or until `timeout` (five minutes without one) and 30 s more; `ended` gets the wait status of the child,
+    /// how reading ended, and whether the service ended it (`dismiss()`, present's deadline).
     private func start(line: String, timeout: Duration?, label: String, onEvent: @escaping @Sendable (AgentStepWire.Event) -> Void,
-                       ended: @escaping @Sendable (Int32) -> Void) throws -> Running {
+                       ended: @escaping @Sendable (Int32, ReadEnd, Bool) -> Void) throws -> Running {
         func failure(_ what: String, _ cause: SpawnFailure) -> ExternalUserAgentError {
             ExternalUserAgentError(.presentationFailed, "\(label) could not be started: \(what): \(cause); see the "
                                    + "service's log (its limits on processes and open files)")
@@ -186,10 +197,10 @@ final class IsolatedAgent: ExternalUserAgent {
             let reader = try BlockingCall.start(name: "eua-agent-step") {
                 let read = Self.read(events: events.0, errors: errors.0, until: deadline, label: label, onEvent: onEvent)
                 // A child whose output ended is ending; one past its deadline or writing too long a line is killed.
-                let (status, killed) = child.reap(until: read == .timedOut || read == .lineTooLong ? .now : .now + grace)
+                let (status, _) = child.reap(until: read == .timedOut || read == .lineTooLong ? .now : .now + grace)
                 close(events.0)
                 close(errors.0)
-                if !killed, read == .ended(final: false), !started.ended.withLock({ $0 }) { ended(status) }
+                ended(status, read, started.ended.withLock { $0 })
             }
             started.reader.withLock { $0 = reader }
         } catch {
@@ -203,7 +214,7 @@ final class IsolatedAgent: ExternalUserAgent {
     }
 
     /// How reading a child's events ended.
-    private enum ReadEnd: Equatable {
+    enum ReadEnd: Equatable {
         /// The output ended, after a last event (`redirect`, `failed`) or without one.
         case ended(final: Bool)
         case timedOut
