@@ -232,8 +232,8 @@ final class SignInService: Sendable {
                                   client: ClientCredentials(clientID: arguments.clientID, authenticationMethod: ClientCredentials.AuthenticationMethod.none),
                                   scopes: arguments.scopes,
                                   timeout: arguments.timeout.map { .seconds(Int($0)) },
-                                  candidates: AgentSelection.candidates(catalog: catalog), configuration: configuration,
-                                  receiver: .plugin(in: catalog))
+                                  candidates: Self.isolated(AgentSelection.candidates(catalog: catalog)),
+                                  configuration: configuration, receiver: .plugin(in: catalog))
             flow.parameters = AuthorizationParameters(prompt: arguments.prompt.flatMap(Prompt.init(rawValue:)).map { [$0] } ?? [],
                                                       loginHint: arguments.loginHint, maxAge: arguments.maxAge.map(Int.init),
                                                       resources: arguments.resources)
@@ -417,7 +417,7 @@ final class SignInService: Sendable {
     private func endSessionAgent(for state: AuthState) async throws(ServiceError) -> any ExternalUserAgent {
         var provider = state.configuration
         provider.deviceAuthorizationEndpoint = nil
-        let plan = SignInChain.plan(candidates: AgentSelection.candidates(catalog: await plugins()),
+        let plan = SignInChain.plan(candidates: Self.isolated(AgentSelection.candidates(catalog: await plugins())),
                                     configuration: try loadConfiguration(), service: provider)
         guard let step = plan.chosen, let candidate = step.agent else {
             throw .failed("no agent can show the provider's sign-out page (\(plan.error.message)); sign out without "
@@ -439,12 +439,38 @@ final class SignInService: Sendable {
 
     // MARK: Helpers
 
-    /// The plugins beside the service, on `EUA_PLUGIN_PATH` and in the installed folder, loaded once.
+    /// The plugins beside the service, on `EUA_PLUGIN_PATH` and in the installed folder, loaded once: each tried
+    /// first in a child (``PluginCheck``), and one whose loading crashed it refused.
     private func plugins() async -> PluginCatalog {
         if let loaded = catalog.withLock({ $0 }) { return loaded }
-        let loaded = await PluginLoader().load()
+        let load: @Sendable () -> PluginCatalog = {
+            let loader = PluginLoader()
+            let files = loader.candidateFiles()
+            let crashed = PluginCheck.crashing(files)
+            var catalog = PluginCatalog()
+            for file in files {
+                if let signal = crashed[file] {
+                    catalog.failures.append(PluginLoadFailure(path: file, error: ExternalUserAgentError(
+                        .pluginNotLoadable, "the plugin crashed (\(signal)) while it was loaded; report it to its author, "
+                            + "or remove it from the plugin path")))
+                } else {
+                    loader.load(file: file, into: &catalog)
+                }
+            }
+            return catalog
+        }
+        let loaded = (try? await BlockingCall.run(name: "eua-plugin-load", load)) ?? load()
         catalog.withLock { $0 = $0 ?? loaded }
         return catalog.withLock { $0! }
+    }
+
+    /// `candidates` whose plugin agents each run in a child process of their own (``IsolatedAgent``).
+    static func isolated(_ candidates: [AgentCandidate]) -> [AgentCandidate] {
+        candidates.map { candidate in
+            var candidate = candidate
+            candidate.pluginAgentMaker = { entry, options in IsolatedAgent(entry: entry, options: options) }
+            return candidate
+        }
     }
 
     /// 128 random bits as 32 hexadecimal digits: an account id or a handle token.

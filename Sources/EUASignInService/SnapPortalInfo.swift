@@ -55,28 +55,21 @@ struct SnapPortalInfo: Equatable, Sendable {
     /// runs past `timeout`, writes more than 64 KiB, or exits other than 0.
     private static func run(_ arguments: [String], timeout: Duration) throws(CallerIdentification.Failure) -> [UInt8] {
         let command = arguments.joined(separator: " ")
-        var pipe: [Int32] = [-1, -1]
-        // A socket pair made close-on-exec at once, so that no other child of the service inherits an end (and
-        // holds the output open); Glibc's pipe2 is not imported.
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pipe) == 0 else {
-            throw CallerIdentification.Failure(reason: "no socket pair for '\(command)': \(String(cString: strerror(errno)))")
+        let pipe: (Int32, Int32)
+        switch ChildProcess.socketPair() {
+        case .success(let ends): pipe = ends
+        case .failure(let failure): throw CallerIdentification.Failure(reason: "no socket pair for '\(command)': \(failure)")
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, pipe[1], 1)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        var child: pid_t = 0
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { for argument in argv { free(argument) } }
-        let spawned = posix_spawn(&child, arguments[0], &actions, nil, argv, environ)
-        close(pipe[1])
-        guard spawned == 0 else {
-            close(pipe[0])
-            throw CallerIdentification.Failure(reason: "'\(command)' could not be started: \(String(cString: strerror(spawned)))")
+        let spawned = ChildProcess.spawn(arguments, input: .null, output: .descriptor(pipe.1), errors: .null)
+        close(pipe.1)
+        let child: ChildProcess
+        switch spawned {
+        case .success(let started): child = started
+        case .failure(let failure):
+            close(pipe.0)
+            throw CallerIdentification.Failure(reason: "'\(command)' could not be started: \(failure)")
         }
-        defer { close(pipe[0]) }
+        defer { close(pipe.0) }
         let deadline = ContinuousClock.now + timeout
         var output: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
@@ -84,12 +77,12 @@ struct SnapPortalInfo: Equatable, Sendable {
         reading: while true {
             let left = deadline - ContinuousClock.now
             guard left > .zero else { failure = "did not answer within \(timeout)"; break }
-            var poller = pollfd(fd: pipe[0], events: Int16(POLLIN), revents: 0)
+            var poller = pollfd(fd: pipe.0, events: Int16(POLLIN), revents: 0)
             let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
             let ready = poll(&poller, 1, milliseconds)
             if ready < 0, errno == EINTR { continue }
             guard ready > 0 else { continue }
-            let count = buffer.withUnsafeMutableBytes { read(pipe[0], $0.baseAddress, $0.count) }
+            let count = buffer.withUnsafeMutableBytes { read(pipe.0, $0.baseAddress, $0.count) }
             switch count {
             case 0: break reading
             case ..<0 where errno == EINTR: continue
@@ -100,21 +93,10 @@ struct SnapPortalInfo: Equatable, Sendable {
             }
         }
         // The output ended (or failed): the command exits now, or is killed at the deadline.
-        var status: Int32 = 0
-        while true {
-            let done = waitpid(child, &status, WNOHANG)
-            if done == child || (done < 0 && errno != EINTR) { break }
-            if failure != nil || ContinuousClock.now >= deadline {
-                kill(child, SIGKILL)
-                _ = waitpid(child, &status, 0)
-                failure = failure ?? "did not exit within \(timeout)"
-                break
-            }
-            usleep(5000)
-        }
+        let (status, killed) = child.reap(until: failure == nil ? deadline : .now)
+        if killed { failure = failure ?? "did not exit within \(timeout)" }
         if let failure { throw CallerIdentification.Failure(reason: "'\(command)' \(failure)") }
-        // WIFEXITED and WEXITSTATUS, which Swift does not import.
-        guard status & 0x7F == 0, (status >> 8) & 0xFF == 0 else {
+        guard ChildProcess.exitCode(of: status) == 0 else {
             throw CallerIdentification.Failure(reason: "'\(command)' failed (wait status \(status)): snapd does not "
                 + "know the process as a snap's")
         }

@@ -12,6 +12,7 @@
  *   ANSWERS_TWICE   start() sends presented, finished, then finished again and another event
  *   EMBEDDED        offers an agent of kind embeddedWebView
  *   DESCRIBE_HANGS  describe() never returns
+ *   DESCRIBE_CRASHES  describe() dies of SIGSEGV (a plugin that takes its process with it while it is loaded)
  *   DESCRIBE_SLEEP_MS=n  describe() sleeps n milliseconds before it returns
  *   START_HANGS     start() never returns
  *   START_CRASHES   start() dies of SIGSEGV (a plugin bug that takes its process with it)
@@ -81,6 +82,8 @@ static char *describe(void *context) {
     (void)context;
 #if defined(DESCRIBE_HANGS)
     hang();
+#elif defined(DESCRIBE_CRASHES)
+    *(volatile int *)16 = 1;
 #endif
 #ifdef DESCRIBE_SLEEP_MS
     usleep(DESCRIBE_SLEEP_MS * 1000);
