@@ -30,6 +30,13 @@ struct LogoutOutput: Encodable {
     var end_session_error: String?
     var state_removed = false
     var state_kept = false
+    /// No post-logout redirect URI was given or configured (not `--no-redirect`): said, with what to do; not in the JSON.
+    var noRedirectConfigured = false
+
+    enum CodingKeys: String, CodingKey {
+        case issuer, state_file, not_signed_in, revocation_supported, revoked, not_revoked, end_session,
+             end_session_error, state_removed, state_kept
+    }
 
     init(stateFile: String, notSignedIn: Bool? = nil) {
         state_file = stateFile
@@ -66,7 +73,8 @@ struct LogoutOutput: Encodable {
         var lines = revoked.map { "Revoked the \($0 == "refresh_token" ? "refresh token" : "access token") at \(at)." }
         switch end_session {
         case "completed": lines.append("Ended the session at \(at); the browser came back to this app.")
-        case "sent": lines.append("Sent the sign-out request to \(at); the browser shows its page.")
+        case "sent": lines.append("Sent the sign-out request to \(at); the browser shows its page, and eua cannot "
+            + "confirm that the session ended there (no post-logout redirect URI comes back).")
         default: break
         }
         if state_removed { lines.append("Forgot the saved state \(state_file).") }
@@ -92,6 +100,11 @@ struct LogoutOutput: Encodable {
                 + "its browser session goes on; sign out on the provider's own page to end it")
         }
         if let end_session_error { warnings.append("warning: the provider's session was not ended: \(end_session_error)") }
+        if noRedirectConfigured, end_session == "sent" {
+            warnings.append("note: no post-logout redirect URI is registered here, so none was sent; to have the browser "
+                + "come back and the sign-out confirmed, register one with the provider and give it with "
+                + "--post-logout-redirect-uri or [logout] post-logout-redirect-uri")
+        }
         return warnings
     }
 

@@ -33,13 +33,16 @@ public final class ExternalUserAgentSession: Sendable {
         /// Called with the reason each time a request or callback is turned away while the flow waits on
         /// (wrong `state`, wrong path, malformed request…); it must return quickly.
         public var onRefused: (@Sendable (String) -> Void)?
+        /// What the request is for, told to the agent (``AgentRequest/purpose``).
+        public var purpose: AgentRequest.Purpose
 
         /// Rules for one session: the `state` a callback must carry (`nil`: not checked here) and how long it may take (`nil`: no limit).
         public init(expectedState: String? = nil, timeout: Duration? = .seconds(300),
-                    onRefused: (@Sendable (String) -> Void)? = nil) {
+                    onRefused: (@Sendable (String) -> Void)? = nil, purpose: AgentRequest.Purpose = .signIn) {
             self.expectedState = expectedState
             self.timeout = timeout
             self.onRefused = onRefused
+            self.purpose = purpose
         }
     }
 
@@ -137,7 +140,8 @@ public final class ExternalUserAgentSession: Sendable {
             }
         }
         let agent = self.agent
-        let request = AgentRequest(url: url, redirectURI: redirectURI, timeout: configuration.timeout)
+        let request = AgentRequest(url: url, redirectURI: redirectURI, timeout: configuration.timeout,
+                                   purpose: configuration.purpose)
         let presenting = Task {
             do {
                 try await agent.present(request, session: self)

@@ -152,7 +152,8 @@ extension PluginWire.AgentRequest {
     public init(jsonText text: String) throws(PluginWire.TextError) {
         let object = try PluginWire.object(text)
         self.init(url: try object.string("url"), redirectURI: try object.optionalString("redirect_uri"),
-                  timeoutSeconds: try object.optionalNumber("timeout_seconds"))
+                  timeoutSeconds: try object.optionalNumber("timeout_seconds"),
+                  purpose: try object.optionalString("purpose"))
     }
 
     /// The request as JSON text; absent values are left out.
@@ -160,6 +161,7 @@ extension PluginWire.AgentRequest {
         var members: [String: JSONValue] = ["url": .string(url)]
         if let redirectURI { members["redirect_uri"] = .string(redirectURI) }
         if let timeoutSeconds { members["timeout_seconds"] = .number(timeoutSeconds) }
+        if let purpose { members["purpose"] = .string(purpose) }
         return JSONValue.object(members).jsonText
     }
 }

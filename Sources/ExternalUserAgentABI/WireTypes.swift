@@ -98,16 +98,23 @@ extension PluginWire {
         public var redirectURI: String?
         /// How long the flow may take.
         public var timeoutSeconds: Double?
+        /// What the request is for: `"sign-in"` or `"sign-out"`; absent (an older host) means a sign-in.
+        public var purpose: String?
 
         /// A request to present `url`.
-        public init(url: String, redirectURI: String? = nil, timeoutSeconds: Double? = nil) {
+        public init(url: String, redirectURI: String? = nil, timeoutSeconds: Double? = nil, purpose: String? = nil) {
             self.url = url
             self.redirectURI = redirectURI
             self.timeoutSeconds = timeoutSeconds
+            self.purpose = purpose
         }
 
+        /// Whether the request ends a session (`purpose` is `"sign-out"`): an agent that speaks to the person says
+        /// "sign out", not "sign in".
+        public var isSignOut: Bool { purpose == "sign-out" }
+
         enum CodingKeys: String, CodingKey {
-            case url
+            case url, purpose
             case redirectURI = "redirect_uri"
             case timeoutSeconds = "timeout_seconds"
         }

@@ -99,6 +99,8 @@ public struct SignOut: Sendable {
     public func run(agent: (any ExternalUserAgent)?, receiver: (any RedirectReceiver)?) async throws -> Outcome {
         var outcome = revokesTokens ? await revokeTokens() : Outcome()
         outcome.revocationSupported = configuration.revocationEndpoint != nil
+        // Saved before the browser step, which may be interrupted or time out: a revoked token is never given again.
+        try await state.recordRevocation(outcome.revoked)
         if endsSession, configuration.endSessionEndpoint == nil {
             outcome.endSession = .notSupported
         } else if endsSession, let agent {
@@ -107,8 +109,9 @@ public struct SignOut: Sendable {
         if Task.isCancelled {
             // Cancelled (Ctrl-C) while revoking or waiting for the browser: stop here, the state as it is.
             throw ExternalUserAgentError(.programCanceled,
-                "the sign-out was cancelled" + (outcome.revoked.isEmpty ? "" : " after revoking the "
-                    + outcome.revoked.map(\.words).joined(separator: " and ")) + "; the saved state was kept")
+                "the sign-out was cancelled" + (outcome.revoked.isEmpty ? "; the saved state was kept" : " after revoking the "
+                    + outcome.revoked.map(\.words).joined(separator: " and ")
+                    + "; the saved state was kept, marked signed out (its tokens are not used again)"))
         }
         if let file = state.file {
             if keepsStateOnRevocationFailure, !outcome.revocationFailures.isEmpty {
@@ -129,9 +132,10 @@ public struct SignOut: Sendable {
         var outcome = Outcome()
         outcome.revocationSupported = configuration.revocationEndpoint != nil
         guard outcome.revocationSupported, let tokens = await state.lastTokenResponse else { return outcome }
+        let revokedEarlier = await state.revokedTokens?.kinds ?? []
         let revocation = TokenRevocation(configuration: configuration, client: state.client, http: http, logger: logger)
         let pairs: [(TokenRevocation.TokenKind, String?)] = [(.refreshToken, tokens.refreshToken), (.accessToken, tokens.accessToken)]
-        for case let (kind, token?) in pairs where !token.isEmpty {
+        for case let (kind, token?) in pairs where !token.isEmpty && !revokedEarlier.contains(kind) {
             do {
                 try await revocation.revoke(token, kind: kind)
                 outcome.revoked.append(kind)
@@ -159,17 +163,18 @@ public struct SignOut: Sendable {
                 let request = try EndSessionRequest(configuration: configuration, clientID: clientID,
                                                     postLogoutRedirectURI: nil, additionalParameters: extra)
                 let session = ExternalUserAgentSession(agent: agent, receiver: NoRedirectBack())
-                try await agent.present(AgentRequest(url: request.url, redirectURI: request.endpoint, timeout: timeout),
+                try await agent.present(AgentRequest(url: request.url, redirectURI: request.endpoint, timeout: timeout,
+                                                     purpose: .signOut),
                                         session: session)
                 return .sent
             }
             let expectedState = SecureRandom.token(bits: 256)
             let session = ExternalUserAgentSession(
                 agent: agent, receiver: receiver,
-                configuration: .init(expectedState: expectedState, timeout: timeout) { [logger] reason in
+                configuration: .init(expectedState: expectedState, timeout: timeout, onRefused: { [logger] reason in
                     logger.info("a request to the post-logout redirect URI was turned away; still waiting",
                                 metadata: ["why": "\(reason)"])
-                })
+                }, purpose: .signOut))
             let box = EndSessionBox()
             let callback = try await session.run { redirectURI in
                 let request = try EndSessionRequest(configuration: configuration, clientID: clientID,

@@ -213,7 +213,9 @@ typedef struct eua_plugin_table {
 
     /**
      * Starts the instance's one piece of asynchronous work and returns at once.
-     * Agents get {"url":"...","redirect_uri":"...","timeout_seconds":N};
+     * Agents get {"url":"...","redirect_uri":"...","timeout_seconds":N,"purpose":"..."},
+     * purpose "sign-in" or "sign-out" (absent from older hosts: a sign-in; an agent that
+     * speaks to the person uses the words that fit, and ignores members it does not know);
      * receivers get {"state":"...", "path":"...", "timeout_seconds":N} (fields may be absent).
      * `request_json` is borrowed for the call. Events go to `on_event(event_context, ...)`
      * until exactly one terminal event; called at most once per instance.
