@@ -34,7 +34,9 @@ package struct AccountsCommand: ParsableCommand {
         let environment = ProcessEnvironment.current()
         CommandLogging.bootstrap(environment: environment)
         let store = AuthAccounts.standard(environment: environment)
-        let accounts = try Blocking.run { try await CommandFailure.reporting { try await store.accounts() } }
+        let listing = try Blocking.run { try await CommandFailure.reporting { try await store.listing() } }
+        let accounts = listing.accounts
+        SavedStateChoice.warn(unreadable: listing.unreadable)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -42,6 +44,11 @@ package struct AccountsCommand: ParsableCommand {
             return
         }
         guard !accounts.isEmpty else {
+            if !listing.unreadable.isEmpty {
+                Output.errorLine("eua accounts: no account file in \(store.folder) can be read (see above); remove or "
+                    + "repair those files, or sign in again with 'eua login'")
+                Output.exit(1)
+            }
             Output.line("No account is signed in (none saved in \(store.folder)); sign in with 'eua login'.")
             return
         }

@@ -192,15 +192,18 @@ public actor AuthState {
     }
 
     /// Takes in a refreshed token response: keeps the old refresh and ID tokens when omitted,
-    /// validates a new ID token (same issuer, audience and subject), and saves.
+    /// validates a new ID token (same issuer, audience and subject; the same `auth_time` and `acr`, so what the
+    /// sign-in checked against `max_age` and `acr_values` still holds), and saves.
     private func update(with refreshed: TokenResponse) async throws -> TokenResponse {
         var merged = refreshed
         merged.refreshToken = refreshed.refreshToken ?? lastTokenResponse?.refreshToken
         if let idToken = refreshed.idToken {
-            let claims = try await validator.validate(idToken, nonce: nil, delivery: .refresh)
-            if let previous = idTokenClaims, previous.subject != claims.subject {
-                throw ExternalUserAgentError(.idTokenInvalid,
-                    "the refreshed ID token is for another subject than the one signed in; sign in again")
+            var claims = try await validator.validate(idToken, nonce: nil, delivery: .refresh)
+            if let previous = idTokenClaims {
+                try Self.checkRefreshed(claims, against: previous)
+                // Absent from the refreshed token, the sign-in's values stay: the next refresh is checked against them.
+                claims.authTime = claims.authTime ?? previous.authTime
+                claims.authenticationContextClass = claims.authenticationContextClass ?? previous.authenticationContextClass
             }
             idTokenClaims = claims
         } else {
@@ -211,6 +214,27 @@ public actor AuthState {
         logger.debug("tokens refreshed", metadata: ["expires_in": "\(refreshed.expiresIn.map(String.init) ?? "-")"])
         if let file { try await persist(to: file) }
         return merged
+    }
+
+    /// A refreshed ID token speaks of the sign-in the state holds (OpenID Connect Core §12.2): the same subject, and
+    /// when it carries `auth_time` or `acr`, the values the sign-in's ID token had (checked then against `max_age`
+    /// and `acr_values`). Throws `idTokenInvalid` otherwise.
+    static func checkRefreshed(_ claims: IDTokenClaims, against previous: IDTokenClaims) throws {
+        guard previous.subject == claims.subject else {
+            throw ExternalUserAgentError(.idTokenInvalid,
+                "the refreshed ID token is for another subject than the one signed in; sign in again")
+        }
+        if let was = previous.authTime, let now = claims.authTime, now != was {
+            throw ExternalUserAgentError(.idTokenInvalid,
+                "the refreshed ID token's auth_time (\(now.formatted(.iso8601))) is not the sign-in's "
+                    + "(\(was.formatted(.iso8601))); a refresh must not change it (OpenID Connect Core §12.2), so what was "
+                    + "checked against max_age no longer holds; sign in again")
+        }
+        if let was = previous.authenticationContextClass, let now = claims.authenticationContextClass, now != was {
+            throw ExternalUserAgentError(.idTokenInvalid,
+                "the refreshed ID token's acr '\(now)' is not the sign-in's '\(was)', which was checked against the "
+                    + "acr_values asked for; sign in again")
+        }
     }
 
     /// Records a new sign-in's responses (used by ``SignIn``) and saves, replacing whatever the file held.

@@ -343,29 +343,10 @@ public struct AuthStateFile: Sendable, Hashable {
         } else if let index = savedIndex {
             try SecretService.clear(key: index.key, file: path)
         }
-        try makeFolder()
-        let temporary = path + ".tmp-\(getpid())-\(SecureRandom.string(length: 8))"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw invalid("a temporary file could not be made beside it: \(Self.errnoText())") }
-        var written = 0
-        let ok = data.withUnsafeBytes { buffer -> Bool in
-            while written < buffer.count {
-                let count = write(fd, buffer.baseAddress! + written, buffer.count - written)
-                if count < 0 { if errno == EINTR { continue }; return false }
-                written += count
-            }
-            return fsync(fd) == 0
-        }
-        let failure = ok ? nil : Self.errnoText()
-        close(fd)
-        guard ok else {
-            unlink(temporary)
-            throw invalid("it could not be written: \(failure ?? "unknown error")")
-        }
-        guard rename(temporary, path) == 0 else {
-            let text = Self.errnoText()
-            unlink(temporary)
-            throw invalid("the new state could not replace it: \(text)")
+        do throws(PrivateFile.Failure) {
+            try PrivateFile.write(data, to: path)
+        } catch {
+            throw invalid(error.reason)
         }
         return contents.revision
     }

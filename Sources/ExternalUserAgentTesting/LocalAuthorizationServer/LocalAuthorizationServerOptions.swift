@@ -62,6 +62,8 @@ public struct LocalAuthorizationServerOptions: Sendable {
         case slowTokenEndpoint
         /// The UserInfo endpoint answers about another subject than the access token's.
         case wrongUserInfoSubject
+        /// The registration endpoint refuses with 403 and an HTML page (as a proxy or a web framework does).
+        case registrationEndpointHTML
     }
 
     /// The one registered client.
