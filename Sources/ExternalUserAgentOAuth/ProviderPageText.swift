@@ -36,17 +36,27 @@ enum ProviderPageText {
             let name = tag.prefix { $0.isLetter || $0.isNumber }
             if ["script", "style"].contains(name) {
                 // Skip to the element's end tag.
-                if let end = rest.range(of: "</\(name)", options: .caseInsensitive) {
-                    rest = rest[end.upperBound...]
-                    if let gt = rest.firstIndex(of: ">") { rest = rest[rest.index(after: gt)...] }
-                } else {
-                    rest = rest[rest.endIndex...]
-                }
+                rest = Self.after(endTagOf: String(name), in: rest)
             }
             out += " "
         }
         out += decodeEntities(rest)
         return out
+    }
+
+    /// What follows the end tag `</name…>` in `text` (any case); nothing when there is none.
+    static func after(endTagOf name: String, in text: Substring) -> Substring {
+        var rest = text
+        while let open = rest.firstIndex(of: "<") {
+            let tail = rest[rest.index(after: open)...]
+            rest = tail
+            guard tail.first == "/" else { continue }
+            let tagName = tail.dropFirst().prefix { $0.isLetter || $0.isNumber }.lowercased()
+            guard tagName == name else { continue }
+            guard let close = tail.firstIndex(of: ">") else { return text[text.endIndex...] }
+            return tail[tail.index(after: close)...]
+        }
+        return text[text.endIndex...]
     }
 
     /// `&amp;`, `&lt;`, `&gt;`, `&quot;`, `&apos;`, `&nbsp;`, dashes, `&hellip;` and numeric references; others as written.
