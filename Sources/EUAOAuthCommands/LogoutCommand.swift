@@ -68,6 +68,14 @@ package struct LogoutCommand: ParsableCommand {
     @Flag(help: "Send no post-logout redirect URI (the provider has none registered): the browser stays on the provider's page.")
     var noRedirect = false
 
+    @Option(help: ArgumentHelp("How the end-session request reaches the provider: client-id (a URL the agent opens, "
+                               + "with client_id and never the ID token), hint-post or hint-get (the ID token as "
+                               + "id_token_hint in a form the loopback receiver serves once; the agent is given only "
+                               + "that loopback URL; for a provider that ends a session only for a hint, hint-get for "
+                               + "one that takes it only by GET) (default: [logout.end-session] for the issuer, else client-id).",
+                               valueName: "mode"))
+    var endSession: String?
+
     @Flag(help: "Do not end the provider's browser session: revoke and forget only.")
     var noEndSession = false
 
@@ -100,7 +108,14 @@ package struct LogoutCommand: ParsableCommand {
             throw ValidationError("give --client-secret-file or --client-secret, not both")
         }
         if postLogoutRedirectURI != nil, noRedirect { throw ValidationError("give --post-logout-redirect-uri or --no-redirect, not both") }
-        if local, agent != nil || postLogoutRedirectURI != nil || noRedirect || noEndSession || keepOnFailure {
+        if let endSession, SignOut.Delivery(rawValue: endSession) == nil {
+            throw ValidationError("--end-session must be client-id, hint-post or hint-get, not '\(endSession)'")
+        }
+        if let endSession, endSession != "client-id", noRedirect || noEndSession {
+            throw ValidationError("--end-session \(endSession) sends the ID token through the loopback receiver, which "
+                + "needs a post-logout redirect URI: give it without --no-redirect and --no-end-session")
+        }
+        if local, agent != nil || postLogoutRedirectURI != nil || noRedirect || noEndSession || keepOnFailure || endSession != nil {
             throw ValidationError("--local only forgets the saved state: give it without --agent, --post-logout-redirect-uri, "
                 + "--no-redirect, --no-end-session or --keep-on-failure")
         }
@@ -149,6 +164,7 @@ package struct LogoutCommand: ParsableCommand {
         }
         let presenter = try endSession(for: signOut.configuration, environment: environment)
         signOut.endsSession = !noEndSession
+        signOut.delivery = presenter?.delivery ?? .clientID
         signOut.keepsStateOnRevocationFailure = keepOnFailure
         let run = Blocking.runInterruptible { [signOut] in
             try await CommandFailure.reporting {
@@ -156,8 +172,12 @@ package struct LogoutCommand: ParsableCommand {
             }
         }
         if run.interrupted {
-            var said: String?
-            if case .failure(let error as ExternalUserAgentError) = run.result { said = error.message }
+            // What the state file says now: the tokens revoked before the interruption are recorded there.
+            let revoked = try? Blocking.run { try await AuthState.load(from: file).revokedTokens }
+            let said = (revoked ?? nil).map {
+                "the sign-out was cancelled after revoking the " + $0.kinds.map(\.words).joined(separator: " and ")
+                    + "; the saved state was kept, marked signed out (its tokens are not used again)"
+            }
             Output.errorLine("eua logout: interrupted; \(said ?? "the saved state was kept") (run eua logout again to "
                 + "end the provider's session, or eua logout --local to forget the state without the provider)")
             Output.exit(130)
@@ -165,6 +185,10 @@ package struct LogoutCommand: ParsableCommand {
         let outcome = try run.result.get()
         var output = LogoutOutput(outcome, issuer: state.configuration.issuer, stateFile: file.path)
         output.noRedirectConfigured = presenter != nil && presenter?.redirects == false && !noRedirect
+        if outcome.endSessionNeedsHint {
+            // For eua doctor; a note that cannot be saved costs only that advice.
+            try? ProviderNotes.standard(environment: environment).recordEndSessionNeedsHint(issuer: state.configuration.issuer)
+        }
         Output.lines(output.lines)
         for warning in output.warnings { Output.errorLine("eua logout: \(warning)") }
         if json { Output.json(output.jsonText()) }
@@ -174,7 +198,8 @@ package struct LogoutCommand: ParsableCommand {
     /// The agent and the receiver for the end-session request, chosen as `eua login` chooses; `nil` when none
     /// is to be presented (`--no-end-session`, or the provider has no end-session endpoint).
     private func endSession(for service: ServiceConfiguration, environment: [String: String]) throws
-        -> (agent: any ExternalUserAgent, redirects: Bool, receiver: @Sendable () throws -> (any RedirectReceiver)?)? {
+        -> (agent: any ExternalUserAgent, redirects: Bool, delivery: SignOut.Delivery,
+            receiver: @Sendable () throws -> (any RedirectReceiver)?)? {
         guard !noEndSession, service.endSessionEndpoint != nil else { return nil }
         let options = try AgentOptions.parse(agentOptions)
         var code = CodeConfiguration()
@@ -189,6 +214,15 @@ package struct LogoutCommand: ParsableCommand {
         // Only a URI registered with the provider (given, or configured): a provider refuses one it does not know.
         let registered = noRedirect ? nil : postLogoutRedirectURI ?? configuration.postLogoutRedirectURI
         let redirects = registered != nil
+        let deliveryName = endSession ?? configuration.endSession(issuer: service.issuer) ?? "client-id"
+        let delivery = SignOut.Delivery(rawValue: deliveryName) ?? .clientID
+        if delivery != .clientID, registered.map(PrivateUseScheme.isPrivateUse) != false {
+            throw CommandFailure("the end-session mode \(deliveryName) ("
+                + (endSession != nil ? "--end-session" : "[logout.end-session] for \(service.issuer)")
+                + ") sends the ID token in a form the loopback receiver serves, so it needs a loopback post-logout "
+                + "redirect URI registered with the provider: give --post-logout-redirect-uri or set [logout] "
+                + "post-logout-redirect-uri")
+        }
         // A private-use scheme post-logout redirect URI comes back through the scheme receiver.
         let receiverID = registered.map(PrivateUseScheme.isPrivateUse) == true ? "scheme" : "loopback"
         // No device step: an end-session request is shown in a browser, or its URL given to the person.
@@ -210,10 +244,10 @@ package struct LogoutCommand: ParsableCommand {
                 + "forget only); the chain said: \(chosen.error.commandLineReport)")
         }
         let made = candidate.makeAgent(options: step.options.merging(agent == nil ? options : [:]) { $1 })
-        guard let registered else { return (made, false, { nil }) }
+        guard let registered else { return (made, false, delivery, { nil }) }
         let receiverOptions = try Self.receiverOptions(registered: registered, configuration: configuration)
         let entry = catalog.receiver(id: receiverID)
-        return (made, true, {
+        return (made, true, delivery, {
             guard let entry else {
                 throw ExternalUserAgentError(.receiverFailed, "no '\(receiverID)' redirect receiver was found; is "
                     + (receiverID == "scheme" ? "libEUAScheme.so" : "libEUALoopback.so")

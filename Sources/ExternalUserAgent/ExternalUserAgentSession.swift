@@ -35,10 +35,15 @@ public final class ExternalUserAgentSession: Sendable {
         public var onRefused: (@Sendable (String) -> Void)?
         /// What the request is for, told to the agent (``AgentRequest/purpose``).
         public var purpose: AgentRequest.Purpose
+        /// A form the receiver serves once (``ReceiverRequest/handOff``); the URL builder then returns the
+        /// receiver's one-time URL (``HandOffForm/url(on:)``).
+        public var handOff: HandOffForm?
 
         /// Rules for one session: the `state` a callback must carry (`nil`: not checked here) and how long it may take (`nil`: no limit).
         public init(expectedState: String? = nil, timeout: Duration? = .seconds(300),
-                    onRefused: (@Sendable (String) -> Void)? = nil, purpose: AgentRequest.Purpose = .signIn) {
+                    onRefused: (@Sendable (String) -> Void)? = nil, purpose: AgentRequest.Purpose = .signIn,
+                    handOff: HandOffForm? = nil) {
+            self.handOff = handOff
             self.expectedState = expectedState
             self.timeout = timeout
             self.onRefused = onRefused
@@ -110,7 +115,8 @@ public final class ExternalUserAgentSession: Sendable {
         let redirectURI: URL
         do {
             redirectURI = try await receiver.start(
-                ReceiverRequest(expectedState: configuration.expectedState, timeout: configuration.timeout),
+                ReceiverRequest(expectedState: configuration.expectedState, timeout: configuration.timeout,
+                                handOff: configuration.handOff),
                 session: self)
         } catch {
             await cleanUp(dismissing: false)

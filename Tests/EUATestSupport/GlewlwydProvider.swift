@@ -97,7 +97,8 @@ public final class GlewlwydProvider: @unchecked Sendable {
     /// as `username`; it records each request it makes in ``browserRecord``.
     public func browserEnvironment(username: String, password: String) -> [String: String] {
         ["BROWSER": Self.browser.path, "GLEWLWYD_BROWSER_USERNAME": username, "GLEWLWYD_BROWSER_PASSWORD": password,
-         "GLEWLWYD_BROWSER_RECORD": browserRecord.path]
+         "GLEWLWYD_BROWSER_RECORD": browserRecord.path,
+         "GLEWLWYD_BROWSER_COOKIES": folder.appendingPathComponent("browser-cookies.txt").path]
     }
 
     /// Where the stand-in browser appends one JSON line per request (method, path, status, query names).
@@ -151,6 +152,14 @@ extension GlewlwydProvider {
 
     /// The provider's database rows a sign-in leaves behind (Glewlwyd stores hashes of codes and tokens).
     public struct Records: Decodable, Sendable {
+        /// A person's session at the provider (its sign-in cookie).
+        public struct UserSession: Decodable, Sendable {
+            public var username: String
+            /// 0 once the session has ended.
+            public var enabled: Int
+        }
+        /// The people's sessions, oldest first.
+        public var user_sessions: [UserSession]
         /// A pushed authorization request.
         public struct PushedRequest: Decodable, Sendable {
             public var client_id: String

@@ -268,7 +268,7 @@ struct AccountsTokenCommandTests {
         #expect(chosen.status == 0, "\(chosen.stderr)")
     }
 
-    @Test("other files in the accounts folder are ignored; a corrupt account file is an error naming it")
+    @Test("other files in the accounts folder are ignored; a corrupt account file is named, and the others are used")
     func strayAndCorruptFiles() async throws {
         let setup = try await setup()
         defer { setup.stop() }
@@ -282,7 +282,7 @@ struct AccountsTokenCommandTests {
         let corrupt = setup.accountsFolder + "/0123456789abcdef0123456789abcdef.json"
         _ = FileManager.default.createFile(atPath: corrupt, contents: Data("{\"format\":".utf8), attributes: [.posixPermissions: 0o600])
         let broken = try await setup.eua(["token"])
-        #expect(broken.status == 1 && broken.stderr.contains("authorization state file \(corrupt): it is not JSON"), "\(broken.stderr)")
+        #expect(broken.status == 0 && broken.stderr.contains("authorization state file \(corrupt): it is not JSON"), "\(broken.stderr)")
     }
 
     @Test("--min-valid out of range is a usage error (exit 64)", arguments: ["-1", "86401", "lots"])

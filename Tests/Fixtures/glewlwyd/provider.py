@@ -339,6 +339,7 @@ def records(arguments):
                                "ORDER BY gpor_id"),
         "access_tokens": rows("SELECT gpoa_client_id AS client_id, gpoa_username AS username, gpoa_jti AS jti, "
                               "gpoa_enabled AS enabled FROM gpo_access_token ORDER BY gpoa_id"),
+        "user_sessions": rows("SELECT gus_username AS username, gus_enabled AS enabled FROM g_user_session ORDER BY gus_id"),
         "dpop_proofs": rows("SELECT gpod_client_id AS client_id, gpod_jkt AS jkt, gpod_htm AS htm, gpod_htu AS htu "
                             "FROM gpo_dpop ORDER BY gpod_id"),
     }
