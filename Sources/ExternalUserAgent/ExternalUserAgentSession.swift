@@ -142,7 +142,7 @@ public final class ExternalUserAgentSession: Sendable {
                 self.complete(.failure(ExternalUserAgentError(
                     .timedOut,
                     "no callback reached \(redirectURI.absoluteString) within \(timeout)\(turnedAway); "
-                        + "finish the sign-in sooner or raise the timeout")))
+                        + "finish the \(self.configuration.purpose == .signOut ? "sign-out" : "sign-in") sooner or raise the timeout")))
             }
         }
         let agent = self.agent

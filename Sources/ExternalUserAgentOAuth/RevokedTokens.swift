@@ -41,6 +41,7 @@ public struct RevokedTokens: Sendable, Hashable {
 extension RevokedTokens: Decodable {
     private enum CodingKeys: String, CodingKey { case tokens, at }
 
+    /// Reads the saved record: `tokens` names only `refresh_token` and `access_token`, `at` is a time in 0001…9999.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let names = try container.decode([String].self, forKey: .tokens)
