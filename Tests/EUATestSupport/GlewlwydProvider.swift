@@ -20,8 +20,8 @@ public final class GlewlwydProvider: @unchecked Sendable {
     /// The issuer of its OpenID Connect plugin instance.
     public var issuer: String { baseURL + "/api/oidc" }
     /// The folder holding the config, database, keys, logs and the stand-in browser's record.
-    public let folder: URL
-    private let child: ChildProcess
+    public var folder: URL { process.folder }
+    private let process: ProviderFixtureProcess
 
     /// Starts and configures the provider, waiting up to `timeout` seconds, off the cooperative pool.
     /// `parRequired` makes pushed authorization requests mandatory (`require_pushed_authorization_requests`).
@@ -30,28 +30,12 @@ public final class GlewlwydProvider: @unchecked Sendable {
     }
 
     private init(parRequired: Bool, timeout: TimeInterval) throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("glewlwyd-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        var arguments = ["serve", "--timeout", String(Int(timeout))]
+        var arguments = ["--timeout", String(Int(timeout))]
         if parRequired { arguments.append("--par-required") }
-        let out = folder.appendingPathComponent("serve.out"), log = folder.appendingPathComponent("serve.log")
-        child = try ChildProcess(try Self.python(), [Self.script.path] + arguments + ["--dir", folder.path],
-                                 stdin: .null, stdout: .file(out.path), stderr: .file(log.path))
-        let deadline = Date().addingTimeInterval(timeout + 5)
-        while Date() < deadline {
-            let text = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening ") }) {
-                baseURL = String(line.dropFirst("listening ".count))
-                return
-            }
-            if !child.isRunning {
-                let errors = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-                throw TestSupportError("glewlwyd did not start (is the Debian package installed? run scripts/bootstrap):\n\(errors)")
-            }
-            usleep(50_000)
-        }
-        child.terminate()
-        throw TestSupportError("glewlwyd was not configured within \(timeout) s; its logs are in \(folder.path)")
+        process = try ProviderFixtureProcess(
+            name: "glewlwyd", script: Self.script, serveArguments: arguments, timeout: timeout + 5,
+            startHint: "is the Debian package installed? run scripts/bootstrap", failureHint: "see its log in the folder")
+        baseURL = process.baseURL
     }
 
     /// Adds a user (through the admin API) who may be granted `openid profile email`.
@@ -112,8 +96,7 @@ public final class GlewlwydProvider: @unchecked Sendable {
 
     /// Ends the provider and removes its folder.
     public func stop() {
-        child.terminate(grace: 5)
-        try? FileManager.default.removeItem(at: folder)
+        process.stop(grace: 5)
     }
 
     deinit { stop() }
@@ -123,20 +106,8 @@ public final class GlewlwydProvider: @unchecked Sendable {
     /// The stand-in browser for its JavaScript login page.
     public static var browser: URL { TestPaths.fixture("glewlwyd/browser.py") }
 
-    private static func python() throws -> URL {
-        guard let python = ProcessRunner.which("python3") else {
-            throw TestSupportError("python3 is not on PATH; run scripts/bootstrap")
-        }
-        return python
-    }
-
     private func run(_ arguments: [String]) throws -> String {
-        let result = try ProcessRunner.run(try Self.python(), [Self.script.path] + arguments + ["--dir", folder.path],
-                                           timeout: 60)
-        guard result.status == 0 else {
-            throw TestSupportError("glewlwyd provider.py \(arguments.first ?? "") failed (\(result.status)):\n\(result.stderr)")
-        }
-        return result.stdout
+        try process.run(arguments)
     }
 }
 
