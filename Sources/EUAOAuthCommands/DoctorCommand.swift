@@ -71,6 +71,13 @@ package struct DoctorCommand: ParsableCommand {
             let http = OAuthHTTP(timeout: .milliseconds(Int64(timeout * 1000)))
             let logger = Logger(label: "eua.doctor")
             (findings, service) = try Blocking.run { await ProviderCheck.run(issuer: issuer, http: http, logger: logger) }
+            if let seen = ProviderNotes.standard(environment: environment).endSessionNeedsHint(issuer: issuer) {
+                findings.append(ProviderCheck.Finding(check: "sign-out", ok: true,
+                    detail: "eua logout saw \(issuer) answer an end-session request without id_token_hint with an empty "
+                        + "page and no redirect (\(seen.formatted(.iso8601))): it ends a session only for a hint; set "
+                        + "[logout.end-session] \"\(issuer)\" = \"hint-get\" (\"hint-post\" when it takes POST), or give "
+                        + "eua logout --end-session hint-get"))
+            }
         }
         let plan = SignInChain.plan(candidates: candidates, configuration: configuration, service: service)
         var explanation = Explanation(report)

@@ -98,11 +98,14 @@ public struct AuthStateFile: Sendable, Hashable {
         var dpopKey: DPoPKey?
         /// The token request parameters every refresh sends again (`resource`…), in order.
         var refreshParameters: [(name: String, value: String)] = []
+        /// The tokens a sign-out revoked: the state gives no token any more.
+        var revokedTokens: RevokedTokens?
 
         init(configuration: ServiceConfiguration, client: ClientCredentials, scope: String?,
              tokenResponse: TokenResponse?, idTokenClaims: IDTokenClaims?, identity: UserIdentity? = nil,
              authorizationError: OAuthErrorResponse?, dpopKey: DPoPKey? = nil,
-             refreshParameters: [(name: String, value: String)] = []) {
+             refreshParameters: [(name: String, value: String)] = [], revokedTokens: RevokedTokens? = nil) {
+            self.revokedTokens = revokedTokens
             self.dpopKey = dpopKey
             self.refreshParameters = refreshParameters
             self.configuration = configuration
@@ -122,6 +125,7 @@ public struct AuthStateFile: Sendable, Hashable {
             case authorizationError = "authorization_error"
             case dpopKey = "dpop_key"
             case refreshParameters = "refresh_parameters"
+            case revokedTokens = "revoked"
         }
 
         init(from decoder: any Decoder) throws {
@@ -142,6 +146,7 @@ public struct AuthStateFile: Sendable, Hashable {
             dpopKey = try container.decodeIfPresent(DPoPKey.self, forKey: .dpopKey)
             refreshParameters = try container.decodeIfPresent([SavedParameter].self, forKey: .refreshParameters)?
                 .map { ($0.name, $0.value) } ?? []
+            revokedTokens = try container.decodeIfPresent(RevokedTokens.self, forKey: .revokedTokens)
         }
 
         /// The file's JSON object; throws what ``IDTokenClaims`` throws for a time it cannot write.
@@ -158,6 +163,7 @@ public struct AuthStateFile: Sendable, Hashable {
             members.set(.identity, identity?.jsonValue)
             members.set(.authorizationError, authorizationError?.jsonValue)
             members.set(.dpopKey, dpopKey?.jsonValue)
+            members.set(.revokedTokens, revokedTokens?.jsonValue)
             if !refreshParameters.isEmpty {
                 members.set(.refreshParameters, JSONValue.array(refreshParameters.map {
                     .object(["name": .string($0.name), "value": .string($0.value)])
@@ -337,29 +343,10 @@ public struct AuthStateFile: Sendable, Hashable {
         } else if let index = savedIndex {
             try SecretService.clear(key: index.key, file: path)
         }
-        try makeFolder()
-        let temporary = path + ".tmp-\(getpid())-\(SecureRandom.string(length: 8))"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw invalid("a temporary file could not be made beside it: \(Self.errnoText())") }
-        var written = 0
-        let ok = data.withUnsafeBytes { buffer -> Bool in
-            while written < buffer.count {
-                let count = write(fd, buffer.baseAddress! + written, buffer.count - written)
-                if count < 0 { if errno == EINTR { continue }; return false }
-                written += count
-            }
-            return fsync(fd) == 0
-        }
-        let failure = ok ? nil : Self.errnoText()
-        close(fd)
-        guard ok else {
-            unlink(temporary)
-            throw invalid("it could not be written: \(failure ?? "unknown error")")
-        }
-        guard rename(temporary, path) == 0 else {
-            let text = Self.errnoText()
-            unlink(temporary)
-            throw invalid("the new state could not replace it: \(text)")
+        do throws(PrivateFile.Failure) {
+            try PrivateFile.write(data, to: path)
+        } catch {
+            throw invalid(error.reason)
         }
         return contents.revision
     }

@@ -23,8 +23,10 @@ public struct SavedAccount: Sendable, Hashable {
     public var accessTokenExpiry: Date?
     /// Whether a refresh token is saved, so an expired access token can be renewed without signing in.
     public var canRefresh: Bool
-    /// Whether the server refused the refresh token: sign in again.
+    /// Whether the server refused the refresh token, or a sign-out revoked the tokens: sign in again.
     public var needsSignIn: Bool
+    /// The tokens a sign-out revoked, when one did (an interrupted `eua logout`): no token is given any more.
+    public var revokedTokens: RevokedTokens?
     /// Where its tokens are: in the file, or in the Secret Service (the file is then an index).
     public var backend: StorageBackend
 
@@ -40,8 +42,9 @@ public struct SavedAccount: Sendable, Hashable {
         email = claims?.email ?? identity?.email
         username = claims?.preferredUsername ?? identity?.preferredUsername
         accessTokenExpiry = contents.tokenResponse?.accessTokenExpirationDate
-        canRefresh = contents.tokenResponse?.refreshToken != nil
-        needsSignIn = contents.authorizationError != nil || contents.tokenResponse == nil
+        revokedTokens = contents.revokedTokens
+        canRefresh = contents.revokedTokens == nil && contents.tokenResponse?.refreshToken != nil
+        needsSignIn = contents.authorizationError != nil || contents.tokenResponse == nil || contents.revokedTokens != nil
         backend = file.storedBackend()
     }
 

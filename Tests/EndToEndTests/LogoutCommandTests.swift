@@ -10,6 +10,8 @@ import Testing
 struct LogoutCommandTests {
     static let environment = ["EUA_ALLOW_TEST_AGENTS": "1", "EUA_CLIENT_SECRET": ""]
     static let follow = ["--agent", "headless", "--agent-option", "mode=follow"]
+    /// A post-logout redirect URI the local server accepts (a loopback one, any port): without one, none is sent.
+    static let back = ["--post-logout-redirect-uri", "http://127.0.0.1/logout"]
 
     func eua(_ arguments: [String], environment: [String: String] = LogoutCommandTests.environment) async throws -> ProcessResult {
         let executable = try TestPaths.product("eua")
@@ -38,7 +40,7 @@ struct LogoutCommandTests {
         let stateFile = folder.path + "/s.json"
         let tokens = try await signIn(server, stateFile: stateFile)
 
-        let result = try await eua(["logout", "--state-file", stateFile, "--timeout", "30"] + Self.follow)
+        let result = try await eua(["logout", "--state-file", stateFile, "--timeout", "30"] + Self.back + Self.follow)
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stdout == """
             Revoked the refresh token at \(server.issuer).
@@ -84,7 +86,7 @@ struct LogoutCommandTests {
         let folder = try TemporaryFolder()
         let stateFile = folder.path + "/s.json"
         let tokens = try await signIn(server, stateFile: stateFile)
-        let result = try await eua(["logout", "--state-file", stateFile, "--json"] + Self.follow)
+        let result = try await eua(["logout", "--state-file", stateFile, "--json"] + Self.back + Self.follow)
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let json = try LoginCommandTests.lastJSON(result.stdout)
         #expect(json["issuer"] as? String == server.issuer)
@@ -217,7 +219,8 @@ struct LogoutCommandTests {
         let folder = try TemporaryFolder()
         let stateFile = folder.path + "/s.json"
         _ = try await signIn(server, stateFile: stateFile)
-        let refused = try await eua(["logout", "--state-file", stateFile, "--keep-on-failure", "--timeout", "20"] + Self.follow)
+        let refused = try await eua(["logout", "--state-file", stateFile, "--keep-on-failure", "--timeout", "20",
+                                     "--post-logout-redirect-uri", "http://127.0.0.1/other"] + Self.follow)
         #expect(refused.status == 3, "stderr: \(refused.stderr)")
         #expect(refused.stderr.contains("the provider's session was not ended"))
         #expect(server.endSessions.first?.refusal == "post_logout_redirect_uri is not one the client registered")
@@ -239,7 +242,7 @@ struct LogoutCommandTests {
         let stateFile = folder.path + "/s.json"
         _ = try await signIn(server, stateFile: stateFile)
         let started = Date()
-        let result = try await eua(["logout", "--state-file", stateFile, "--timeout", "2", "--agent", "headless",
+        let result = try await eua(["logout", "--state-file", stateFile, "--timeout", "2", "--agent", "headless"] + Self.back + [
                                     "--agent-option", "mode=never"])
         #expect(result.status == 3)
         #expect(Date().timeIntervalSince(started) < 30)
@@ -259,7 +262,8 @@ struct LogoutCommandTests {
         let result = try await eua(["logout", "--state-file", stateFile, "--no-redirect", "--json", "--agent", "manual",
                                     "--agent-option", "paste=false"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(result.stdout.contains("Sent the sign-out request to \(server.issuer); the browser shows its page."))
+        #expect(result.stdout.contains("Sent the sign-out request to \(server.issuer); the browser shows its page, and eua "
+            + "cannot confirm that the session ended there"))
         #expect(try LoginCommandTests.lastJSON(result.stdout)["end_session"] as? String == "sent")
         #expect(!FileManager.default.fileExists(atPath: stateFile))
         let shown = try #require(result.stderr.split(whereSeparator: \.isWhitespace).first { $0.contains("/end_session?") })
@@ -304,7 +308,7 @@ struct LogoutCommandTests {
         _ = try await signIn(server, stateFile: stateFile)
         let process = try InteractiveProcess(try TestPaths.product("eua"),
                                              ["logout", "--state-file", stateFile, "--agent", "manual", "--agent-option",
-                                              "paste=false", "--timeout", "60"],
+                                              "paste=false", "--timeout", "60"] + Self.back,
                                              environment: Self.environment)
         let stderr = try await offThePool { try process.waitForStderr { $0.contains("/end_session?") } }
         let shown = try #require(stderr.split(whereSeparator: \.isWhitespace).first { $0.contains("/end_session?") })
@@ -315,7 +319,9 @@ struct LogoutCommandTests {
         process.signal(SIGINT)
         let result = try await offThePool { try process.waitForExit(timeout: 20) }
         #expect(result.status == 130, "stderr: \(result.stderr)")
-        #expect(result.stderr.contains("eua logout: interrupted; the saved state was kept"))
+        #expect(result.stderr.contains("eua logout: interrupted; the sign-out was cancelled after revoking the refresh token "
+            + "and access token; the saved state was kept, marked signed out"), "\(result.stderr)")
+        #expect(stderr.contains("To sign out of the provider, open this URL"))
         #expect(FileManager.default.fileExists(atPath: stateFile))
         #expect(RawConnection.isRefused(port: port), "the receiver was closed")
         #expect(server.revocations.count == 2, "the tokens were revoked before the page was shown")

@@ -154,6 +154,23 @@ struct RegisterCommandTests {
         #expect(server.tokenRequests.isEmpty)
     }
 
+    @Test("a refusal wrapped in HTML: the page's words (no tags, no script), the status, nothing saved")
+    func htmlRefusal() async throws {
+        var options = LocalAuthorizationServerOptions()
+        options.misbehaviors = [.registrationEndpointHTML]
+        let server = try await LocalAuthorizationServer.start(options)
+        defer { Task { await server.stop() } }
+        let folder = try TemporaryFolder()
+        let stateFile = folder.path + "/s.json"
+        let result = try await register(server, stateFile: stateFile)
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("the registration endpoint \(server.issuer)/register refused the client (HTTP 403), "
+            + "saying: 403 Forbidden Forbidden Dynamic registration is closed for this realm: ask the administrator's desk "
+            + "& try again."), "stderr: \(result.stderr)")
+        #expect(!result.stderr.contains("<") && !result.stderr.contains("var x"), "stderr: \(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: stateFile + ".client.json"))
+    }
+
     @Test("a provider without a registration endpoint: a clear error, nothing saved")
     func noRegistrationEndpoint() async throws {
         var options = LocalAuthorizationServerOptions()

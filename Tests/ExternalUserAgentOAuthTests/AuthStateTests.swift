@@ -35,6 +35,64 @@ struct AuthStateTests {
         #expect(await again.lastTokenResponse?.accessToken == refreshed.accessToken, "the refresh was saved")
     }
 
+    @Test("a refreshed ID token with another auth_time or acr than the sign-in's is refused (max_age, acr_values checked again)",
+          arguments: [("auth_time", "1700000999", "auth_time"), ("acr", #""bronze""#, "acr 'bronze'")])
+    func refreshedAuthenticationChecked(claim: String, changed: String, said: String) async throws {
+        let server = try await LocalAuthorizationServer.start()
+        defer { Task { await server.stop() } }
+        server.update { $0.idTokenClaimOverrides = ["auth_time": "1700000000", "acr": #""gold""#] }
+        let state = try await FlowHarness.signIn(server)
+        #expect(await state.idTokenClaims?.authenticationContextClass == "gold")
+        // The same values again: accepted.
+        _ = try await state.freshTokens(force: true)
+        server.update { $0.idTokenClaimOverrides[claim] = changed }
+        let error = await #expect(throws: ExternalUserAgentError.self) { try await state.freshTokens(force: true) }
+        #expect(error?.code == .idTokenInvalid)
+        #expect(error?.message.contains("the refreshed ID token's \(said)") == true, "\(error?.message ?? "")")
+        #expect(await state.idTokenClaims?.authenticationContextClass == "gold", "the sign-in's claims are kept")
+    }
+
+    @Test("a sign-out's record of revoked tokens: saved, read back, and no token is given any more")
+    func revokedTokensRecorded() async throws {
+        let folder = try TemporaryFolder()
+        let file = AuthStateFile(path: folder.path + "/state/eua/auth.json")
+        let server = try await LocalAuthorizationServer.start()
+        defer { Task { await server.stop() } }
+        let state = try await FlowHarness.signIn(server, file: file)
+        let refreshToken = try #require(await state.lastTokenResponse?.refreshToken)
+        try await state.recordRevocation([.refreshToken, .accessToken], at: Date(timeIntervalSince1970: 1_800_000_000))
+        let text = try String(contentsOfFile: file.path, encoding: .utf8)
+        #expect(!text.contains(refreshToken), "the revoked refresh token is not saved any more")
+        let reloaded = try await AuthState.load(from: file)
+        #expect(await reloaded.revokedTokens == RevokedTokens(kinds: [.refreshToken, .accessToken],
+                                                              date: Date(timeIntervalSince1970: 1_800_000_000)))
+        #expect(await !reloaded.isAuthorized)
+        #expect(await reloaded.lastTokenResponse?.idToken != nil, "the ID token stays, for the end-session request")
+        let error = await #expect(throws: ExternalUserAgentError.self) { try await reloaded.freshTokens() }
+        #expect(error?.code == .notAuthorized && error?.message.hasPrefix("signed out: a sign-out revoked") == true)
+        let before = server.requestLog.count
+        _ = await #expect(throws: ExternalUserAgentError.self) { try await reloaded.freshTokens(force: true) }
+        #expect(server.requestLog.count == before, "the server is not asked")
+        let account = try #require(try await AuthAccounts(folder: folder.path + "/accounts", legacyFile: file).accounts().first)
+        #expect(account.needsSignIn && !account.canRefresh && account.revokedTokens != nil)
+    }
+
+    @Test("a state that cannot replace its file: stateFileInvalid with the reason, no temporary file left (PrivateFile's write)")
+    func saveCannotReplace() async throws {
+        let folder = try TemporaryFolder()
+        let server = try await LocalAuthorizationServer.start()
+        defer { Task { await server.stop() } }
+        let state = try await FlowHarness.signIn(server)
+        let blocked = folder.path + "/eua/auth.json"
+        try FileManager.default.createDirectory(atPath: blocked + "/in-the-way", withIntermediateDirectories: true)
+        let error = await #expect(throws: ExternalUserAgentError.self) { try await state.save(to: AuthStateFile(path: blocked)) }
+        #expect(error?.code == .stateFileInvalid)
+        #expect(error?.message.contains("authorization state file \(blocked): it could not be replaced") == true,
+                "\(error?.message ?? "")")
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.path + "/eua")
+        #expect(left.sorted() == ["auth.json", "auth.json.lock"], "no temporary file is left: \(left)")
+    }
+
     @Test("XDG_STATE_HOME decides the default place")
     func standardPlace() {
         #expect(AuthStateFile.standard(environment: ["XDG_STATE_HOME": "/x/state", "HOME": "/h"]).path == "/x/state/eua/auth-state.json")

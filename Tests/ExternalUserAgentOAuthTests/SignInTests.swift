@@ -90,9 +90,10 @@ struct SignInTests {
               clientTimeout: .seconds(1)),
     ]
 
-    @Test("every misbehaviour the server offers is tested here (wrongIssuerInMetadata: discovery; wrongUserInfoSubject: UserInfoCommandTests)")
+    @Test("every misbehaviour the server offers is tested here (wrongIssuerInMetadata: discovery; wrongUserInfoSubject: UserInfoCommandTests; registrationEndpointHTML: RegisterCommandTests; endSessionNeedsHint: LogoutHintTests)")
     func everyMisbehaviourCovered() {
-        let covered = Set(Self.misbehaving.map(\.misbehavior)).union([.wrongIssuerInMetadata, .wrongUserInfoSubject])
+        let covered = Set(Self.misbehaving.map(\.misbehavior))
+            .union([.wrongIssuerInMetadata, .wrongUserInfoSubject, .registrationEndpointHTML, .endSessionNeedsHint])
         #expect(covered == Set(LocalAuthorizationServerOptions.Misbehavior.allCases))
     }
 

@@ -254,6 +254,9 @@ public struct Configuration: Sendable {
 
     /// `logout.post-logout-redirect-uri`, when a layer sets it.
     public var postLogoutRedirectURI: String? { settings[.logoutPostLogoutRedirectURI]?.value.stringValue }
+    /// How `eua logout` sends the end-session request to `issuer` (``ConfigurationKey/logoutEndSession(issuer:)``);
+    /// `nil` when not set (the default, `client-id`).
+    public func endSession(issuer: String) -> String? { settings[.logoutEndSession(issuer: issuer)]?.value.stringValue }
     /// `storage.backend` (`"secret-service"` or `"file"`), when a layer sets it.
     public var storageBackend: String? { settings[.storageBackend]?.value.stringValue }
 

@@ -10,11 +10,12 @@ import ExternalUserAgentWire
 enum ConfigurationSchema {
     /// What a key's value must be.
     enum Shape: Sendable {
-        case bool, port, portRange, redirectPath, redirectURI, seconds, page, text, agentList, matcherList, optionValue, flowList, textList, maxAge, storageBackend, lockedOptionList
+        case bool, endSession, port, portRange, redirectPath, redirectURI, seconds, page, text, agentList, matcherList, optionValue, flowList, textList, maxAge, storageBackend, lockedOptionList
 
         var expectation: String {
             switch self {
             case .bool: "true or false"
+            case .endSession: "\"client-id\", \"hint-post\" or \"hint-get\""
             case .port: "an integer from 0 to 65535 (0: any free port)"
             case .portRange: "a string \"LOW-HIGH\" with 1 <= LOW <= HIGH <= 65535, like \"8400-8410\""
             case .redirectPath: "a string starting with '/', like \"/callback\""
@@ -69,7 +70,7 @@ enum ConfigurationSchema {
     /// other layers set for that agent. Never passed to the agent.
     static let userOptions = "user-options"
 
-    static let tables: Set<[String]> = [["receiver"], ["login"], ["logout"], ["timeouts"], ["pages"], ["agent-options"], ["storage"], ["signin"], ["signin", "clients"]]
+    static let tables: Set<[String]> = [["receiver"], ["login"], ["logout"], ["logout", "end-session"], ["timeouts"], ["pages"], ["agent-options"], ["storage"], ["signin"], ["signin", "clients"]]
 
     /// Whether `path` names a table (`[receiver]`, `[agent-options.firefox]`, `[signin.clients."https://id.example.com"]`).
     static func isTable(_ path: [String]) -> Bool {
@@ -81,6 +82,7 @@ enum ConfigurationSchema {
     static func shape(of key: ConfigurationKey) -> Shape? {
         if let shape = keys[key] { return shape }
         if key.signinClientBinding != nil { return .textList }
+        if key.components.count == 3, key.components[0] == "logout", key.components[1] == "end-session" { return .endSession }
         if key.agentOptionAgent != nil {
             return agentOptions[key.components[2]] ?? .optionValue
         }
@@ -133,6 +135,8 @@ enum ConfigurationSchema {
             return value.stringValue == nil ? got : nil
         case .storageBackend:
             return ["secret-service", "file"].contains(value.stringValue ?? "") ? nil : got
+        case .endSession:
+            return ["client-id", "hint-post", "hint-get"].contains(value.stringValue ?? "") ? nil : got
         case .agentList:
             guard let ids = value.stringList else { return got }
             let isID = { (entry: String) in
