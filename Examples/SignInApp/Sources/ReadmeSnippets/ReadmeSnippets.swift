@@ -113,13 +113,14 @@ actor AppAccounts {
 
 /// Snippet 6: docs/guides/testing.md.
 func readmeSnippet6() async throws {
-    let server = try await LocalAuthorizationServer.start(.init(clientID: "my-app"))
-    let agent = FakeExternalUserAgent(script: .signIn(at: server, as: "alice"))
-    let flow = SignInFlow(issuer: server.issuer, client: ClientCredentials(clientID: "my-app"),
-                          candidates: [AgentCandidate(agent: agent)],
-                          configuration: try Configuration.load(code: CodeConfiguration(allowTestAgents: true)),
-                          receiver: SignInFlow.Receiver { _ in FakeRedirectReceiver() })
-    let state = try await flow.run()   // state.idTokenClaims?.subject == "alice"
+    try await LocalAuthorizationServer.withServer(.init(clientID: "my-app")) { server in
+        let agent = FakeExternalUserAgent(script: .signIn(at: server, as: "alice"))
+        let flow = SignInFlow(issuer: server.issuer, client: ClientCredentials(clientID: "my-app"),
+                              candidates: [AgentCandidate(agent: agent)],
+                              configuration: try Configuration.load(code: CodeConfiguration(allowTestAgents: true)),
+                              receiver: SignInFlow.Receiver { _ in FakeRedirectReceiver() })
+        let state = try await flow.run()   // state.idTokenClaims?.subject == "alice"
+    }
 }
 
 /// Snippet 7: docs/reference/swift-api.md.
