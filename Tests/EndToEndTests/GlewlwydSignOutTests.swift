@@ -7,7 +7,7 @@ import Testing
 /// request only by GET: with `client_id` alone it answers an empty page and `eua logout` says which mode it needs;
 /// with `--end-session hint-get` the stand-in browser is given eua's one-time loopback page, submits its form, confirms
 /// on Glewlwyd's end-session page, and comes back — and Glewlwyd's database shows the person's session ended.
-@Suite("Glewlwyd: sign-out with the ID token through the loopback receiver", .serialized)
+@Suite("Glewlwyd: sign-out with the ID token through the loopback receiver", .onOwnThreads)
 struct GlewlwydSignOutTests {
     typealias Setup = GlewlwydProviderTests.Setup
 

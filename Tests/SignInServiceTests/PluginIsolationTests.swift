@@ -5,7 +5,7 @@ import Testing
 import EUATestSupport
 
 /// A plugin that crashes ends only its own sign-in: each agent runs in a child of the service (`--agent-step`).
-@Suite("Sign-in service: agent plugins isolated", .serialized)
+@Suite("Sign-in service: agent plugins isolated", .onOwnThreads)
 struct PluginIsolationTests {
     /// App B signs in with the headless agent (its token exchange slow); while it is in flight the host's agent
     /// becomes the misbehaving plugin built with `START_CRASHES` (`start()` writes through a bad pointer), and app A
