@@ -15,18 +15,18 @@ struct AppLoginTests {
 
     @Test("signs in as the server's user")
     func signsIn() async throws {
-        let server = try await LocalAuthorizationServer.start(.init(clientID: "my-app", subject: "alice"))
-        defer { Task { await server.stop() } }
-        let who = try await AppLogin.signIn(issuer: server.issuer, clientID: "my-app", code: Self.headless)
-        #expect(who == "alice")
+        try await LocalAuthorizationServer.withServer(.init(clientID: "my-app", subject: "alice")) { server in
+            let who = try await AppLogin.signIn(issuer: server.issuer, clientID: "my-app", code: Self.headless)
+            #expect(who == "alice")
+        }
     }
 
     @Test("a tampered ID token is refused")
     func refusesATamperedToken() async throws {
-        let server = try await LocalAuthorizationServer.start(.init(clientID: "my-app", misbehaviors: [.tamperedSignature]))
-        defer { Task { await server.stop() } }
-        await #expect {
-            try await AppLogin.signIn(issuer: server.issuer, clientID: "my-app", code: Self.headless)
-        } throws: { ($0 as? ExternalUserAgentError)?.code == .idTokenInvalid }
+        try await LocalAuthorizationServer.withServer(.init(clientID: "my-app", misbehaviors: [.tamperedSignature])) { server in
+            await #expect {
+                try await AppLogin.signIn(issuer: server.issuer, clientID: "my-app", code: Self.headless)
+            } throws: { ($0 as? ExternalUserAgentError)?.code == .idTokenInvalid }
+        }
     }
 }

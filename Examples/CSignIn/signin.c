@@ -134,7 +134,7 @@ int main(int argc, char **argv) {
     printf("listed_after_sign_out=%s\n", accounts && strstr(accounts, account) ? "yes" : "no");
     eua_string_free(accounts);
 
-    /* What this process holds: the library and GLib, never the Swift runtime or an agent plugin. */
+    /* What this process holds: the library and libsystemd (sd-bus), never the Swift runtime or an agent plugin. */
     FILE *maps = fopen("/proc/self/maps", "r");
     char line[4096];
     int swift = 0, plugin = 0, library = 0;

@@ -22,6 +22,7 @@ extension LoopbackServer {
     }
 
     private func answer(_ head: HTTPRequestHead, on connection: Connection) -> [UInt8] {
+        if let page = handOffReply(to: head) { return page }
         switch validation.check(head) {
         case .refuse(let status, let reason):
             refused(status: status, reason: reason)

@@ -98,6 +98,11 @@ package struct CallbackValidation: Sendable {
 
     /// `127.0.0.1:PORT`, `[::1]:PORT` or `localhost:PORT` (no `:PORT` for port 80, as browsers send it),
     /// ASCII letters in any case (DNS rebinding defence: any other name is refused).
+    /// Whether a request's `Host` fields name this listener on a loopback address (one field only).
+    func isLoopbackHost(_ values: [String]) -> Bool {
+        values.count == 1 && allowedHost(values[0])
+    }
+
     private func allowedHost(_ value: String) -> Bool {
         let lower = String(decoding: value.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
         if port == 80, ["127.0.0.1", "[::1]", "localhost"].contains(lower) { return true }

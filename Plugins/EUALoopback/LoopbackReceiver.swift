@@ -22,8 +22,13 @@ final class LoopbackReceiver: PluginComponent {
         }
         var flowOptions = options
         if flowOptions.path == nil, let path = parsed.path { flowOptions.path = path }
+        if let handOff = parsed.handOff, let problem = HandOffPage.problem(with: handOff) {
+            events.failed(.receiverFailed, "loopback receiver: \(problem)")
+            return
+        }
         if let failure = thread.start(name: "eua-loopback", { [flowOptions] stop in
-            LoopbackServer.run(options: flowOptions, expectedState: parsed.state, stop: stop, events: events)
+            LoopbackServer.run(options: flowOptions, expectedState: parsed.state, handOff: parsed.handOff, stop: stop,
+                               events: events)
         }) {
             events.failed(.receiverFailed, "loopback receiver: \(failure)")
         }

@@ -23,12 +23,15 @@ final class LoopbackServer {
     private var cutOff: ContinuousClock.Instant?
     /// After running out of descriptors, accepting waits until then.
     private var acceptPausedUntil: ContinuousClock.Instant?
+    /// The form served once before the redirect (`hand_off`), until it has been.
+    private var handOff: PluginWire.HandOff?
 
     /// How long the reply to a request may take to be written and read, and how long stopping waits for it.
     static let replyTime = Duration.seconds(2)
 
     private init(options: LoopbackOptions, listeners: LoopbackListeners, expectedState: String?,
-                 stop: StopSignal, events: PluginEvents) {
+                 handOff: PluginWire.HandOff?, stop: StopSignal, events: PluginEvents) {
+        self.handOff = handOff
         self.options = options
         self.listeners = listeners
         self.validation = CallbackValidation(path: listeners.path, port: listeners.port, expectedState: expectedState,
@@ -40,7 +43,8 @@ final class LoopbackServer {
 
     /// The whole life of one flow's listener, on the calling thread: binds, says `listening`, serves until
     /// the redirect is answered or `stop` is raised, closes everything, and says `finished` (or `failed`).
-    static func run(options: LoopbackOptions, expectedState: String?, stop: StopSignal, events: PluginEvents) {
+    static func run(options: LoopbackOptions, expectedState: String?, handOff: PluginWire.HandOff? = nil, stop: StopSignal,
+                    events: PluginEvents) {
         var listeners: LoopbackListeners
         do {
             listeners = try LoopbackListeners.bind(options: options)
@@ -56,7 +60,7 @@ final class LoopbackServer {
         PluginHost.log(.debug, "loopback receiver listening at \(listeners.redirectURI)")
         events.listening(redirectURI: listeners.redirectURI)
         let server = LoopbackServer(options: options, listeners: listeners, expectedState: expectedState,
-                                    stop: stop, events: events)
+                                    handOff: handOff, stop: stop, events: events)
         if let failure = server.serve() {
             events.failed(.receiverFailed, "loopback receiver: \(failure)")
         } else {
@@ -197,6 +201,15 @@ final class LoopbackServer {
         events.callback(url)
         PluginHost.log(.debug, "loopback receiver: redirect accepted; listeners closed")
         return true
+    }
+
+    /// The hand-off page when `head` asks for it (GET at its path, to a loopback host): served once, then gone.
+    func handOffReply(to head: HTTPRequestHead) -> [UInt8]? {
+        guard let form = handOff, head.method == "GET", head.target == form.path,
+              validation.isLoopbackHost(head.hostValues) else { return nil }
+        handOff = nil
+        PluginHost.log(.debug, "loopback receiver: served the one-time hand-off page")
+        return HandOffPage.reply(form, redirectURI: listeners.redirectURI)
     }
 
     /// Reports a request turned away while the flow still waits (none after the redirect).

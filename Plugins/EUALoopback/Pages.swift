@@ -29,7 +29,7 @@ enum Pages {
         response(.found, headers: headers(length: 0) + [("Location", url)], body: "")
     }
 
-    private static func response(_ status: HTTPStatus, headers: [(String, String)], body: String) -> [UInt8] {
+    static func response(_ status: HTTPStatus, headers: [(String, String)], body: String) -> [UInt8] {
         var text = "HTTP/1.1 \(status.code) \(status.reason)\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
         text += "\r\n" + body

@@ -31,19 +31,23 @@ final class ManualAgent: PluginComponent {
             return
         }
         let redirectURI = parsed.redirectURI ?? ""
-        let paste: Bool = switch options.paste {
+        let pasteAsked: Bool = switch options.paste {
         case .true: true
         case .false: false
         case .auto: Self.standardInputIsOpen()
         }
+        // A sign-out with no post-logout redirect URI has nothing to come back with: there is nothing to paste.
+        let comesBack = !parsed.isSignOut || parsed.url.contains("post_logout_redirect_uri=")
+        let paste = pasteAsked && comesBack
         let situation = Instructions.situation(environment: ProcessEnvironment.current(), options: options,
-                                               redirectURI: redirectURI, paste: paste)
+                                               redirectURI: redirectURI, paste: paste, signOut: parsed.isSignOut)
         Self.writeError(Instructions.text(url: parsed.url, situation: situation))
         events.presented()
         guard paste else { return }
         reading.withLock { $0 = true }
         PluginThread.detach { [self] in
-            self.readPastedURLs(redirectURI: redirectURI, authorizationURL: parsed.url, events: events)
+            self.readPastedURLs(redirectURI: redirectURI, authorizationURL: parsed.url, signOut: parsed.isSignOut,
+                                events: events)
         }
     }
 
@@ -56,7 +60,7 @@ final class ManualAgent: PluginComponent {
         }
     }
 
-    private func readPastedURLs(redirectURI: String, authorizationURL: String, events: PluginEvents) {
+    private func readPastedURLs(redirectURI: String, authorizationURL: String, signOut: Bool, events: PluginEvents) {
         var line: [UInt8] = []
         var byte: UInt8 = 0
         while !cancelled.withLock({ $0 }) {
@@ -76,11 +80,12 @@ final class ManualAgent: PluginComponent {
             let pasted = String(String(decoding: line, as: UTF8.self).filter { !$0.isWhitespace })
             line.removeAll()
             if pasted.isEmpty { continue }
-            if let problem = PastedURLCheck.problem(pasted: pasted, redirectURI: redirectURI, authorizationURL: authorizationURL) {
+            if let problem = PastedURLCheck.problem(pasted: pasted, redirectURI: redirectURI, authorizationURL: authorizationURL,
+                                                     signOut: signOut) {
                 Self.writeError("Not accepted: \(problem).\nPaste the address again, then press Enter:\n")
                 continue
             }
-            Self.writeError("Thank you: the sign-in continues.\n")
+            Self.writeError(signOut ? "Thank you: the sign-out continues.\n" : "Thank you: the sign-in continues.\n")
             events.redirect(pasted)
             break
         }

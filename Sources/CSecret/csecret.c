@@ -82,6 +82,9 @@ const char *csecret_load(void) {
     return load_failure;
 }
 
+/* Why csecret_bus_name_state found a name neither owned nor activatable. */
+static const char no_owner_message[] = "nothing owns it and no D-Bus service file makes it activatable";
+
 static char *take_error(GError *error, const char *fallback) {
     char *text = strdup(error && error->message ? error->message : fallback);
     if (error) lib.error_free(error);
@@ -89,37 +92,16 @@ static char *take_error(GError *error, const char *fallback) {
 }
 
 int csecret_service_running(int timeout_ms, char **why) {
-    const char *address = getenv("DBUS_SESSION_BUS_ADDRESS");
-    if (!address || !*address) {
-        *why = strdup("no session bus: DBUS_SESSION_BUS_ADDRESS is not set");
-        return 0;
+    int state = csecret_bus_name_state("org.freedesktop.secrets", timeout_ms, why);
+    if (state == 2) return 1;
+    if (state == 1) {
+        *why = strdup("no Secret Service (org.freedesktop.secrets) is running on the session bus (one is only "
+                      "activatable)");
+    } else if (*why && !strcmp(*why, no_owner_message)) {
+        free(*why);
+        *why = strdup("no Secret Service (org.freedesktop.secrets) is running on the session bus");
     }
-    const char *failure = csecret_load();
-    if (failure) {
-        *why = strdup(failure);
-        return 0;
-    }
-    GError *error = NULL;
-    /* G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION */
-    void *connection = lib.connection_new_for_address(address, 1 | 8, NULL, NULL, &error);
-    if (!connection) {
-        *why = take_error(error, "the session bus could not be reached");
-        return 0;
-    }
-    void *reply = lib.connection_call(connection, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                      "org.freedesktop.DBus", "NameHasOwner",
-                                      lib.variant_new("(s)", "org.freedesktop.secrets"), NULL, 0, timeout_ms, NULL,
-                                      &error);
-    int owned = 0;
-    if (reply) {
-        lib.variant_get(reply, "(b)", &owned);
-        lib.variant_unref(reply);
-        if (!owned) *why = strdup("no Secret Service (org.freedesktop.secrets) is running on the session bus");
-    } else {
-        *why = take_error(error, "the session bus did not answer");
-    }
-    lib.object_unref(connection);
-    return owned ? 1 : 0;
+    return 0;
 }
 
 int csecret_bus_name_state(const char *name, int timeout_ms, char **why) {
@@ -164,7 +146,7 @@ int csecret_bus_name_state(const char *name, int timeout_ms, char **why) {
             for (size_t i = 0; names && names[i]; i++) if (!strcmp(names[i], name)) state = 1;
             lib.free(names);
             lib.variant_unref(reply);
-            if (!state) *why = strdup("nothing owns it and no D-Bus service file makes it activatable");
+            if (!state) *why = strdup(no_owner_message);
         }
     }
     lib.object_unref(connection);
@@ -359,4 +341,73 @@ char *csecret_account_list(const char *app, char **error) {
         return NULL;
     }
     return text;
+}
+
+/* What csecret_keyring_state needs (libsecret's service and collection objects): loaded on its first use only. */
+static struct {
+    void *(*service_get)(int, void *, GError **);
+    void *(*collection_for_alias)(void *, const char *, int, void *, GError **);
+    int (*collection_get_locked)(void *);
+} keyring;
+
+static pthread_once_t keyring_once = PTHREAD_ONCE_INIT;
+static const char *keyring_failure;
+
+static void load_keyring(void) {
+    if (csecret_load()) { keyring_failure = csecret_load(); return; }
+    void *library = dlopen("libsecret-1.so.0", RTLD_NOW | RTLD_LOCAL);
+    struct { void **field; const char *symbol; } symbols[] = {
+        {(void **)&keyring.service_get, "secret_service_get_sync"},
+        {(void **)&keyring.collection_for_alias, "secret_collection_for_alias_sync"},
+        {(void **)&keyring.collection_get_locked, "secret_collection_get_locked"},
+    };
+    for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
+        *symbols[i].field = library ? dlsym(library, symbols[i].symbol) : NULL;
+        if (!*symbols[i].field) {
+            keyring_failure = "libsecret-1.so.0 has no secret_collection_for_alias_sync; install libsecret 0.18 or later";
+            return;
+        }
+    }
+}
+
+int csecret_keyring_state(int timeout_ms, char **why) {
+    pthread_once(&keyring_once, load_keyring);
+    if (keyring_failure) { *why = strdup(keyring_failure); return CSECRET_KEYRING_FAILED; }
+    char *reason = NULL;
+    int name = csecret_bus_name_state("org.freedesktop.secrets", timeout_ms, &reason);
+    if (name == 0) {
+        int missing = reason && !strcmp(reason, no_owner_message);
+        if (missing) {
+            free(reason);
+            reason = strdup("no Secret Service (org.freedesktop.secrets) runs on the session bus, and none is "
+                            "activatable there");
+        }
+        *why = reason;
+        return missing ? CSECRET_KEYRING_MISSING : CSECRET_KEYRING_FAILED;
+    }
+    GError *problem = NULL;
+    /* SECRET_SERVICE_NONE: the service object only (no session opened, no collections loaded). */
+    void *service = keyring.service_get(0, NULL, &problem);
+    if (!service) {
+        *why = take_error(problem, "the Secret Service could not be reached");
+        forget_service();
+        return CSECRET_KEYRING_FAILED;
+    }
+    /* SECRET_COLLECTION_NONE: the collection's properties only (Locked among them), no items. */
+    void *collection = keyring.collection_for_alias(service, "default", 0, NULL, &problem);
+    lib.object_unref(service);
+    if (problem) {
+        *why = take_error(problem, "the Secret Service did not say which collection is its default");
+        forget_service();
+        return CSECRET_KEYRING_FAILED;
+    }
+    /* No default collection yet: storing makes one (the keyring asks the person for its password). */
+    if (!collection) return CSECRET_KEYRING_READY;
+    int locked = keyring.collection_get_locked(collection);
+    lib.object_unref(collection);
+    if (locked) {
+        *why = strdup("the keyring's default collection is locked");
+        return CSECRET_KEYRING_LOCKED;
+    }
+    return CSECRET_KEYRING_READY;
 }

@@ -24,6 +24,7 @@ package enum CommandHints {
         .refreshTokens: "'eua refresh'",
         .chooseAccount: "--account",
         .useCodeFlow: "--flow browser or --flow manual",
+        .useDeviceFlow: "--flow device",
         .withoutDPoP: "leave out --dpop",
         .allowPushedRequests: "leave out --no-par",
     ]

@@ -53,7 +53,7 @@ package struct OpenCommand: ParsableCommand {
             throw ValidationError("'\(url)' is not an absolute URL")
         }
         let options = try AgentOptions.parse(agentOptions)
-        var code = CodeConfiguration()
+        var code = CodeConfiguration.commandLine
         if let agent {
             code.name(agent, options: options)
         }
@@ -69,7 +69,7 @@ package struct OpenCommand: ParsableCommand {
         do {
             if partial, let early {
                 selected = early
-                for warning in early.report.configuration.warnings {
+                for warning in early.report.allWarnings {
                     Logger(label: "ExternalUserAgent.selection").warning("\(warning)")
                 }
             } else {

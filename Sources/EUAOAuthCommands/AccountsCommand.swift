@@ -27,14 +27,16 @@ package struct AccountsCommand: ParsableCommand {
             """
     )
 
-    @Flag(help: "Print one JSON array: id, issuer, client_id, subject, name, email, username, expires_at, can_refresh, needs_sign_in, backend, state_file.")
+    @Flag(help: "Print one JSON array: id, issuer, client_id, subject, name, email, username, expires_at, can_refresh, needs_sign_in, revoked_at (an unfinished sign-out), backend, state_file.")
     var json = false
 
     package func run() throws {
         let environment = ProcessEnvironment.current()
         CommandLogging.bootstrap(environment: environment)
         let store = AuthAccounts.standard(environment: environment)
-        let accounts = try Blocking.run { try await CommandFailure.reporting { try await store.accounts() } }
+        let listing = try Blocking.run { try await CommandFailure.reporting { try await store.listing() } }
+        let accounts = listing.accounts
+        SavedStateChoice.warn(unreadable: listing.unreadable)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -42,6 +44,11 @@ package struct AccountsCommand: ParsableCommand {
             return
         }
         guard !accounts.isEmpty else {
+            if !listing.unreadable.isEmpty {
+                Output.errorLine("eua accounts: no account file in \(store.folder) can be read (see above); remove or "
+                    + "repair those files, or sign in again with 'eua login'")
+                Output.exit(1)
+            }
             Output.line("No account is signed in (none saved in \(store.folder)); sign in with 'eua login'.")
             return
         }
@@ -52,6 +59,10 @@ package struct AccountsCommand: ParsableCommand {
 
     /// `access token valid until …, can refresh`, or what to do.
     static func status(_ account: SavedAccount) -> String {
+        if let revoked = account.revokedTokens {
+            return "signed out (its \(revoked.kinds.map(\.words).joined(separator: " and ")) revoked at "
+                + "\(revoked.date.formatted(.iso8601)); the sign-out did not finish: run 'eua logout' to end it, or sign in again)"
+        }
         if account.needsSignIn { return "sign in again (the server refused the refresh token)" }
         let expiry = account.accessTokenExpiry.map { ($0 > Date() ? "access token valid until " : "access token expired at ")
             + $0.formatted(.iso8601) } ?? "access token of unknown lifetime"
@@ -71,6 +82,8 @@ struct AccountJSON: Encodable {
     var expires_at: String?
     var can_refresh: Bool
     var needs_sign_in: Bool
+    /// When a sign-out revoked the tokens (an `eua logout` that did not finish); absent otherwise.
+    var revoked_at: String?
     var backend: String
     var state_file: String
 
@@ -85,6 +98,8 @@ struct AccountJSON: Encodable {
         expires_at = account.accessTokenExpiry?.formatted(.iso8601)
         can_refresh = account.canRefresh
         needs_sign_in = account.needsSignIn
+        revoked_at = account.revokedTokens?.date.formatted(.iso8601)
+        expires_at = account.revokedTokens == nil ? expires_at : nil
         state_file = account.file.path
         backend = account.backend.rawValue
     }

@@ -13,7 +13,7 @@ import Foundation
 
 /// `eua doctor`: why sign-in will or will not work here, for a user or an administrator, in one command.
 ///
-/// Contract: `--json` prints one object `{"can_sign_in","problems":[…],"way","agent","configuration":{…as eua
+/// Contract: `--json` prints one object `{"can_sign_in","problems":[…],"notes":[…],"way","agent","configuration":{…as eua
 /// explain…},"capabilities":{…as eua capabilities…},"plugin_errors":[{"path","error"}],"issuer":[{"check","ok",
 /// "detail"}]}`. Exit status: 0 when sign-in can work, 1 when it cannot (each reason in `problems`), 2 for a
 /// broken configuration.
@@ -25,7 +25,7 @@ package struct DoctorCommand: ParsableCommand {
         abstract: "Tell why sign-in will or will not work here: configuration, agents, platform, loopback, and a provider.",
         discussion: """
             Checks, in order: the configuration files and their layers (which key came from where, what the managed \
-            file pins), the agents found and refused with their reasons, the default browser, the display, SSH, \
+            file pins, and for an agent it pins, which of the agent options set elsewhere it ignores: the notes), the agents found and refused with their reasons, the default browser, the display, SSH, \
             sandbox and container facts, whether 127.0.0.1 and ::1 can be bound for the redirect, and with --issuer, \
             the provider's metadata, its key set and the difference between the clocks. \
             Exit status: 0 sign-in can work here, 1 it cannot (the problems say why and what to do), 2 the \
@@ -42,7 +42,7 @@ package struct DoctorCommand: ParsableCommand {
     @Option(help: "Check for this agent, as 'eua login --agent' would use it.")
     var agent: String?
 
-    @Option(help: "Seconds each network check may take (default 10).")
+    @Option(help: "Seconds each network check may take.")
     var timeout: Double = 10
 
     package func validate() throws {
@@ -52,7 +52,7 @@ package struct DoctorCommand: ParsableCommand {
     package func run() throws {
         let environment = ProcessEnvironment.current()
         CommandLogging.bootstrap(environment: environment)
-        var code = CodeConfiguration()
+        var code = CodeConfiguration.commandLine
         if let agent { code.name(agent) }
         let configuration: Configuration
         do {
@@ -71,15 +71,34 @@ package struct DoctorCommand: ParsableCommand {
             let http = OAuthHTTP(timeout: .milliseconds(Int64(timeout * 1000)))
             let logger = Logger(label: "eua.doctor")
             (findings, service) = try Blocking.run { await ProviderCheck.run(issuer: issuer, http: http, logger: logger) }
+            if let seen = ProviderNotes.standard(environment: environment).endSessionNeedsHint(issuer: issuer) {
+                findings.append(ProviderCheck.Finding(check: "sign-out", ok: true,
+                    detail: "eua logout saw \(issuer) answer an end-session request without id_token_hint with an empty "
+                        + "page and no redirect (\(seen.formatted(.iso8601))): it ends a session only for a hint; set "
+                        + "[logout.end-session] \"\(issuer)\" = \"hint-get\" (\"hint-post\" when it takes POST), or give "
+                        + "eua logout --end-session hint-get"))
+            }
         }
         let plan = SignInChain.plan(candidates: candidates, configuration: configuration, service: service)
         var explanation = Explanation(report)
-        explanation.add(plan, issuerProblem: nil)
+        explanation.add(plan, issuerProblem: issuer != nil && service == nil
+            ? "the metadata of \(issuer ?? "") could not be read (see Provider)" : nil)
         var diagnosis = Diagnosis(plan: plan, capabilities: capabilities, findings: findings,
                                   pluginErrors: catalog.failures.map { .init(path: $0.path, error: $0.error.commandLineMessage) },
                                   explanation: explanation,
                                   storage: .init(AuthAccounts.standard(environment: environment), configuration: configuration))
         diagnosis.signinService = .init(SignInServiceProbe.state(), configuration: configuration)
+        if let chosen = plan.chosen?.agent?.descriptor, let pin = configuration.pin(for: chosen) {
+            diagnosis.notes.append("\(pin) (the agent '\(chosen.id)' answers to it): its "
+                + (pin.lockedOptions.isEmpty ? "options are" : pin.lockedOptions.joined(separator: ", ") + " come")
+                + " from that file alone" + (pin.userOptions.isEmpty ? "" : "; users may set \(pin.userOptions.joined(separator: ", "))"))
+        }
+        // What a pin keeps from each agent found here, whether or not it is the one chosen.
+        for candidate in candidates {
+            for entry in configuration.lockedOut(for: candidate.descriptor) where !diagnosis.notes.contains(entry.description) {
+                diagnosis.notes.append(entry.description)
+            }
+        }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -143,6 +162,8 @@ struct Diagnosis: Encodable {
 
     var canSignIn: Bool
     var problems: [String]
+    /// What a person should know that does not stop sign-in: a managed pin of the agent, settings it ignores.
+    var notes: [String] = []
     /// The step `eua login` would take (`browser`, `device`, `manual`), or null.
     var way: String?
     var agent: String?
@@ -180,7 +201,7 @@ struct Diagnosis: Encodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case canSignIn = "can_sign_in", problems, way, agent, configuration, capabilities
+        case canSignIn = "can_sign_in", problems, notes, way, agent, configuration, capabilities
         case pluginErrors = "plugin_errors", issuer, storage, signinService = "signin_service"
     }
 
@@ -188,6 +209,7 @@ struct Diagnosis: Encodable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(canSignIn, forKey: .canSignIn)
         try container.encode(problems, forKey: .problems)
+        try container.encode(notes, forKey: .notes)
         try container.encode(way, forKey: .way)
         try container.encode(agent, forKey: .agent)
         try container.encode(configuration, forKey: .configuration)
@@ -206,8 +228,14 @@ struct Diagnosis: Encodable {
                      + (agent.map { " with the agent '\($0)'" } ?? "") + "."]
         } else {
             lines = ["Sign-in cannot work here yet:"]
-            lines += problems.map { "  - " + $0 }
+            // A problem may be laid out over several lines (the chain's steps): each becomes a line of its own.
+            for problem in problems {
+                let parts = problem.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                lines.append("  - " + parts[0])
+                lines += parts.dropFirst().map { "    " + $0 }
+            }
         }
+        lines += notes.map { "Note: " + $0 }
         if !issuer.isEmpty {
             lines.append("")
             lines.append("Provider:")

@@ -14,9 +14,10 @@ import Foundation
 /// `eua explain`: which agent selection would choose, why every other candidate lost, and which
 /// layer decided each setting.
 ///
-/// Contract: `--json` prints one object `{"chosen","candidates":[{"id","kind","selected","reasons"}],
-/// "config":[{"file","layer","status"}],"settings":[…],"ignored":[…],"warnings":[…]}`. A broken
-/// configuration makes both forms exit 1 with `file:line` and the key on stderr.
+/// Contract: `--json` prints one object `{"chosen","candidates":[{"id","kind","selected","reasons","options"}],
+/// "config":[{"file","layer","status"}],"settings":[…],"ignored":[{…,"pinnedBy","reason"}],
+/// "locked":[{"agent","options","userOptions","pinnedBy"}],"warnings":[…]}`. A broken configuration makes both forms
+/// exit 1 with `file:line` and the key on stderr.
 package struct ExplainCommand: ParsableCommand {
     package init() {}
 
@@ -27,7 +28,10 @@ package struct ExplainCommand: ParsableCommand {
             Configuration layers, weakest first: built-in defaults, system ($XDG_CONFIG_DIRS/eua/config.toml), \
             user ($XDG_CONFIG_HOME/eua/config.toml), environment (EUA_AGENT, EUA_AGENT_OPTIONS, \
             EUA_ALLOW_TEST_AGENTS, BROWSER), code (--agent, --agent-option). The managed file \
-            (/etc/eua/managed.toml, or EUA_MANAGED_CONFIG) pins every key it sets. \
+            (/etc/eua/managed.toml, or EUA_MANAGED_CONFIG) pins every key it sets, and an agent it names in \
+            preference or allow or gives an [agent-options.<name>] table runs as that file says: the agent's \
+            executable, extra-args and headless options come from it alone, unless its user-options lists them \
+            (the Locked section shows each pinned agent, the file and line, and what was ignored). \
             Exit status: 0 (also when no agent can be chosen: chosen is null), 1 broken configuration.
             """
     )
@@ -60,7 +64,7 @@ package struct ExplainCommand: ParsableCommand {
     package func run() throws {
         let environment = ProcessEnvironment.current()
         CommandLogging.bootstrap(environment: environment)
-        var code = CodeConfiguration()
+        var code = CodeConfiguration.commandLine
         if let agent {
             var options: [String: String] = [:]
             for option in agentOptions {
@@ -112,6 +116,8 @@ struct Explanation: Encodable {
         var selected: Bool
         var removedBy: String?
         var reasons: [String]
+        /// The options the agent would be started with (locked ones from the managed file only).
+        var options: [String: String]
     }
 
     struct File: Encodable {
@@ -133,6 +139,16 @@ struct Explanation: Encodable {
         var layer: String
         var source: String
         var pinnedBy: String
+        /// Why, in words: the key is pinned, or the managed file pins the agent and with it this option.
+        var reason: String
+    }
+
+    /// An agent the managed file pins, and the options only that file sets for it.
+    struct Locked: Encodable {
+        var agent: String
+        var options: [String]
+        var userOptions: [String]
+        var pinnedBy: String
     }
 
     /// One step of the sign-in chain (`eua login`'s automatic choice).
@@ -152,7 +168,10 @@ struct Explanation: Encodable {
     var config: [File]
     var settings: [Setting]
     var ignored: [Ignored]
+    var locked: [Locked]
     var warnings: [String]
+    /// Why the chain has no step to name, for the text form; not part of the JSON.
+    var undecided = "undecided without the server's metadata (give --issuer)"
 
     init(_ report: SelectionReport) {
         let configuration = report.configuration
@@ -160,23 +179,39 @@ struct Explanation: Encodable {
         candidates = report.verdicts.map {
             Candidate(id: $0.id, kind: $0.candidate.descriptor.kind.rawValue, version: $0.candidate.descriptor.version,
                       origin: $0.candidate.origin, selected: $0.selected, removedBy: $0.removedBy?.description,
-                      reasons: $0.reasons)
+                      reasons: $0.reasons, options: configuration.options(for: $0.candidate.descriptor))
         }
         config = configuration.files.map { File(file: $0.path, layer: $0.layer.description, status: $0.status.description) }
         settings = configuration.settings.values.sorted { $0.key < $1.key }.map {
             Setting(key: $0.key.description, value: $0.value.description, layer: $0.origin.layer.description,
                     source: $0.origin.location)
         }
-        ignored = configuration.ignored.map {
+        var ignoredSettings = configuration.ignored
+        for verdict in report.verdicts {
+            for entry in configuration.lockedOut(for: verdict.candidate.descriptor) where !ignoredSettings.contains(entry) {
+                ignoredSettings.append(entry)
+            }
+        }
+        ignored = ignoredSettings.map {
             Ignored(key: $0.setting.key.description, value: $0.setting.value.description,
                     layer: $0.setting.origin.layer.description, source: $0.setting.origin.location,
-                    pinnedBy: $0.pinnedBy.origin.location)
+                    pinnedBy: $0.pinnedBy.origin.location, reason: $0.description)
+        }
+        locked = configuration.agentPins.values.sorted { $0.agent < $1.agent }.map {
+            Locked(agent: $0.agent, options: $0.lockedOptions, userOptions: $0.userOptions,
+                   pinnedBy: $0.pinnedBy.origin.location)
         }
         warnings = configuration.warnings.map(\.description) + report.warnings
     }
 
     mutating func add(_ plan: SignInPlan, issuerProblem: String?) {
-        flow = plan.steps.contains { $0.status == .unknown } && plan.chosen?.step != .browser ? nil : plan.chosen?.step.rawValue
+        let unknown = plan.steps.contains { $0.status == .unknown }
+        flow = unknown && plan.chosen?.step != .browser ? nil : plan.chosen?.step.rawValue
+        if !unknown, plan.chosen == nil {
+            undecided = "no step is possible here (each step's reason says why)"
+        } else if unknown, issuerProblem != nil {
+            undecided = "undecided: the server's metadata could not be read (see the warnings)"
+        }
         chain = plan.steps.map {
             ChainStep(step: $0.step.rawValue, status: $0.status.rawValue, agent: $0.agent?.descriptor.id, reason: $0.reason)
         }
@@ -190,7 +225,7 @@ struct Explanation: Encodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case chosen, flow, chain, candidates, config, settings, ignored, warnings
+        case chosen, flow, chain, candidates, config, settings, ignored, locked, warnings
     }
 
     /// Like the synthesized one, but `chosen` is always present: `null` when no candidate survived.
@@ -203,6 +238,7 @@ struct Explanation: Encodable {
         try container.encode(config, forKey: .config)
         try container.encode(settings, forKey: .settings)
         try container.encode(ignored, forKey: .ignored)
+        try container.encode(locked, forKey: .locked)
         try container.encode(warnings, forKey: .warnings)
     }
 
@@ -215,7 +251,7 @@ struct Explanation: Encodable {
             lines.append("Chosen: none (no candidate passed every rule; see the reasons below)")
         }
         if !chain.isEmpty {
-            lines.append("Sign-in chain (eua login): " + (flow.map { "uses \($0)" } ?? "undecided without the server's metadata (give --issuer)"))
+            lines.append("Sign-in chain (eua login): " + (flow.map { "uses \($0)" } ?? undecided))
             lines += TextTable.render(header: ["STEP", "STATUS", "AGENT", "WHY"],
                                       rows: chain.map { [$0.step, $0.status, $0.agent ?? "-", $0.reason] }).map { "  " + $0 }
         }
@@ -235,10 +271,18 @@ struct Explanation: Encodable {
         lines.append("Settings (the layer that decided each):")
         lines += TextTable.render(header: ["KEY", "VALUE", "LAYER", "FROM"],
                                   rows: settings.map { [$0.key, $0.value, $0.layer, $0.source] }).map { "  " + $0 }
+        if !locked.isEmpty {
+            lines.append("")
+            lines.append("Locked (agents the managed file pins; these options come from it alone):")
+            lines += locked.map {
+                "  \($0.agent): \($0.options.isEmpty ? "none" : $0.options.joined(separator: ", ")), pinned by \($0.pinnedBy)"
+                    + ($0.userOptions.isEmpty ? "" : "; users may set \($0.userOptions.joined(separator: ", "))")
+            }
+        }
         if !ignored.isEmpty {
             lines.append("")
             lines.append("Ignored (pinned by the managed file):")
-            lines += ignored.map { "  \($0.key) = \($0.value) from \($0.layer) \($0.source): pinned by \($0.pinnedBy)" }
+            lines += ignored.map { "  \($0.reason)" }
         }
         if !warnings.isEmpty {
             lines.append("")

@@ -213,34 +213,62 @@ package struct LoginCommand: ParsableCommand {
         CommandLogging.bootstrap(environment: environment)
         let logger = Logger(label: "eua.login")
         let issuer = try resolvedIssuer(logger: logger)
+        let configuration = try loadedConfiguration(environment: environment)
+        let secret = try ClientSecretSource.secret(file: clientSecretFile, flag: clientSecret, environment: environment)
+        var file = stateFile.map(AuthStateFile.init(path:)) ?? AuthStateFile.standard(environment: environment)
+        let storage = try storageChoice(configuration)
+        file.backend = storage.backend
+        let (client, receiverOptions) = try clientAndReceiverOptions(issuer: issuer, file: file, secret: secret,
+                                                                     configuration: configuration)
+        var signIn = try startedFlow(issuer: issuer, client: client, receiverOptions: receiverOptions, file: file,
+                                     configuration: configuration, logger: logger)
+        loadPlugins(into: &signIn, configuration: configuration, environment: environment)
+        let display = LoginProgress(timeout: signIn.effectiveTimeout)
+        signIn.hooks = display.hooks
+        let outcome = try signInAndSave(signIn, display: display, file: file, storage: storage, environment: environment)
+        try report(outcome, issuer: issuer, storage: storage, display: display)
+    }
+}
 
+extension LoginCommand {
+    /// `--agent-option key=value` pairs, as a dictionary.
+    var parsedAgentOptions: [String: String] {
         var options: [String: String] = [:]
         for option in agentOptions {
             let parts = option.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             options[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
         }
-        var code = CodeConfiguration()
+        return options
+    }
+
+    /// Every configuration layer, with `--agent`, `--agent-option` and `--allow-test-agents` as the code layer.
+    func loadedConfiguration(environment: [String: String]) throws -> Configuration {
+        var code = CodeConfiguration.commandLine
         if allowTestAgents { code.allowTestAgents = true }
         if let agent {
-            code.name(agent, options: options)
+            code.name(agent, options: parsedAgentOptions)
         }
-        let configuration: Configuration
         do {
-            configuration = try Configuration.load(sources: .standard(environment: environment), code: code)
+            return try Configuration.load(sources: .standard(environment: environment), code: code)
         } catch {
             throw CommandFailure("\(error.commandLineReport)")
         }
-        let secret = try ClientSecretSource.secret(file: clientSecretFile, flag: clientSecret, environment: environment)
-        var file = stateFile.map(AuthStateFile.init(path:)) ?? AuthStateFile.standard(environment: environment)
-        // --state-file keeps everything in that file unless the configuration forces a back end.
-        let storage: StorageChoice
+    }
+
+    /// Where the tokens go: --state-file keeps everything in that file unless the configuration forces a back end.
+    func storageChoice(_ configuration: Configuration) throws -> StorageChoice {
         do {
-            storage = stateFile != nil && configuration.storageBackend == nil
+            return stateFile != nil && configuration.storageBackend == nil
                 ? StorageChoice(backend: .file, reason: "--state-file") : try StorageChoice.choose(configuration)
         } catch let error as ExternalUserAgentError {
             throw CommandFailure("\(error.commandLineReport)")
         }
-        file.backend = storage.backend
+    }
+
+    /// The client (from --client-id, else the registration 'eua register' saved) and the receiver options the
+    /// command line and the registration give.
+    func clientAndReceiverOptions(issuer: String, file: AuthStateFile, secret: String?,
+                                  configuration: Configuration) throws -> (ClientCredentials, [String: String]) {
         var client: ClientCredentials
         var receiverOptions: [String: String] = [:]
         if let clientID {
@@ -263,18 +291,24 @@ package struct LoginCommand: ParsableCommand {
             throw CommandFailure("\(error.commandLineReport)")
         }
         client.signsRequestObjects = requestObject
-        let extraParameters = try claims.map { [try ClaimsRequest(json: $0).parameter] } ?? []
         if let port { receiverOptions["port"] = String(port) }
         if let portRange { (receiverOptions["port"], receiverOptions["port-range"]) = (nil, portRange) }
-        // The flow is made before the plugins are loaded (its candidates and receiver are set from them below), so
-        // that the server's metadata is read while they load.
+        return (client, receiverOptions)
+    }
+
+    /// The sign-in flow, with its server metadata read started. The flow is made before the plugins are loaded
+    /// (its candidates and receiver are set from them by ``loadPlugins(into:configuration:environment:)``), so that
+    /// the server's metadata is read while they load.
+    func startedFlow(issuer: String, client: ClientCredentials, receiverOptions: [String: String], file: AuthStateFile,
+                     configuration: Configuration, logger: Logger) throws -> SignInFlow {
+        let extraParameters = try claims.map { [try ClaimsRequest(json: $0).parameter] } ?? []
         var signIn = SignInFlow(
             issuer: issuer, client: client, scopes: scope.split(separator: " ").map(String.init),
             additionalParameters: extraParameters,
             timeout: timeout.map { .seconds($0) }, file: stateFile == nil ? nil : file, candidates: [],
             configuration: configuration, forcedStep: flow.flatMap(SignInStep.init(rawValue:)),
-            agentOptions: agent == nil ? options : [:], receiver: .plugin(in: PluginCatalog()), receiverOptions: receiverOptions,
-            redirectURI: redirectURI, logger: logger)
+            agentOptions: agent == nil ? parsedAgentOptions : [:], receiver: .plugin(in: PluginCatalog()),
+            receiverOptions: receiverOptions, redirectURI: redirectURI, logger: logger)
         if let text = signIn.effectiveRedirectURI, let uri = try? LoopbackRedirectURI(parsing: text), uri.host == .localhost {
             Output.errorLine("eua login: warning: the redirect URI \(uri) uses 'localhost', which RFC 8252 §8.3 discourages "
                 + "(the name may not resolve to this machine's loopback); eua listens on both 127.0.0.1 and [::1]. "
@@ -289,9 +323,14 @@ package struct LoginCommand: ParsableCommand {
         } catch let error as ExternalUserAgentError {
             throw CommandFailure("\(error.commandLineReport)")
         }
-        // A named agent needs only its own plugin and the receiver's, when nothing else could be chosen
-        // instead: the browser step with that agent, first in the preference order (no --flow).
-        // A private-use scheme redirect URI is received by the scheme receiver (libEUAScheme.so) instead.
+        return signIn
+    }
+
+    /// Loads the plugins and gives the flow its candidates and receiver. A named agent needs only its own plugin
+    /// and the receiver's, when nothing else could be chosen instead: the browser step with that agent, first in
+    /// the preference order (no --flow). A private-use scheme redirect URI is received by the scheme receiver
+    /// (libEUAScheme.so) instead.
+    func loadPlugins(into signIn: inout SignInFlow, configuration: Configuration, environment: [String: String]) {
         let receiverID = (redirectURI ?? configuration.redirectURI).map(PrivateUseScheme.isPrivateUse) == true ? "scheme" : "loopback"
         let (catalog, _) = CommandCatalog.load(named: flow == nil ? agent : nil, others: [receiverID],
                                                environment: environment) { few in
@@ -302,33 +341,42 @@ package struct LoginCommand: ParsableCommand {
         }
         signIn.candidates = AgentSelection.candidates(catalog: catalog)
         signIn.receiver = .plugin(in: catalog)
-        let display = LoginProgress(timeout: signIn.effectiveTimeout)
-        signIn.hooks = display.hooks
-        let run = Blocking.runInterruptible { [signIn, stateFile, environment, file, storage] in
+    }
+
+    /// Runs the sign-in until it ends or Ctrl-C (exit 130), and saves the state: to --state-file, else as an account.
+    func signInAndSave(_ signIn: SignInFlow, display: LoginProgress, file: AuthStateFile, storage: StorageChoice,
+                       environment: [String: String]) throws -> LoginOutcome {
+        let run = Blocking.runInterruptible { [signIn, stateFile] in
             try await CommandFailure.reporting {
                 defer { display.stop() }
                 let state = try await signIn.run()
                 var accounts = AuthAccounts.standard(environment: environment)
                 accounts.backend = storage.backend
                 let saved = stateFile == nil ? try await accounts.save(state) : file
-                return (await state.lastTokenResponse, await state.idTokenClaims, await state.identity, state.client, saved)
+                return LoginOutcome(tokens: await state.lastTokenResponse, claims: await state.idTokenClaims,
+                                    identity: await state.identity, client: state.client, stateFile: saved)
             }
         }
         if run.interrupted {
             Output.errorLine("eua login: interrupted; the sign-in was cancelled (receiver closed, agent dismissed)")
             Output.exit(130)
         }
-        let outcome = try run.result.get()
-        guard let tokens = outcome.0 else { throw CommandFailure("the sign-in ended without tokens") }
+        return try run.result.get()
+    }
+
+    /// Prints who signed in and where the state is (or, with --json, the token response), then how many requests
+    /// to the redirect URI were turned away.
+    func report(_ outcome: LoginOutcome, issuer: String, storage: StorageChoice, display: LoginProgress) throws {
+        guard let tokens = outcome.tokens else { throw CommandFailure("the sign-in ended without tokens") }
         if json {
-            Output.json(TokenOutput(tokens: tokens, claims: outcome.1, identity: outcome.2, client: outcome.3,
-                                    issuer: issuer, stateFile: outcome.4.path,
+            Output.json(TokenOutput(tokens: tokens, claims: outcome.claims, identity: outcome.identity,
+                                    client: outcome.client, issuer: issuer, stateFile: outcome.stateFile.path,
                                     refusedCallbacks: display.refusedCallbacks, pushed: display.pushed).jsonText())
         } else {
-            Output.line(SignedInAs.sentence(claims: outcome.1, identity: outcome.2, issuer: issuer))
+            Output.line(SignedInAs.sentence(claims: outcome.claims, identity: outcome.identity, issuer: issuer))
             Output.line(storage.backend == .secretService
-                ? "Tokens saved in the Secret Service; the index beside them (no secrets) is \(outcome.4.path)."
-                : "State saved to \(outcome.4.path).")
+                ? "Tokens saved in the Secret Service; the index beside them (no secrets) is \(outcome.stateFile.path)."
+                : "State saved to \(outcome.stateFile.path).")
         }
         let turnedAway = display.refusedCallbacks
         if turnedAway > 0 {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import EUACommandSupport
+import ExternalUserAgent
 import ExternalUserAgentOAuth
 import Synchronization
 #if canImport(Glibc)
@@ -55,6 +56,19 @@ final class LoginProgress: Sendable {
         display.withLock { $0 }?.stop()
     }
 
+    /// What the waiting line says the sign-in waits for, in words that fit the step and the agent's kind: only a
+    /// browser agent waits "in the browser".
+    static func waitingLabel(_ step: SignInPlan.Step) -> String {
+        guard step.step != .manual else { return "Waiting for the sign-in (the redirect or a pasted URL)" }
+        let agent = step.agent?.descriptor
+        switch agent?.kind {
+        case .testDouble?: return "Waiting for the test agent '\(agent?.id ?? "?")' to finish the sign-in"
+        case .inAppBrowserTab?: return "Waiting for the sign-in in the browser tab"
+        case .manual?: return "Waiting for the sign-in (the redirect or a pasted URL)"
+        default: return "Waiting for the sign-in in the browser"
+        }
+    }
+
     private func chosen(_ step: SignInPlan.Step) {
         switch step.step {
         case .device:
@@ -64,10 +78,7 @@ final class LoginProgress: Sendable {
             // A spinner would overwrite what the person types when the manual agent reads a pasted URL
             // from the terminal: plain lines then.
             let typing = step.step == .manual && isatty(0) == 1
-            let waiting = WaitingDisplay(
-                label: step.step == .manual ? "Waiting for the sign-in (the redirect or a pasted URL)"
-                                            : "Waiting for the sign-in in the browser",
-                timeout: timeout, style: typing ? .plain : nil)
+            let waiting = WaitingDisplay(label: Self.waitingLabel(step), timeout: timeout, style: typing ? .plain : nil)
             display.withLock { $0 = waiting }
         }
     }

@@ -31,10 +31,14 @@ package struct LogoutCommand: ParsableCommand {
             EUA_CLIENT_SECRET again); then presents the end-session request (OpenID Connect RP-Initiated Logout) \
             through the agent chosen as for 'eua login' (--agent, the configuration), with client_id and never \
             id_token_hint (a launched URL is broadcast on the session bus), and waits for the post-logout redirect \
-            to the loopback receiver (--post-logout-redirect-uri, else [logout] post-logout-redirect-uri, as \
-            registered; a private-use scheme one comes back through the scheme receiver; else a free port); then deletes the \
-            saved state under its lock. A token that cannot be revoked is reported, and the state is deleted all \
-            the same unless --keep-on-failure. --local only deletes the state, with no network. \
+            to the receiver (--post-logout-redirect-uri, else [logout] post-logout-redirect-uri: a URI registered \
+            with the provider; a loopback one comes back to the loopback receiver, a private-use scheme one through \
+            the scheme receiver). With neither, no post_logout_redirect_uri is sent (a provider refuses one it does \
+            not know): the browser stays on the provider's page and eua cannot confirm that the session ended. \
+            Then deletes the saved state under its lock. Revoked tokens are recorded in the saved state before the \
+            browser step, so an interrupted or timed-out sign-out never gives them out again ('eua token' fails, \
+            'eua accounts' says "signed out"). A token that cannot be revoked is reported, and the state is \
+            deleted all the same unless --keep-on-failure. --local only deletes the state, with no network. \
             Exit status: 0 signed out, 3 signed out here but the provider's side did not all succeed, 4 not \
             signed in (no saved state), 1 failure (nothing done), 130 interrupted.
             """
@@ -57,12 +61,20 @@ package struct LogoutCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("The post-logout redirect URI as registered with the provider: http://127.0.0.1/logout, "
                                + "http://127.0.0.1:8400/logout, or com.example.app:/logout (the scheme receiver) "
-                               + "(default: [logout] post-logout-redirect-uri, else the loopback receiver's, on a free port).",
+                               + "(default: [logout] post-logout-redirect-uri, else none: the browser stays on the provider's page).",
                                valueName: "uri"))
     var postLogoutRedirectURI: String?
 
     @Flag(help: "Send no post-logout redirect URI (the provider has none registered): the browser stays on the provider's page.")
     var noRedirect = false
+
+    @Option(help: ArgumentHelp("How the end-session request reaches the provider: client-id (a URL the agent opens, "
+                               + "with client_id and never the ID token), hint-post or hint-get (the ID token as "
+                               + "id_token_hint in a form the loopback receiver serves once; the agent is given only "
+                               + "that loopback URL; for a provider that ends a session only for a hint, hint-get for "
+                               + "one that takes it only by GET) (default: [logout.end-session] for the issuer, else client-id).",
+                               valueName: "mode"))
+    var endSession: String?
 
     @Flag(help: "Do not end the provider's browser session: revoke and forget only.")
     var noEndSession = false
@@ -80,7 +92,7 @@ package struct LogoutCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The client's private key file, for a client that authenticates with private_key_jwt.", valueName: "file"))
     var clientKey: String?
 
-    @Option(help: "Seconds the sign-out may take, the person on the provider's page included (default: 120).")
+    @Option(help: "Seconds the sign-out may take, the person on the provider's page included.")
     var timeout: Int = 120
 
     @Flag(help: "Allow test agents (kind testDouble), like EUA_ALLOW_TEST_AGENTS=1.")
@@ -96,7 +108,14 @@ package struct LogoutCommand: ParsableCommand {
             throw ValidationError("give --client-secret-file or --client-secret, not both")
         }
         if postLogoutRedirectURI != nil, noRedirect { throw ValidationError("give --post-logout-redirect-uri or --no-redirect, not both") }
-        if local, agent != nil || postLogoutRedirectURI != nil || noRedirect || noEndSession || keepOnFailure {
+        if let endSession, SignOut.Delivery(rawValue: endSession) == nil {
+            throw ValidationError("--end-session must be client-id, hint-post or hint-get, not '\(endSession)'")
+        }
+        if let endSession, endSession != "client-id", noRedirect || noEndSession {
+            throw ValidationError("--end-session \(endSession) sends the ID token through the loopback receiver, which "
+                + "needs a post-logout redirect URI: give it without --no-redirect and --no-end-session")
+        }
+        if local, agent != nil || postLogoutRedirectURI != nil || noRedirect || noEndSession || keepOnFailure || endSession != nil {
             throw ValidationError("--local only forgets the saved state: give it without --agent, --post-logout-redirect-uri, "
                 + "--no-redirect, --no-end-session or --keep-on-failure")
         }
@@ -145,6 +164,7 @@ package struct LogoutCommand: ParsableCommand {
         }
         let presenter = try endSession(for: signOut.configuration, environment: environment)
         signOut.endsSession = !noEndSession
+        signOut.delivery = presenter?.delivery ?? .clientID
         signOut.keepsStateOnRevocationFailure = keepOnFailure
         let run = Blocking.runInterruptible { [signOut] in
             try await CommandFailure.reporting {
@@ -152,12 +172,23 @@ package struct LogoutCommand: ParsableCommand {
             }
         }
         if run.interrupted {
-            Output.errorLine("eua logout: interrupted; the saved state was kept (run eua logout again, or eua logout "
-                + "--local to forget it without the provider)")
+            // What the state file says now: the tokens revoked before the interruption are recorded there.
+            let revoked = try? Blocking.run { try await AuthState.load(from: file).revokedTokens }
+            let said = (revoked ?? nil).map {
+                "the sign-out was cancelled after revoking the " + $0.kinds.map(\.words).joined(separator: " and ")
+                    + "; the saved state was kept, marked signed out (its tokens are not used again)"
+            }
+            Output.errorLine("eua logout: interrupted; \(said ?? "the saved state was kept") (run eua logout again to "
+                + "end the provider's session, or eua logout --local to forget the state without the provider)")
             Output.exit(130)
         }
         let outcome = try run.result.get()
-        let output = LogoutOutput(outcome, issuer: state.configuration.issuer, stateFile: file.path)
+        var output = LogoutOutput(outcome, issuer: state.configuration.issuer, stateFile: file.path)
+        output.noRedirectConfigured = presenter != nil && presenter?.redirects == false && !noRedirect
+        if outcome.endSessionNeedsHint {
+            // For eua doctor; a note that cannot be saved costs only that advice.
+            try? ProviderNotes.standard(environment: environment).recordEndSessionNeedsHint(issuer: state.configuration.issuer)
+        }
         Output.lines(output.lines)
         for warning in output.warnings { Output.errorLine("eua logout: \(warning)") }
         if json { Output.json(output.jsonText()) }
@@ -167,10 +198,11 @@ package struct LogoutCommand: ParsableCommand {
     /// The agent and the receiver for the end-session request, chosen as `eua login` chooses; `nil` when none
     /// is to be presented (`--no-end-session`, or the provider has no end-session endpoint).
     private func endSession(for service: ServiceConfiguration, environment: [String: String]) throws
-        -> (agent: any ExternalUserAgent, receiver: @Sendable () throws -> (any RedirectReceiver)?)? {
+        -> (agent: any ExternalUserAgent, redirects: Bool, delivery: SignOut.Delivery,
+            receiver: @Sendable () throws -> (any RedirectReceiver)?)? {
         guard !noEndSession, service.endSessionEndpoint != nil else { return nil }
         let options = try AgentOptions.parse(agentOptions)
-        var code = CodeConfiguration()
+        var code = CodeConfiguration.commandLine
         if allowTestAgents { code.allowTestAgents = true }
         if let agent { code.name(agent, options: options) }
         let configuration: Configuration
@@ -179,7 +211,18 @@ package struct LogoutCommand: ParsableCommand {
         } catch {
             throw CommandFailure("\(error.commandLineReport)")
         }
+        // Only a URI registered with the provider (given, or configured): a provider refuses one it does not know.
         let registered = noRedirect ? nil : postLogoutRedirectURI ?? configuration.postLogoutRedirectURI
+        let redirects = registered != nil
+        let deliveryName = endSession ?? configuration.endSession(issuer: service.issuer) ?? "client-id"
+        let delivery = SignOut.Delivery(rawValue: deliveryName) ?? .clientID
+        if delivery != .clientID, registered.map(PrivateUseScheme.isPrivateUse) != false {
+            throw CommandFailure("the end-session mode \(deliveryName) ("
+                + (endSession != nil ? "--end-session" : "[logout.end-session] for \(service.issuer)")
+                + ") sends the ID token in a form the loopback receiver serves, so it needs a loopback post-logout "
+                + "redirect URI registered with the provider: give --post-logout-redirect-uri or set [logout] "
+                + "post-logout-redirect-uri")
+        }
         // A private-use scheme post-logout redirect URI comes back through the scheme receiver.
         let receiverID = registered.map(PrivateUseScheme.isPrivateUse) == true ? "scheme" : "loopback"
         // No device step: an end-session request is shown in a browser, or its URL given to the person.
@@ -190,9 +233,9 @@ package struct LogoutCommand: ParsableCommand {
                              service: browserOnly)
         }
         // A named agent needs only its own plugin and the receiver's, as for eua login.
-        let (catalog, _) = CommandCatalog.load(named: agent, others: noRedirect ? [] : [receiverID],
+        let (catalog, _) = CommandCatalog.load(named: agent, others: redirects ? [receiverID] : [],
                                                environment: environment) { few in
-            (noRedirect || few.receiver(id: receiverID) != nil) && plan(few).chosen?.agent?.descriptor.id == agent
+            (!redirects || few.receiver(id: receiverID) != nil) && plan(few).chosen?.agent?.descriptor.id == agent
                 && configuration.preference.first == agent
         }
         let chosen = plan(catalog)
@@ -200,11 +243,13 @@ package struct LogoutCommand: ParsableCommand {
             throw CommandFailure("no agent can show the provider's sign-out page (give --no-end-session to revoke and "
                 + "forget only); the chain said: \(chosen.error.commandLineReport)")
         }
-        let made = candidate.makeAgent(options: step.options.merging(agent == nil ? options : [:]) { $1 })
-        guard !noRedirect else { return (made, { nil }) }
+        let given = configuration.permitted(agent == nil ? options : [:], for: candidate.descriptor)
+        for refusal in given.refused { Output.errorLine("eua logout: warning: \(refusal)") }
+        let made = candidate.makeAgent(options: step.options.merging(given.options) { $1 })
+        guard let registered else { return (made, false, delivery, { nil }) }
         let receiverOptions = try Self.receiverOptions(registered: registered, configuration: configuration)
         let entry = catalog.receiver(id: receiverID)
-        return (made, {
+        return (made, true, delivery, {
             guard let entry else {
                 throw ExternalUserAgentError(.receiverFailed, "no '\(receiverID)' redirect receiver was found; is "
                     + (receiverID == "scheme" ? "libEUAScheme.so" : "libEUALoopback.so")
@@ -215,10 +260,10 @@ package struct LogoutCommand: ParsableCommand {
     }
 
     /// The receiver's options for the post-logout redirect: the scheme receiver's scheme and path for a private-use
-    /// `registered` URI; else the loopback receiver's, at `registered` or on the configuration's port and a random path.
-    static func receiverOptions(registered: String?, configuration: Configuration) throws -> [String: String] {
+    /// `registered` URI; else the loopback receiver's, at `registered`.
+    static func receiverOptions(registered: String, configuration: Configuration) throws -> [String: String] {
         var options: [String: String]
-        if let registered, PrivateUseScheme.isPrivateUse(registered) {
+        if PrivateUseScheme.isPrivateUse(registered) {
             let parts = try PrivateUseScheme.redirectURIParts(registered)
             options = ["scheme": parts.scheme, "path": parts.path]
         } else {
@@ -226,11 +271,9 @@ package struct LogoutCommand: ParsableCommand {
             options = configuration.receiverOptions
             options["redirect-uri"] = nil
             options["path"] = nil
-            if let registered {
-                options["port"] = nil
-                options["port-range"] = nil
-                options["redirect-uri"] = registered
-            }
+            options["port"] = nil
+            options["port-range"] = nil
+            options["redirect-uri"] = registered
         }
         options["expect"] = "sign-out"
         return options

@@ -12,7 +12,7 @@ import Foundation
 /// JSON keys: `issuer`, `state_file`, `not_signed_in` (true only when there was no state), `revocation_supported`,
 /// `revoked` (`refresh_token`, `access_token`, in order), `not_revoked` (`token_type_hint`, `error`, `message`),
 /// `end_session` (`completed`, `sent`, `not_supported`, `not_requested`, `failed`), `end_session_error`,
-/// `state_removed`, `state_kept`. Never a token.
+/// `state_removed`, `state_kept`, `end_session_needs_hint` (only when true). Never a token.
 struct LogoutOutput: Encodable {
     struct NotRevoked: Encodable {
         var token_type_hint: String
@@ -30,6 +30,15 @@ struct LogoutOutput: Encodable {
     var end_session_error: String?
     var state_removed = false
     var state_kept = false
+    /// The provider answered a client_id-only end-session request with an empty page: it needs an id_token_hint.
+    var end_session_needs_hint: Bool?
+    /// No post-logout redirect URI was given or configured (not `--no-redirect`): said, with what to do; not in the JSON.
+    var noRedirectConfigured = false
+
+    enum CodingKeys: String, CodingKey {
+        case issuer, state_file, not_signed_in, revocation_supported, revoked, not_revoked, end_session,
+             end_session_error, state_removed, state_kept, end_session_needs_hint
+    }
 
     init(stateFile: String, notSignedIn: Bool? = nil) {
         state_file = stateFile
@@ -53,6 +62,7 @@ struct LogoutOutput: Encodable {
             end_session = "failed"
             end_session_error = "\(error.commandLineReport)"
         }
+        end_session_needs_hint = outcome.endSessionNeedsHint ? true : nil
         state_removed = outcome.stateRemoved
         state_kept = outcome.stateKept
     }
@@ -66,7 +76,8 @@ struct LogoutOutput: Encodable {
         var lines = revoked.map { "Revoked the \($0 == "refresh_token" ? "refresh token" : "access token") at \(at)." }
         switch end_session {
         case "completed": lines.append("Ended the session at \(at); the browser came back to this app.")
-        case "sent": lines.append("Sent the sign-out request to \(at); the browser shows its page.")
+        case "sent": lines.append("Sent the sign-out request to \(at); the browser shows its page, and eua cannot "
+            + "confirm that the session ended there (no post-logout redirect URI comes back).")
         default: break
         }
         if state_removed { lines.append("Forgot the saved state \(state_file).") }
@@ -92,6 +103,16 @@ struct LogoutOutput: Encodable {
                 + "its browser session goes on; sign out on the provider's own page to end it")
         }
         if let end_session_error { warnings.append("warning: the provider's session was not ended: \(end_session_error)") }
+        if end_session_needs_hint == true {
+            warnings.append("note: \(at) answered the end-session request with an empty page and no redirect: it ends a "
+                + "session only for an id_token_hint; sign out with --end-session hint-get (or hint-post when it takes "
+                + "POST), or set [logout.end-session] \"\(at)\" = \"hint-get\" (eua doctor --issuer says so too)")
+        }
+        if noRedirectConfigured, end_session == "sent" {
+            warnings.append("note: no post-logout redirect URI is registered here, so none was sent; to have the browser "
+                + "come back and the sign-out confirmed, register one with the provider and give it with "
+                + "--post-logout-redirect-uri or [logout] post-logout-redirect-uri")
+        }
         return warnings
     }
 

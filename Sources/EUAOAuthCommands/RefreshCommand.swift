@@ -41,7 +41,7 @@ package struct RefreshCommand: ParsableCommand {
                                valueName: "path"))
     var clientSecretFile: String?
 
-    @Option(help: "Seconds the refresh may take, server requests included (default: 60).")
+    @Option(help: "Seconds the refresh may take, server requests included.")
     var timeout: Int = 60
 
     @Flag(help: "Refresh only when the access token expires within a minute.")
@@ -72,20 +72,28 @@ package struct RefreshCommand: ParsableCommand {
                 let state = try AuthState.loadUsingRegistration(from: choice.file, registrationHome: choice.registrationHome,
                                                                 clientSecret: secret, clientKeyPath: clientKey,
                                                                 http: http, logger: logger)
+                let before = await state.lastTokenResponse?.accessToken
                 let tokens = try await state.freshTokens(force: force)
                 return (tokens, await state.idTokenClaims, await state.identity, state.client, state.configuration.issuer,
-                        choice.file)
+                        choice.file, tokens.accessToken != before)
             }
         }
-        let (tokens, claims, identity, client, issuer, file) = outcome
+        let (tokens, claims, identity, client, issuer, file, refreshed) = outcome
         if json {
             Output.json(TokenOutput(tokens: tokens, claims: claims, identity: identity, client: client, issuer: issuer,
                                     stateFile: file.path).jsonText())
         } else {
             let who = SignedInAs.name(claims: claims, identity: identity).map { " for \($0)" } ?? ""
-            let until = tokens.accessTokenExpirationDate.map { ", valid until \($0.formatted(.iso8601))" } ?? ""
-            Output.line("Tokens\(who) at \(issuer) are fresh\(until).")
-            Output.line("State saved to \(file.path).")
+            let expiry = tokens.accessTokenExpirationDate.map { $0.formatted(.iso8601) }
+            if refreshed {
+                Output.line("Tokens\(who) at \(issuer) are fresh\(expiry.map { ", valid until \($0)" } ?? "").")
+                Output.line("State saved to \(file.path).")
+            } else {
+                Output.line("Nothing was refreshed: the access token\(who) at \(issuer) is still valid "
+                    + (expiry.map { "until \($0) (more than a minute left)" } ?? "(the server gave it no lifetime)")
+                    + "; without --if-needed the tokens are refreshed anyway.")
+                Output.line("State unchanged in \(file.path).")
+            }
         }
     }
 }

@@ -34,7 +34,7 @@ package struct RegisterCommand: ParsableCommand {
     @Option(name: .customLong("redirect-uri"), help: ArgumentHelp("A redirect URI to register (repeatable).", valueName: "uri"))
     var redirectURIs: [String] = []
 
-    @Option(help: "How the client authenticates at the token endpoint: none (a public client, the default), client_secret_basic, client_secret_post, client_secret_jwt or private_key_jwt (with --client-key).")
+    @Option(help: "How the client authenticates at the token endpoint: none (a public client), client_secret_basic, client_secret_post, client_secret_jwt or private_key_jwt (with --client-key).")
     var clientAuth: String = "none"
 
     @Option(help: ArgumentHelp("The client's private key file (JWK or PEM); its public half is registered as the client's jwks, for private_key_jwt and request objects.", valueName: "file"))

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+import EUACommandSupport
 import ExternalUserAgent
 import ExternalUserAgentOAuth
 #if canImport(FoundationEssentials)
@@ -22,7 +23,16 @@ struct SavedStateChoice: Sendable {
     static func choose(stateFile: String?, account: String?, environment: [String: String]) async throws -> SavedStateChoice {
         if let stateFile { return SavedStateChoice(file: AuthStateFile(path: stateFile), registrationHome: AuthStateFile(path: stateFile)) }
         let accounts = AuthAccounts.standard(environment: environment)
-        let chosen = try await accounts.account(account)
+        let listing = try await accounts.listing()
+        if !listing.accounts.isEmpty { warn(unreadable: listing.unreadable) }
+        let chosen = try accounts.account(account, in: listing)
         return SavedStateChoice(file: chosen.file, registrationHome: accounts.legacyFile ?? chosen.file)
+    }
+
+    /// Names each account file that could not be read, on stderr, and says it was skipped.
+    static func warn(unreadable: [ExternalUserAgentError]) {
+        for error in unreadable {
+            Output.errorLine("eua: warning: skipped an account file that cannot be read: \(error.commandLineMessage)")
+        }
     }
 }

@@ -37,7 +37,7 @@ package struct TokenCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The signed-in account: an id, subject, email or username as 'eua accounts' lists, or the start of one (default: the only account).", valueName: "account"))
     var account: String?
 
-    @Option(help: ArgumentHelp("Refresh first unless the token stays valid this many seconds (0 to 86400; default: 60).",
+    @Option(help: ArgumentHelp("Refresh first unless the token stays valid this many seconds (0 to 86400).",
                                valueName: "seconds"))
     var minValid: Int = 60
 
@@ -48,7 +48,7 @@ package struct TokenCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The client's private key file, for a client that authenticates with private_key_jwt.", valueName: "file"))
     var clientKey: String?
 
-    @Option(help: "Seconds a refresh may take, server requests included (default: 60).")
+    @Option(help: "Seconds a refresh may take, server requests included.")
     var timeout: Int = 60
 
     @Flag(help: "Print one JSON object: access_token, token_type, expires_at (ISO 8601, when known).")

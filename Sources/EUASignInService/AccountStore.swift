@@ -23,7 +23,7 @@ struct AccountStore: Sendable {
         let label = "eua sign-in: \(fields[3]) at \(fields[0]) for \(Self.clean(app))"
         guard csecret_account_store(app, summary.account, fields[0], fields[1], fields[2], fields[3],
                                     summary.scopes.joined(separator: " "), label, state, &error) == 1 else {
-            throw Self.keyring("could not store the account", error)
+            throw failure("could not store the account", error)
         }
     }
 
@@ -31,7 +31,7 @@ struct AccountStore: Sendable {
     func state(app: String, account: String) throws(ServiceError) -> String? {
         var error: UnsafeMutablePointer<CChar>?
         guard let found = csecret_account_lookup(app, account, &error) else {
-            if error != nil { throw Self.keyring("could not read the account", error) }
+            if error != nil { throw failure("could not read the account", error) }
             return nil
         }
         defer { csecret_free(found) }
@@ -41,7 +41,7 @@ struct AccountStore: Sendable {
     /// `app`'s accounts.
     func accounts(app: String) throws(ServiceError) -> [Summary] {
         var error: UnsafeMutablePointer<CChar>?
-        guard let text = csecret_account_list(app, &error) else { throw Self.keyring("could not list the accounts", error) }
+        guard let text = csecret_account_list(app, &error) else { throw failure("could not list the accounts", error) }
         defer { csecret_free(text) }
         return String(cString: text).split(separator: "\n").compactMap { line in
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
@@ -54,12 +54,48 @@ struct AccountStore: Sendable {
     /// Removes `app`'s `account` (nothing when there is none).
     func remove(app: String, account: String) throws(ServiceError) {
         var error: UnsafeMutablePointer<CChar>?
-        guard csecret_account_clear(app, account, &error) == 1 else { throw Self.keyring("could not remove the account", error) }
+        guard csecret_account_clear(app, account, &error) == 1 else { throw failure("could not remove the account", error) }
+    }
+
+    /// Fails unless the Secret Service runs (or is activatable) with its default collection unlocked: a sign-in
+    /// checks this before the browser opens, and a lookup that found nothing before it answers `NotFound` (a locked
+    /// collection gives no secret, which is not the same as no account). It shows no unlock prompt: a sign-in's
+    /// handle would wait on a person the caller does not know about.
+    func checkReady() throws(ServiceError) {
+        var why: UnsafeMutablePointer<CChar>?
+        let state = csecret_keyring_state(5000, &why)
+        let reason = why.map { String(cString: $0) } ?? "no reason given"
+        if let why { csecret_free(why) }
+        switch state {
+        case Int32(CSECRET_KEYRING_READY):
+            return
+        case Int32(CSECRET_KEYRING_MISSING):
+            throw .failed("no keyring: \(reason). Start one in this session (GNOME Keyring, KWallet's Secret Service), "
+                + "then call again; the sign-in service keeps tokens in the keyring only, never in a file")
+        case Int32(CSECRET_KEYRING_LOCKED):
+            throw .failed("the keyring is locked: \(reason). Unlock it (for example in GNOME's Passwords and Keys, "
+                + "Seahorse), then call again; the sign-in service keeps tokens in the keyring only, never in a file")
+        default:
+            throw .failed("the keyring (Secret Service) could not be asked whether it is unlocked: \(reason). Is a keyring "
+                + "(GNOME Keyring, KWallet) running in this session? Then call again")
+        }
     }
 
     /// `text` with no tab, newline or other control character (they separate the listed fields), at most 512 bytes.
     static func clean(_ text: String) -> String {
         String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }).prefix(512))
+    }
+
+    /// Why a keyring call failed: the keyring's own state when it is missing or locked (the clearer message),
+    /// else libsecret's reason.
+    private func failure(_ what: String, _ error: UnsafeMutablePointer<CChar>?) -> ServiceError {
+        let reported = Self.keyring(what, error)
+        do throws(ServiceError) {
+            try checkReady()
+        } catch {
+            return error
+        }
+        return reported
     }
 
     private static func keyring(_ what: String, _ error: UnsafeMutablePointer<CChar>?) -> ServiceError {

@@ -1,17 +1,27 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#if canImport(Glibc)
+import Glibc
+#endif
 import ExternalUserAgentSystem
 
 /// Finds the ``AppIdentity`` of a bus peer from its process id, in xdg-desktop-portal's order: Flatpak (its
-/// `.flatpak-info`, tied to the peer by `bwrapinfo.json`), then Snap (its cgroup), then a host app (its systemd
-/// scope). Pure over its two roots, so that tests give it fixture folders.
+/// `.flatpak-info`, tied to the peer by `bwrapinfo.json`), then Snap (its cgroup, confirmed by
+/// `snap routine portal-info`), then a host app (its systemd scope). Pure over its two roots and the `snap` command,
+/// so that tests give it fixture folders and a fixture script.
 ///
 /// The pid is the bus's (`GetConnectionCredentials`); a process that ends and whose pid is taken by another during
-/// the reads would be misread, so the process's start time is read before and after, and a change fails.
+/// the reads (snapd's answer among them) would be misread, so the process's start time is read before and after, and a
+/// change fails.
 struct CallerIdentification: Sendable {
     /// `/proc`, or a fixture folder shaped like it (`<pid>/stat`, `<pid>/cgroup`, `<pid>/root/.flatpak-info`).
     var procRoot = "/proc"
     /// The host's `$XDG_RUNTIME_DIR` (Flatpak keeps `.flatpak/<instance>/bwrapinfo.json` there).
     var runtimeDirectory: String?
+    /// snapd's `snap` command, asked `snap routine portal-info PID` about a process its cgroup puts in a snap; `nil`:
+    /// `snap` on the service's `PATH`, as xdg-desktop-portal runs it. Tests give a fixture script.
+    var snapCommand: String?
+    /// How long `snap routine portal-info` may take.
+    var snapTimeout = Duration.seconds(5)
 
     /// Why a caller could not be identified: a reason that completes "the caller could not be identified: …".
     struct Failure: Error, Equatable {
@@ -31,9 +41,44 @@ struct CallerIdentification: Sendable {
 
     private func read(_ pid: UInt32) throws(Failure) -> AppIdentity {
         if let flatpak = try flatpak(pid) { return flatpak }
-        let units = try cgroupUnits(pid)
-        if let snap = units.lazy.compactMap(SystemdScope.snapName).first { return .snap(name: snap) }
-        return .host(appID: units.lazy.compactMap(SystemdScope.appID).last)
+        let lines = try cgroupLines(pid)
+        if let name = Self.snapName(in: lines) { return try snap(pid, cgroupName: name) }
+        return .host(appID: lines.flatMap(\.units).lazy.compactMap(SystemdScope.appID).last)
+    }
+
+    /// The snap instance name a process's cgroup gives, as xdg-desktop-portal reads it: a path component `snap.<name>`
+    /// (the v1 freezer's `/snap.<name>`) or `snap.<name>.<app>…` (snapd's scopes and services,
+    /// `snap.<name>.<app>-<uuid>.scope`, `snap.<name>.<app>.service`, `snap.<name>.hook.<hook>-<uuid>.scope`) on the
+    /// freezer, name=systemd or unified hierarchy only.
+    static func snapName(in lines: [CgroupLine]) -> String? {
+        for line in lines {
+            if line.controllers == "freezer", line.units.count == 1, line.units[0].hasPrefix("snap."),
+               SnapPortalInfo.isInstanceName(line.units[0].dropFirst(5)) {
+                return String(line.units[0].dropFirst(5))
+            }
+            guard ["freezer", "name=systemd", ""].contains(line.controllers) else { continue }
+            if let name = line.units.lazy.compactMap(SystemdScope.snapName).first { return name }
+        }
+        return nil
+    }
+
+    /// A snap's identity: its cgroup says which snap, snapd (`snap routine portal-info`) confirms it; they must agree.
+    private func snap(_ pid: UInt32, cgroupName: String) throws(Failure) -> AppIdentity {
+        guard let command = snapCommand ?? Self.onPath("snap") else {
+            throw Failure(reason: "its cgroup puts it in the snap '\(cgroupName)', but there is no snapd ('snap' on the "
+                + "service's PATH) to confirm it")
+        }
+        let info = try SnapPortalInfo.ask(command, pid: pid, timeout: snapTimeout)
+        guard info.instanceName == cgroupName else {
+            throw Failure(reason: "its cgroup puts it in the snap '\(cgroupName)', but snapd says it is '\(info.instanceName)'")
+        }
+        return .snap(name: info.instanceName)
+    }
+
+    /// The first executable `name` in the folders of `$PATH`.
+    static func onPath(_ name: String) -> String? {
+        let path = getenv("PATH").map { String(cString: $0) } ?? "/usr/local/bin:/usr/bin:/bin"
+        return path.split(separator: ":").lazy.map { "\($0)/\(name)" }.first { access($0, X_OK) == 0 }
     }
 
     /// A Flatpak identity when the process's root holds `.flatpak-info`; its instance's `bwrapinfo.json` must name
@@ -72,8 +117,16 @@ struct CallerIdentification: Sendable {
         return .flatpak(id: id, instance: instance)
     }
 
-    /// The systemd units of the process's cgroup paths (the last component of each path), outermost first.
-    private func cgroupUnits(_ pid: UInt32) throws(Failure) -> [String] {
+    /// One line of `/proc/PID/cgroup`, `ID:CONTROLLERS:PATH` (the unified hierarchy's is `0::PATH`).
+    struct CgroupLine: Equatable {
+        /// The controllers (`freezer`, `name=systemd`, …), empty on the unified hierarchy.
+        var controllers: String
+        /// The path's components, outermost first: the last is the process's unit.
+        var units: [String]
+    }
+
+    /// The lines of the process's `/proc/PID/cgroup`.
+    private func cgroupLines(_ pid: UInt32) throws(Failure) -> [CgroupLine] {
         let path = "\(procRoot)/\(pid)/cgroup"
         let bytes: [UInt8]?
         do throws(SmallFiles.Failure) {
@@ -82,10 +135,15 @@ struct CallerIdentification: Sendable {
             throw Failure(reason: "\(path): \(error.reason)")
         }
         guard let bytes else { throw Failure(reason: "its process \(pid) is gone") }
-        // Lines "ID:CONTROLLERS:PATH"; the unified hierarchy's is "0::PATH".
-        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").flatMap { line -> [String] in
-            guard let path = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).last else { return [] }
-            return path.split(separator: "/").map(String.init)
+        return Self.cgroupLines(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// The lines of a `/proc/PID/cgroup` text; a line without two colons is left out.
+    static func cgroupLines(_ text: String) -> [CgroupLine] {
+        text.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+            guard fields.count == 3 else { return nil }
+            return CgroupLine(controllers: String(fields[1]), units: fields[2].split(separator: "/").map(String.init))
         }
     }
 

@@ -7,10 +7,15 @@ import ExternalUserAgentSystem
 
 /// eua-signin-service: the sign-in service on the session bus (issue 37). Started by D-Bus activation or by systemd
 /// (the user unit eua-signin.service); exits after `EUA_SIGNIN_IDLE_SECONDS` (default 300) with nothing in flight
-/// and no call, and comes back on the next call.
+/// and no call, and comes back on the next call. Each sign-in's agent runs in a child of its own, the same program
+/// started as `eua-signin-service --agent-step PARENT` (``AgentStep``); the plugins are tried in one
+/// (`--plugin-check PARENT`, ``PluginCheck``) before the service loads them.
 @main
 enum ServiceMain {
     static func main() {
+        let arguments = CommandLine.arguments
+        if arguments.count == 3, arguments[1] == "--agent-step" { AgentStep.main(parent: arguments[2]) }
+        if arguments.count == 3, arguments[1] == "--plugin-check" { PluginCheck.main(parent: arguments[2]) }
         let environment = ProcessEnvironment.current()
         var idleSeconds = 300
         if let text = environment["EUA_SIGNIN_IDLE_SECONDS"] {

@@ -6,6 +6,7 @@ import Foundation
 #endif
 import CGIO
 import ExternalUserAgent
+import ExternalUserAgentSystem
 import ExternalUserAgentOAuth
 import Synchronization
 
@@ -110,10 +111,18 @@ final class SignInService: Sendable {
                 throw .notAllowed("the caller runs as another user (uid \(uid.map(String.init) ?? "unknown")); the service "
                     + "serves its own user's apps only")
             }
-            do throws(CallerIdentification.Failure) {
-                identity = try identification.identify(pid: pid ?? 0)
+            // Off the cooperative pool: a snap's identity waits on `snap routine portal-info` (its own deadline).
+            let found: Result<AppIdentity, CallerIdentification.Failure>
+            do {
+                found = try await BlockingCall<Result<AppIdentity, CallerIdentification.Failure>>.run { [identification] in
+                    Result { () throws(CallerIdentification.Failure) in try identification.identify(pid: pid ?? 0) }
+                }
             } catch {
-                throw .notAllowed("the caller could not be identified: \(error.reason)")
+                throw .failed("the caller could not be identified: \(error); try again")
+            }
+            switch found {
+            case .success(let value): identity = value
+            case .failure(let error): throw .notAllowed("the caller could not be identified: \(error.reason)")
             }
             identities.withLock { $0[sender] = identity }
         }
@@ -160,7 +169,6 @@ final class SignInService: Sendable {
     // MARK: SignIn
 
     private func signIn(_ arguments: CallArguments.SignIn, sender: String, reply: Reply) async {
-        let path: String
         let app: String
         let configuration: Configuration
         do throws(ServiceError) {
@@ -169,35 +177,49 @@ final class SignInService: Sendable {
             let identity = try await caller(sender, policy: policy)
             app = identity.appID
             try policy.checkClient(issuer: arguments.issuer, clientID: arguments.clientID, app: app)
+            // A keyring that cannot take the tokens fails the call before the browser opens.
+            try await Blocking.run { [store] () throws(ServiceError) in try store.checkReady() }
             if let account = arguments.account, try await Blocking.run({ [store] () throws(ServiceError) in
                 try store.state(app: app, account: account) }) == nil {
                 throw .notFound(account)
             }
-            path = RequestRegistry.path(sender: sender, token: arguments.handleToken ?? Self.randomToken())
-            try registry.reserve(path, sender: sender)
         } catch {
             reply.error(error)
             return
         }
+        guard let path = openRequest(sender: sender, handleToken: arguments.handleToken, reply: reply) else { return }
+        registry.attach(path, task: Task {
+            await runSignIn(arguments, app: app, configuration: configuration, sender: sender, path: path)
+        })
+    }
+
+    /// Opens the Request object of a sign-in or sign-out of `sender` (its path from `handleToken`, or a random one)
+    /// and answers the call with its handle, before the work starts, so that the reply comes before the `Response`.
+    /// `nil` when it could not (too many in flight, a handle in use, the caller gone): the call was answered with the
+    /// error.
+    private func openRequest(sender: String, handleToken: String?, reply: Reply) -> String? {
+        let path = RequestRegistry.path(sender: sender, token: handleToken ?? Self.randomToken())
         let registration: UInt32
         do throws(ServiceError) {
-            registration = try bus.register(path: path, interface: Introspection.interface(Introspection.requestInterface),
-                                            handler: RequestObject(service: self, path: path))
+            try registry.reserve(path, sender: sender)
+            do throws(ServiceError) {
+                registration = try bus.register(path: path, interface: Introspection.interface(Introspection.requestInterface),
+                                                handler: RequestObject(service: self, path: path))
+            } catch {
+                _ = registry.end(path)
+                throw error
+            }
         } catch {
-            _ = registry.end(path)
             reply.error(error)
-            return
+            return nil
         }
         guard registry.attach(path, registration: registration) else {
             bus.unregister(registration)
             reply.error(.failed("the caller left the bus"))
-            return
+            return nil
         }
-        // The handle is answered before the work starts, so the reply comes before the Response.
         reply.value(Variant.tuple([Variant.objectPath(path)]))
-        registry.attach(path, task: Task {
-            await runSignIn(arguments, app: app, configuration: configuration, sender: sender, path: path)
-        })
+        return path
     }
 
     private func runSignIn(_ arguments: CallArguments.SignIn, app: String, configuration: Configuration, sender: String,
@@ -210,8 +232,8 @@ final class SignInService: Sendable {
                                   client: ClientCredentials(clientID: arguments.clientID, authenticationMethod: ClientCredentials.AuthenticationMethod.none),
                                   scopes: arguments.scopes,
                                   timeout: arguments.timeout.map { .seconds(Int($0)) },
-                                  candidates: AgentSelection.candidates(catalog: catalog), configuration: configuration,
-                                  receiver: .plugin(in: catalog))
+                                  candidates: Self.isolated(AgentSelection.candidates(catalog: catalog)),
+                                  configuration: configuration, receiver: .plugin(in: catalog))
             flow.parameters = AuthorizationParameters(prompt: arguments.prompt.flatMap(Prompt.init(rawValue:)).map { [$0] } ?? [],
                                                       loginHint: arguments.loginHint, maxAge: arguments.maxAge.map(Int.init),
                                                       resources: arguments.resources)
@@ -322,6 +344,8 @@ final class SignInService: Sendable {
         guard CallArguments.isToken(id) else { throw .notFound(id) }
         if let state = await tokens.get(app: app, account: id) { return state }
         guard let text = try await Blocking.run({ [store] () throws(ServiceError) in try store.state(app: app, account: id) }) else {
+            // A locked keyring gives no secret either: say so rather than NotFound.
+            try await Blocking.run { [store] () throws(ServiceError) in try store.checkReady() }
             throw .notFound(id)
         }
         let state: AuthState
@@ -352,33 +376,16 @@ final class SignInService: Sendable {
     // MARK: SignOut
 
     private func signOut(_ arguments: CallArguments.SignOut, sender: String, reply: Reply) async {
-        let path: String
         let app: String
         let state: AuthState
         do throws(ServiceError) {
             app = try await caller(sender).appID
             state = try await account(arguments.account, app: app)
-            path = RequestRegistry.path(sender: sender, token: arguments.handleToken ?? Self.randomToken())
-            try registry.reserve(path, sender: sender)
         } catch {
             reply.error(error)
             return
         }
-        let registration: UInt32
-        do throws(ServiceError) {
-            registration = try bus.register(path: path, interface: Introspection.interface(Introspection.requestInterface),
-                                            handler: RequestObject(service: self, path: path))
-        } catch {
-            _ = registry.end(path)
-            reply.error(error)
-            return
-        }
-        guard registry.attach(path, registration: registration) else {
-            bus.unregister(registration)
-            reply.error(.failed("the caller left the bus"))
-            return
-        }
-        reply.value(Variant.tuple([Variant.objectPath(path)]))
+        guard let path = openRequest(sender: sender, handleToken: arguments.handleToken, reply: reply) else { return }
         registry.attach(path, task: Task { [store, tokens] in
             do throws(ServiceError) {
                 var signOut = SignOut(state: state, timeout: .seconds(120))
@@ -410,7 +417,7 @@ final class SignInService: Sendable {
     private func endSessionAgent(for state: AuthState) async throws(ServiceError) -> any ExternalUserAgent {
         var provider = state.configuration
         provider.deviceAuthorizationEndpoint = nil
-        let plan = SignInChain.plan(candidates: AgentSelection.candidates(catalog: await plugins()),
+        let plan = SignInChain.plan(candidates: Self.isolated(AgentSelection.candidates(catalog: await plugins())),
                                     configuration: try loadConfiguration(), service: provider)
         guard let step = plan.chosen, let candidate = step.agent else {
             throw .failed("no agent can show the provider's sign-out page (\(plan.error.message)); sign out without "
@@ -432,12 +439,38 @@ final class SignInService: Sendable {
 
     // MARK: Helpers
 
-    /// The plugins beside the service, on `EUA_PLUGIN_PATH` and in the installed folder, loaded once.
+    /// The plugins beside the service, on `EUA_PLUGIN_PATH` and in the installed folder, loaded once: each tried
+    /// first in a child (``PluginCheck``), and one whose loading crashed it refused.
     private func plugins() async -> PluginCatalog {
         if let loaded = catalog.withLock({ $0 }) { return loaded }
-        let loaded = await PluginLoader().load()
+        let load: @Sendable () -> PluginCatalog = {
+            let loader = PluginLoader()
+            let files = loader.candidateFiles()
+            let crashed = PluginCheck.crashing(files)
+            var catalog = PluginCatalog()
+            for file in files {
+                if let signal = crashed[file] {
+                    catalog.failures.append(PluginLoadFailure(path: file, error: ExternalUserAgentError(
+                        .pluginNotLoadable, "the plugin crashed (\(signal)) while it was loaded; report it to its author, "
+                            + "or remove it from the plugin path")))
+                } else {
+                    loader.load(file: file, into: &catalog)
+                }
+            }
+            return catalog
+        }
+        let loaded = (try? await BlockingCall.run(name: "eua-plugin-load", load)) ?? load()
         catalog.withLock { $0 = $0 ?? loaded }
         return catalog.withLock { $0! }
+    }
+
+    /// `candidates` whose plugin agents each run in a child process of their own (``IsolatedAgent``).
+    static func isolated(_ candidates: [AgentCandidate]) -> [AgentCandidate] {
+        candidates.map { candidate in
+            var candidate = candidate
+            candidate.pluginAgentMaker = { entry, options in IsolatedAgent(entry: entry, options: options) }
+            return candidate
+        }
     }
 
     /// 128 random bits as 32 hexadecimal digits: an account id or a handle token.

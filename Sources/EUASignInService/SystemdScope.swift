@@ -24,11 +24,11 @@ enum SystemdScope {
         return isAppID(id) ? id : nil
     }
 
-    /// The snap name of a unit `snap.<name>.<app>…` (scopes and services snapd makes), or `nil`.
+    /// The snap instance name of a unit `snap.<name>.<app>…` (the scopes and services snapd makes), or `nil`.
     static func snapName(unit: String) -> String? {
         guard unit.hasPrefix("snap.") else { return nil }
         let parts = unit.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count >= 3, isSnapName(parts[1]) else { return nil }
+        guard parts.count >= 3, SnapPortalInfo.isInstanceName(parts[1]) else { return nil }
         return String(parts[1])
     }
 

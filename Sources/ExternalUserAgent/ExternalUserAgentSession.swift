@@ -33,13 +33,21 @@ public final class ExternalUserAgentSession: Sendable {
         /// Called with the reason each time a request or callback is turned away while the flow waits on
         /// (wrong `state`, wrong path, malformed request…); it must return quickly.
         public var onRefused: (@Sendable (String) -> Void)?
+        /// What the request is for, told to the agent (``AgentRequest/purpose``).
+        public var purpose: AgentRequest.Purpose
+        /// A form the receiver serves once (``ReceiverRequest/handOff``); the URL builder then returns the
+        /// receiver's one-time URL (``HandOffForm/url(on:)``).
+        public var handOff: HandOffForm?
 
         /// Rules for one session: the `state` a callback must carry (`nil`: not checked here) and how long it may take (`nil`: no limit).
         public init(expectedState: String? = nil, timeout: Duration? = .seconds(300),
-                    onRefused: (@Sendable (String) -> Void)? = nil) {
+                    onRefused: (@Sendable (String) -> Void)? = nil, purpose: AgentRequest.Purpose = .signIn,
+                    handOff: HandOffForm? = nil) {
+            self.handOff = handOff
             self.expectedState = expectedState
             self.timeout = timeout
             self.onRefused = onRefused
+            self.purpose = purpose
         }
     }
 
@@ -107,7 +115,8 @@ public final class ExternalUserAgentSession: Sendable {
         let redirectURI: URL
         do {
             redirectURI = try await receiver.start(
-                ReceiverRequest(expectedState: configuration.expectedState, timeout: configuration.timeout),
+                ReceiverRequest(expectedState: configuration.expectedState, timeout: configuration.timeout,
+                                handOff: configuration.handOff),
                 session: self)
         } catch {
             await cleanUp(dismissing: false)
@@ -133,11 +142,12 @@ public final class ExternalUserAgentSession: Sendable {
                 self.complete(.failure(ExternalUserAgentError(
                     .timedOut,
                     "no callback reached \(redirectURI.absoluteString) within \(timeout)\(turnedAway); "
-                        + "finish the sign-in sooner or raise the timeout")))
+                        + "finish the \(self.configuration.purpose == .signOut ? "sign-out" : "sign-in") sooner or raise the timeout")))
             }
         }
         let agent = self.agent
-        let request = AgentRequest(url: url, redirectURI: redirectURI, timeout: configuration.timeout)
+        let request = AgentRequest(url: url, redirectURI: redirectURI, timeout: configuration.timeout,
+                                   purpose: configuration.purpose)
         let presenting = Task {
             do {
                 try await agent.present(request, session: self)

@@ -11,11 +11,15 @@ public struct ReceiverRequest: Sendable, Hashable {
     public var expectedState: String?
     /// How long the session will wait, when it has a limit.
     public var timeout: Duration?
+    /// A form the receiver serves once before the redirect comes back (a loopback receiver only; see
+    /// ``HandOffForm``).
+    public var handOff: HandOffForm?
 
     /// What the receiver expects: the request's `state` and how long to wait.
-    public init(expectedState: String? = nil, timeout: Duration? = nil) {
+    public init(expectedState: String? = nil, timeout: Duration? = nil, handOff: HandOffForm? = nil) {
         self.expectedState = expectedState
         self.timeout = timeout
+        self.handOff = handOff
     }
 }
 

@@ -152,7 +152,8 @@ extension PluginWire.AgentRequest {
     public init(jsonText text: String) throws(PluginWire.TextError) {
         let object = try PluginWire.object(text)
         self.init(url: try object.string("url"), redirectURI: try object.optionalString("redirect_uri"),
-                  timeoutSeconds: try object.optionalNumber("timeout_seconds"))
+                  timeoutSeconds: try object.optionalNumber("timeout_seconds"),
+                  purpose: try object.optionalString("purpose"))
     }
 
     /// The request as JSON text; absent values are left out.
@@ -160,6 +161,7 @@ extension PluginWire.AgentRequest {
         var members: [String: JSONValue] = ["url": .string(url)]
         if let redirectURI { members["redirect_uri"] = .string(redirectURI) }
         if let timeoutSeconds { members["timeout_seconds"] = .number(timeoutSeconds) }
+        if let purpose { members["purpose"] = .string(purpose) }
         return JSONValue.object(members).jsonText
     }
 }
@@ -169,7 +171,8 @@ extension PluginWire.ReceiverRequest {
     public init(jsonText text: String) throws(PluginWire.TextError) {
         let object = try PluginWire.object(text)
         self.init(state: try object.optionalString("state"), path: try object.optionalString("path"),
-                  timeoutSeconds: try object.optionalNumber("timeout_seconds"))
+                  timeoutSeconds: try object.optionalNumber("timeout_seconds"),
+                  handOff: try PluginWire.HandOff(optionalIn: object))
     }
 
     /// The request as JSON text; absent values are left out.
@@ -178,7 +181,33 @@ extension PluginWire.ReceiverRequest {
         if let state { members["state"] = .string(state) }
         if let path { members["path"] = .string(path) }
         if let timeoutSeconds { members["timeout_seconds"] = .number(timeoutSeconds) }
+        if let handOff { members["hand_off"] = handOff.jsonValue }
         return JSONValue.object(members).jsonText
+    }
+}
+
+extension PluginWire.HandOff {
+    /// Reads the `hand_off` member of a receiver request; `nil` when absent. Every member is checked here: the
+    /// receiver renders what it reads.
+    init?(optionalIn request: WireObject) throws(PluginWire.TextError) {
+        guard request.present("hand_off") != nil else { return nil }
+        let object = try request.object("hand_off")
+        var fields: [Field] = []
+        for field in try object.optionalObjects("fields") ?? [] {
+            fields.append(Field(name: try field.string("name"), value: try field.string("value")))
+        }
+        self.init(path: try object.string("path"), action: try object.string("action"), method: try object.string("method"),
+                  fields: fields, redirectURIField: try object.optionalString("redirect_uri_field"))
+    }
+
+    /// The object as it crosses the ABI.
+    var jsonValue: JSONValue {
+        var members: [String: JSONValue] = [
+            "path": .string(path), "action": .string(action), "method": .string(method),
+            "fields": .array(fields.map { .object(["name": .string($0.name), "value": .string($0.value)]) }),
+        ]
+        if let redirectURIField { members["redirect_uri_field"] = .string(redirectURIField) }
+        return .object(members)
     }
 }
 

@@ -98,16 +98,23 @@ extension PluginWire {
         public var redirectURI: String?
         /// How long the flow may take.
         public var timeoutSeconds: Double?
+        /// What the request is for: `"sign-in"` or `"sign-out"`; absent (an older host) means a sign-in.
+        public var purpose: String?
 
         /// A request to present `url`.
-        public init(url: String, redirectURI: String? = nil, timeoutSeconds: Double? = nil) {
+        public init(url: String, redirectURI: String? = nil, timeoutSeconds: Double? = nil, purpose: String? = nil) {
             self.url = url
             self.redirectURI = redirectURI
             self.timeoutSeconds = timeoutSeconds
+            self.purpose = purpose
         }
 
+        /// Whether the request ends a session (`purpose` is `"sign-out"`): an agent that speaks to the person says
+        /// "sign out", not "sign in".
+        public var isSignOut: Bool { purpose == "sign-out" }
+
         enum CodingKeys: String, CodingKey {
-            case url
+            case url, purpose
             case redirectURI = "redirect_uri"
             case timeoutSeconds = "timeout_seconds"
         }
@@ -118,16 +125,67 @@ extension PluginWire {
         public var state: String?
         public var path: String?
         public var timeoutSeconds: Double?
+        /// A form the receiver serves once before the redirect comes back (`hand_off`); absent from older hosts.
+        public var handOff: HandOff?
 
-        public init(state: String? = nil, path: String? = nil, timeoutSeconds: Double? = nil) {
+        public init(state: String? = nil, path: String? = nil, timeoutSeconds: Double? = nil, handOff: HandOff? = nil) {
             self.state = state
             self.path = path
             self.timeoutSeconds = timeoutSeconds
+            self.handOff = handOff
         }
 
         enum CodingKeys: String, CodingKey {
             case state, path
             case timeoutSeconds = "timeout_seconds"
+            case handOff = "hand_off"
+        }
+    }
+
+    /// A form a loopback receiver serves once, at `path`, and the browser submits at once: how a request that must
+    /// not be in a launched URL (an end-session request with `id_token_hint`) reaches the provider. The agent is
+    /// given only the one-time loopback URL.
+    ///
+    /// JSON: `{"path": "/…", "action": "https://…", "method": "post" | "get", "fields": [{"name": …, "value": …}],
+    /// "redirect_uri_field": "post_logout_redirect_uri"}`; the receiver adds a field named `redirect_uri_field`
+    /// whose value is its own redirect URI.
+    public struct HandOff: Codable, Sendable, Equatable {
+        /// One form field.
+        public struct Field: Codable, Sendable, Equatable {
+            /// The field's name.
+            public var name: String
+            /// Its value.
+            public var value: String
+            /// A field `name` = `value`.
+            public init(name: String, value: String) {
+                self.name = name
+                self.value = value
+            }
+        }
+
+        /// The one-time path on the receiver's listener (`/` and URL-safe characters).
+        public var path: String
+        /// Where the form goes: an absolute http(s) URL.
+        public var action: String
+        /// `post` or `get`.
+        public var method: String
+        /// The fields, in order.
+        public var fields: [Field]
+        /// The name of the field the receiver adds with its redirect URI, if any.
+        public var redirectURIField: String?
+
+        /// A form to `action` with `fields`, served once at `path`.
+        public init(path: String, action: String, method: String, fields: [Field], redirectURIField: String? = nil) {
+            self.path = path
+            self.action = action
+            self.method = method
+            self.fields = fields
+            self.redirectURIField = redirectURIField
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case path, action, method, fields
+            case redirectURIField = "redirect_uri_field"
         }
     }
 

@@ -47,19 +47,46 @@ public struct AuthAccounts: Sendable, Hashable {
         AuthStateFile(path: folder + "/" + key.fileName, backend: backend)
     }
 
+    /// What ``listing()`` found: the accounts it could read, and the account files it could not.
+    public struct Listing: Sendable {
+        /// The accounts read, sorted by issuer, then subject, then client.
+        public var accounts: [SavedAccount]
+        /// One `stateFileInvalid` error per account file that could not be read, naming the file and what is wrong.
+        public var unreadable: [ExternalUserAgentError]
+    }
+
     /// Every saved account, sorted by issuer, then subject. Throws `stateFileInvalid` naming a file that
-    /// cannot be read (it is never skipped silently), `timedOut` when the legacy file stays locked.
+    /// cannot be read (it is never skipped silently: ``listing()`` goes on past it), `timedOut` when the legacy
+    /// file stays locked.
     public func accounts() async throws -> [SavedAccount] {
+        let listing = try await listing()
+        if let first = listing.unreadable.first { throw first }
+        return listing.accounts
+    }
+
+    /// Every saved account that can be read, and an error for each account file that cannot (a corrupt, foreign
+    /// or shared file), so that one bad file does not hide the others. Throws `timedOut` when the legacy file stays
+    /// locked, and what moving it in throws.
+    public func listing() async throws -> Listing {
         try await takeInLegacyFile()
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return Listing(accounts: [], unreadable: []) }
         var accounts: [SavedAccount] = []
-        for name in names where Self.isAccountFileName(name) {
+        var unreadable: [ExternalUserAgentError] = []
+        for name in names.sorted() where Self.isAccountFileName(name) {
             let file = AuthStateFile(path: folder + "/" + name)
-            accounts.append(SavedAccount(file: file, contents: try await file.load()))
+            do {
+                accounts.append(SavedAccount(file: file, contents: try await file.load()))
+            } catch let error as ExternalUserAgentError {
+                unreadable.append(error)
+            } catch {
+                unreadable.append(ExternalUserAgentError(.stateFileInvalid, "authorization state file \(file.path): \(error)",
+                                                         underlying: error))
+            }
         }
-        return accounts.sorted {
+        accounts.sort {
             ($0.key.issuer, $0.key.subject ?? "", $0.key.clientID) < ($1.key.issuer, $1.key.subject ?? "", $1.key.clientID)
         }
+        return Listing(accounts: accounts, unreadable: unreadable)
     }
 
     /// How many account files the folder holds, without reading them (nor moving ``legacyFile`` in).
@@ -74,7 +101,14 @@ public struct AuthAccounts: Sendable, Hashable {
     /// when no account is saved, `accountChoiceInvalid` listing the accounts when the selector names
     /// none or several, or is `nil` among several.
     public func account(_ selector: String?) async throws -> SavedAccount {
-        let all = try await accounts()
+        try account(selector, in: try await listing())
+    }
+
+    /// The account `selector` names in `listing`, by the rules of ``account(_:)``; the files it could not read are
+    /// left out (the caller says so), unless no account could be read: then the first such file's error is thrown.
+    public func account(_ selector: String?, in listing: Listing) throws -> SavedAccount {
+        let all = listing.accounts
+        if all.isEmpty, let first = listing.unreadable.first { throw first }
         guard !all.isEmpty else {
             throw ExternalUserAgentError(.notAuthorized, "no account is signed in (none saved in \(folder)); sign in first",
                                          remedies: [.signIn])

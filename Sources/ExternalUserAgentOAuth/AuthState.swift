@@ -40,6 +40,9 @@ public actor AuthState {
     /// The sign-in's token request parameters — its `resource` indicators (RFC 8707 §2.2) and extra token
     /// parameters (``AuthorizationParameters/extraTokenParameters``) — sent again with every refresh; saved.
     public nonisolated let refreshParameters: [(name: String, value: String)]
+    /// The tokens a sign-out revoked (``SignOut`` records them before its browser step): set, the state gives no
+    /// token, refreshes nothing and asks for a new sign-in; saved with the state.
+    public private(set) var revokedTokens: RevokedTokens?
 
     private let validator: IDTokenValidator
     private let endpoint: TokenEndpoint
@@ -57,14 +60,15 @@ public actor AuthState {
         self.init(configuration: configuration, client: client, scope: scope, authorizationResponse: authorizationResponse,
                   tokenResponse: tokenResponse, idTokenClaims: idTokenClaims, identity: nil,
                   authorizationError: authorizationError, file: file, revision: 0, http: http, logger: logger,
-                  dpopKey: dpopKey, refreshParameters: refreshParameters)
+                  dpopKey: dpopKey, refreshParameters: refreshParameters, revokedTokens: nil)
     }
 
     init(configuration: ServiceConfiguration, client: ClientCredentials, scope: String?,
                  authorizationResponse: AuthorizationResponse?, tokenResponse: TokenResponse?,
                  idTokenClaims: IDTokenClaims?, identity: UserIdentity?, authorizationError: OAuthErrorResponse?,
                  file: AuthStateFile?, revision: Int, http: OAuthHTTP, logger: Logger, dpopKey: DPoPKey?,
-                 refreshParameters: [(name: String, value: String)]) {
+                 refreshParameters: [(name: String, value: String)], revokedTokens: RevokedTokens?) {
+        self.revokedTokens = revokedTokens
         self.configuration = configuration
         self.client = client
         self.scope = scope
@@ -87,7 +91,7 @@ public actor AuthState {
     /// Whether there are tokens to use: an access token that is still valid, or a refresh token
     /// to get one, and no refusal from the server since.
     public var isAuthorized: Bool {
-        guard authorizationError == nil, let tokens = lastTokenResponse else { return false }
+        guard authorizationError == nil, revokedTokens == nil, let tokens = lastTokenResponse else { return false }
         if tokens.refreshToken != nil { return true }
         guard let expiry = tokens.accessTokenExpirationDate else { return true }
         return expiry > Date()
@@ -117,8 +121,9 @@ public actor AuthState {
         return try await task.value
     }
 
-    /// The last tokens, unless there are none or the server refused the refresh token.
+    /// The last tokens, unless there are none, a sign-out revoked them, or the server refused the refresh token.
     private func usableTokens() throws -> TokenResponse {
+        if let revokedTokens { throw revokedTokens.error(file: file) }
         if let authorizationError {
             let saved = file.map { " (saved in \($0.path))" } ?? ""
             throw ExternalUserAgentError(.notAuthorized,
@@ -161,6 +166,7 @@ public actor AuthState {
         idTokenClaims = contents.idTokenClaims
         identity = contents.identity
         authorizationError = contents.authorizationError
+        revokedTokens = contents.revokedTokens
         revision = contents.revision
     }
 
@@ -186,15 +192,18 @@ public actor AuthState {
     }
 
     /// Takes in a refreshed token response: keeps the old refresh and ID tokens when omitted,
-    /// validates a new ID token (same issuer, audience and subject), and saves.
+    /// validates a new ID token (same issuer, audience and subject; the same `auth_time` and `acr`, so what the
+    /// sign-in checked against `max_age` and `acr_values` still holds), and saves.
     private func update(with refreshed: TokenResponse) async throws -> TokenResponse {
         var merged = refreshed
         merged.refreshToken = refreshed.refreshToken ?? lastTokenResponse?.refreshToken
         if let idToken = refreshed.idToken {
-            let claims = try await validator.validate(idToken, nonce: nil, delivery: .refresh)
-            if let previous = idTokenClaims, previous.subject != claims.subject {
-                throw ExternalUserAgentError(.idTokenInvalid,
-                    "the refreshed ID token is for another subject than the one signed in; sign in again")
+            var claims = try await validator.validate(idToken, nonce: nil, delivery: .refresh)
+            if let previous = idTokenClaims {
+                try Self.checkRefreshed(claims, against: previous)
+                // Absent from the refreshed token, the sign-in's values stay: the next refresh is checked against them.
+                claims.authTime = claims.authTime ?? previous.authTime
+                claims.authenticationContextClass = claims.authenticationContextClass ?? previous.authenticationContextClass
             }
             idTokenClaims = claims
         } else {
@@ -207,6 +216,27 @@ public actor AuthState {
         return merged
     }
 
+    /// A refreshed ID token speaks of the sign-in the state holds (OpenID Connect Core §12.2): the same subject, and
+    /// when it carries `auth_time` or `acr`, the values the sign-in's ID token had (checked then against `max_age`
+    /// and `acr_values`). Throws `idTokenInvalid` otherwise.
+    static func checkRefreshed(_ claims: IDTokenClaims, against previous: IDTokenClaims) throws {
+        guard previous.subject == claims.subject else {
+            throw ExternalUserAgentError(.idTokenInvalid,
+                "the refreshed ID token is for another subject than the one signed in; sign in again")
+        }
+        if let was = previous.authTime, let now = claims.authTime, now != was {
+            throw ExternalUserAgentError(.idTokenInvalid,
+                "the refreshed ID token's auth_time (\(now.formatted(.iso8601))) is not the sign-in's "
+                    + "(\(was.formatted(.iso8601))); a refresh must not change it (OpenID Connect Core §12.2), so what was "
+                    + "checked against max_age no longer holds; sign in again")
+        }
+        if let was = previous.authenticationContextClass, let now = claims.authenticationContextClass, now != was {
+            throw ExternalUserAgentError(.idTokenInvalid,
+                "the refreshed ID token's acr '\(now)' is not the sign-in's '\(was)', which was checked against the "
+                    + "acr_values asked for; sign in again")
+        }
+    }
+
     /// Records a new sign-in's responses (used by ``SignIn``) and saves, replacing whatever the file held.
     func record(authorization: AuthorizationResponse?, tokens: TokenResponse, claims: IDTokenClaims?,
                 identity: UserIdentity?) async throws {
@@ -215,7 +245,22 @@ public actor AuthState {
         idTokenClaims = claims
         self.identity = identity
         authorizationError = nil
+        revokedTokens = nil
         revision = 0
+        if let file { try await save(to: file) }
+    }
+
+    /// Records that a sign-out revoked `kinds` and saves at once, holding the file's lock: the revoked tokens'
+    /// values are dropped (the ID token is kept for the end-session request), and from now on the state gives no
+    /// token. Throws the file's errors (`stateFileInvalid`, `timedOut` waiting for its lock).
+    public func recordRevocation(_ kinds: [TokenRevocation.TokenKind], at date: Date = Date()) async throws {
+        guard !kinds.isEmpty else { return }
+        revokedTokens = RevokedTokens(kinds: kinds, date: date)
+        if var tokens = lastTokenResponse {
+            if kinds.contains(.refreshToken) { tokens.refreshToken = nil }
+            if kinds.contains(.accessToken) { tokens.accessToken = "" }
+            lastTokenResponse = tokens
+        }
         if let file { try await save(to: file) }
     }
 
@@ -232,13 +277,18 @@ public actor AuthState {
     /// Writes the state to `file` (on a thread of its own: the write, its `fsync` and the Secret Service block); the
     /// caller holds its lock.
     private func persist(to file: AuthStateFile) async throws {
-        let contents = AuthStateFile.Contents(configuration: configuration, client: client, scope: scope,
-                                              tokenResponse: lastTokenResponse, idTokenClaims: idTokenClaims,
-                                              identity: identity, authorizationError: authorizationError,
-                                              dpopKey: dpopKey, refreshParameters: refreshParameters)
+        let contents = self.contents
         let isOwn = file == self.file
         let written = try await file.save(contents, over: isOwn && revision > 0 ? revision : nil)
         if isOwn { revision = written }
+    }
+
+    /// What a state file holds of this state (the one place that lists it).
+    var contents: AuthStateFile.Contents {
+        AuthStateFile.Contents(configuration: configuration, client: client, scope: scope,
+                               tokenResponse: lastTokenResponse, idTokenClaims: idTokenClaims,
+                               identity: identity, authorizationError: authorizationError,
+                               dpopKey: dpopKey, refreshParameters: refreshParameters, revokedTokens: revokedTokens)
     }
 
     /// Reads a state saved by ``save(to:)``; later changes are saved to the same file.
@@ -270,6 +320,7 @@ public actor AuthState {
                          idTokenClaims: contents.idTokenClaims, identity: contents.identity,
                          authorizationError: contents.authorizationError,
                          file: file, revision: max(contents.revision, 1), http: http, logger: logger,
-                         dpopKey: contents.dpopKey, refreshParameters: contents.refreshParameters)
+                         dpopKey: contents.dpopKey, refreshParameters: contents.refreshParameters,
+                         revokedTokens: contents.revokedTokens)
     }
 }

@@ -14,7 +14,6 @@ import Musl
 import Darwin
 #endif
 import ExternalUserAgent
-import Synchronization
 
 /// Where an ``AuthState`` is saved: a private JSON file, written atomically, changed under a lock.
 ///
@@ -82,228 +81,6 @@ public struct AuthStateFile: Sendable, Hashable {
         return AuthStateFile(path: base + "/eua/" + name)
     }
 
-    struct Contents: Decodable {
-        var format = AuthStateFile.format
-        var version = AuthStateFile.version
-        /// Counts the saves of this file; absent (0) in files written before revisions.
-        var revision = 0
-        var configuration: ServiceConfiguration
-        var client: ClientCredentials
-        var scope: String?
-        var tokenResponse: TokenResponse?
-        var idTokenClaims: IDTokenClaims?
-        var identity: UserIdentity?
-        var authorizationError: OAuthErrorResponse?
-        /// The DPoP private key (a JWK), for a DPoP sign-in.
-        var dpopKey: DPoPKey?
-        /// The token request parameters every refresh sends again (`resource`…), in order.
-        var refreshParameters: [(name: String, value: String)] = []
-
-        init(configuration: ServiceConfiguration, client: ClientCredentials, scope: String?,
-             tokenResponse: TokenResponse?, idTokenClaims: IDTokenClaims?, identity: UserIdentity? = nil,
-             authorizationError: OAuthErrorResponse?, dpopKey: DPoPKey? = nil,
-             refreshParameters: [(name: String, value: String)] = []) {
-            self.dpopKey = dpopKey
-            self.refreshParameters = refreshParameters
-            self.configuration = configuration
-            self.client = client
-            self.scope = scope
-            self.tokenResponse = tokenResponse
-            self.idTokenClaims = idTokenClaims
-            self.identity = identity
-            self.authorizationError = authorizationError
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case format, version, revision, configuration, client, scope
-            case tokenResponse = "token_response"
-            case idTokenClaims = "id_token_claims"
-            case identity = "userinfo"
-            case authorizationError = "authorization_error"
-            case dpopKey = "dpop_key"
-            case refreshParameters = "refresh_parameters"
-        }
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            format = try container.decode(String.self, forKey: .format)
-            version = try container.decode(Int.self, forKey: .version)
-            revision = try container.decodeIfPresent(Int.self, forKey: .revision) ?? 0
-            guard (0..<Int.max).contains(revision) else {
-                throw InvalidFieldError(field: "revision", problem: "is \(revision), not a count of saves")
-            }
-            configuration = try container.decode(ServiceConfiguration.self, forKey: .configuration)
-            client = try container.decode(ClientCredentials.self, forKey: .client)
-            scope = try container.decodeIfPresent(String.self, forKey: .scope)
-            tokenResponse = try container.decodeIfPresent(SavedTokens.self, forKey: .tokenResponse)?.tokens
-            idTokenClaims = try container.decodeIfPresent(IDTokenClaims.self, forKey: .idTokenClaims)
-            identity = try container.decodeIfPresent(UserIdentity.self, forKey: .identity)
-            authorizationError = try container.decodeIfPresent(OAuthErrorResponse.self, forKey: .authorizationError)
-            dpopKey = try container.decodeIfPresent(DPoPKey.self, forKey: .dpopKey)
-            refreshParameters = try container.decodeIfPresent([SavedParameter].self, forKey: .refreshParameters)?
-                .map { ($0.name, $0.value) } ?? []
-        }
-
-        /// The file's JSON object; throws what ``IDTokenClaims`` throws for a time it cannot write.
-        func jsonValue() throws -> JSONValue {
-            var members = JSONMembers<CodingKeys>()
-            members.set(.format, format)
-            members.set(.version, version)
-            members.set(.revision, revision)
-            members.set(.configuration, configuration.jsonValue)
-            members.set(.client, client.jsonValue)
-            members.set(.scope, scope)
-            members.set(.tokenResponse, tokenResponse.map(SavedTokens.jsonValue))
-            members.set(.idTokenClaims, try idTokenClaims?.jsonValue())
-            members.set(.identity, identity?.jsonValue)
-            members.set(.authorizationError, authorizationError?.jsonValue)
-            members.set(.dpopKey, dpopKey?.jsonValue)
-            if !refreshParameters.isEmpty {
-                members.set(.refreshParameters, JSONValue.array(refreshParameters.map {
-                    .object(["name": .string($0.name), "value": .string($0.value)])
-                }))
-            }
-            return members.object
-        }
-    }
-
-    /// One saved refresh parameter: `{"name": …, "value": …}`, both strings, the name not empty.
-    private struct SavedParameter: Decodable {
-        var name: String
-        var value: String
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            name = try container.decode(String.self, forKey: .name)
-            value = try container.decode(String.self, forKey: .value)
-            guard !name.isEmpty else { throw InvalidFieldError(field: "refresh_parameters", problem: "has an empty name") }
-        }
-
-        enum CodingKeys: String, CodingKey { case name, value }
-    }
-
-    /// A token response as saved: the server's fields, and `received_at`, this client's own time,
-    /// which only the file may set (the server's JSON never does).
-    private struct SavedTokens: Decodable {
-        var tokens: TokenResponse
-
-        enum CodingKeys: String, CodingKey { case receivedAt = "received_at" }
-
-        init(_ tokens: TokenResponse) { self.tokens = tokens }
-
-        init(from decoder: any Decoder) throws {
-            tokens = try TokenResponse(from: decoder)
-            tokens.receivedAt = try JSONFields<CodingKeys>(decoder).requiredNumericDate(.receivedAt)
-        }
-
-        /// The server's fields, and `received_at` in seconds since 1970.
-        static func jsonValue(_ tokens: TokenResponse) -> JSONValue {
-            guard case .object(var members) = tokens.jsonValue else { return tokens.jsonValue }
-            members[CodingKeys.receivedAt.stringValue] = .number(tokens.receivedAt.timeIntervalSince1970)
-            return .object(members)
-        }
-    }
-
-    /// What a state file says of itself, read without `Codable` (it is read before every save); `nil` when
-    /// the text is not a JSON object or one of these members has the wrong type.
-    private struct Marker {
-        var format: String?
-        var version: Int?
-        var revision: Int?
-        var storage: String?
-
-        enum CodingKeys: String, CodingKey { case format, version, revision, storage }
-
-        init?(_ data: Data) {
-            guard let fields = try? JSONFields<CodingKeys>(json: data) else { return nil }
-            do {
-                format = try fields.optionalString(.format)
-                // Any whole number: the version is compared, the revision checked where the contents are read.
-                version = try fields.optionalWholeNumber(.version, in: -(1 << 53)...(1 << 53))
-                revision = try fields.optionalWholeNumber(.revision, in: -(1 << 53)...(1 << 53))
-                storage = try fields.optionalString(.storage)
-            } catch {
-                return nil
-            }
-        }
-    }
-
-    /// What the file holds with the secret-service back end: where to find the state, no secret.
-    private struct Index: Decodable {
-        var format = AuthStateFile.format
-        var version = AuthStateFile.version
-        var revision: Int
-        var storage = StorageBackend.secretService.rawValue
-        var issuer: String
-        var client_id: String
-        var subject: String
-
-        var key: AccountKey { AccountKey(issuer: issuer, clientID: client_id, subject: subject.isEmpty ? nil : subject) }
-
-        var jsonValue: JSONValue {
-            .object(["format": .string(format), "version": .number(Double(version)), "revision": .number(Double(revision)),
-                     "storage": .string(storage), "issuer": .string(issuer), "client_id": .string(client_id),
-                     "subject": .string(subject)])
-        }
-    }
-
-    // MARK: - Lock
-
-    /// An advisory lock on ``lockPath``, held until `release()` (or the process ends).
-    final class Lock: Sendable {
-        private let descriptor: Mutex<Int32>
-
-        fileprivate init(descriptor: Int32) {
-            self.descriptor = Mutex(descriptor)
-        }
-
-        /// Releases the lock; later calls do nothing.
-        func release() {
-            descriptor.withLock { fd in
-                if fd >= 0 { close(fd) }
-                fd = -1
-            }
-        }
-
-        deinit { release() }
-    }
-
-    /// Takes the lock, waiting up to ``lockTimeout`` for another process to release it.
-    ///
-    /// A lock is released when its process ends, however it ends, so a lock that stays taken is held by
-    /// a running process. Throws `timedOut` naming the lock file, `stateFileInvalid` when the lock file
-    /// cannot be used, `programCanceled` when the task is cancelled while waiting.
-    func lock() async throws -> Lock {
-        try makeFolder()
-        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-        guard fd >= 0 else { throw invalid("its lock file \(lockPath) cannot be opened: \(Self.errnoText())") }
-        let lock = Lock(descriptor: fd)
-        var info = stat()
-        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_uid == getuid() else {
-            throw invalid("its lock file \(lockPath) is not a regular file of this user; remove it")
-        }
-        if info.st_mode & 0o077 != 0 { fchmod(fd, 0o600) }
-        let deadline = ContinuousClock.now + lockTimeout
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            let error = errno
-            guard error == EWOULDBLOCK || error == EINTR else {
-                throw invalid("its lock file \(lockPath) cannot be locked: \(String(cString: strerror(error)))")
-            }
-            guard ContinuousClock.now < deadline else {
-                throw ExternalUserAgentError(.timedOut,
-                    "authorization state file \(path): another process has held its lock (\(lockPath)) for more "
-                        + "than \(lockTimeout); it may be refreshing with a slow server — try again, or stop that "
-                        + "process (a lock ends with its process)")
-            }
-            do {
-                try await Task.sleep(for: .milliseconds(20))
-            } catch {
-                throw ExternalUserAgentError(.programCanceled, "waiting for the lock on \(lockPath) was cancelled")
-            }
-        }
-        return lock
-    }
-
     // MARK: - Reading and writing
 
     /// Writes `contents` as the next revision and returns it.
@@ -337,30 +114,7 @@ public struct AuthStateFile: Sendable, Hashable {
         } else if let index = savedIndex {
             try SecretService.clear(key: index.key, file: path)
         }
-        try makeFolder()
-        let temporary = path + ".tmp-\(getpid())-\(SecureRandom.string(length: 8))"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw invalid("a temporary file could not be made beside it: \(Self.errnoText())") }
-        var written = 0
-        let ok = data.withUnsafeBytes { buffer -> Bool in
-            while written < buffer.count {
-                let count = write(fd, buffer.baseAddress! + written, buffer.count - written)
-                if count < 0 { if errno == EINTR { continue }; return false }
-                written += count
-            }
-            return fsync(fd) == 0
-        }
-        let failure = ok ? nil : Self.errnoText()
-        close(fd)
-        guard ok else {
-            unlink(temporary)
-            throw invalid("it could not be written: \(failure ?? "unknown error")")
-        }
-        guard rename(temporary, path) == 0 else {
-            let text = Self.errnoText()
-            unlink(temporary)
-            throw invalid("the new state could not replace it: \(text)")
-        }
+        try writeAtomically(data)
         return contents.revision
     }
 
@@ -420,7 +174,7 @@ public struct AuthStateFile: Sendable, Hashable {
         }
     }
 
-    private func makeFolder() throws {
+    func makeFolder() throws {
         if let problem = SmallFiles.makeFolders(SmallFiles.folder(of: path), mode: 0o700) {
             throw invalid("its folder could not be made: \(problem)")
         }
@@ -487,11 +241,11 @@ public struct AuthStateFile: Sendable, Hashable {
         }
     }
 
-    private func invalid(_ reason: String, underlying: (any Error & Sendable)? = nil,
+    func invalid(_ reason: String, underlying: (any Error & Sendable)? = nil,
                          remedies: [ExternalUserAgentError.Remedy] = []) -> ExternalUserAgentError {
         ExternalUserAgentError(.stateFileInvalid, "authorization state file \(path): \(reason)", underlying: underlying,
                                remedies: remedies)
     }
 
-    private static func errnoText() -> String { String(cString: strerror(errno)) }
+    static func errnoText() -> String { String(cString: strerror(errno)) }
 }

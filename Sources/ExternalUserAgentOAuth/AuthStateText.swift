@@ -12,11 +12,7 @@ import Logging
 extension AuthState {
     /// The state as a state file holds it (tokens, ID token claims, the DPoP key): a secret, never to be logged.
     package func storedText() throws -> String {
-        let contents = AuthStateFile.Contents(configuration: configuration, client: client, scope: scope,
-                                              tokenResponse: lastTokenResponse, idTokenClaims: idTokenClaims,
-                                              identity: identity, authorizationError: authorizationError,
-                                              dpopKey: dpopKey, refreshParameters: refreshParameters)
-        return try contents.jsonValue().jsonText
+        try contents.jsonValue().jsonText
     }
 
     /// A state read back from ``storedText()``, kept in memory only (no file): a refresh changes this value,
@@ -29,6 +25,7 @@ extension AuthState {
                          authorizationResponse: nil, tokenResponse: contents.tokenResponse,
                          idTokenClaims: contents.idTokenClaims, identity: contents.identity,
                          authorizationError: contents.authorizationError, file: nil, revision: 0, http: http,
-                         logger: logger, dpopKey: contents.dpopKey, refreshParameters: contents.refreshParameters)
+                         logger: logger, dpopKey: contents.dpopKey, refreshParameters: contents.refreshParameters,
+                         revokedTokens: contents.revokedTokens)
     }
 }

@@ -54,7 +54,9 @@ public struct ClientRegistrar: Sendable {
                     "the registration endpoint \(endpoint) refused the client with '\(refusal.error)'"
                         + (refusal.errorDescription.map { ": \($0)" } ?? "") + " (HTTP \(response.status))", underlying: refusal)
             }
-            throw ExternalUserAgentError(.registrationFailed, "the registration endpoint \(endpoint) answered HTTP \(response.status)")
+            let words = ProviderPageText.words(of: response.body, contentType: response.contentType)
+            throw ExternalUserAgentError(.registrationFailed, "the registration endpoint \(endpoint) refused the client "
+                + "(HTTP \(response.status))" + (words.map { ", saying: \($0)" } ?? " with no explanation"))
         }
         var answer: ClientRegistration
         do {

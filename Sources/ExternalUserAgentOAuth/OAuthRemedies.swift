@@ -26,6 +26,8 @@ extension ExternalUserAgentError.Remedy {
     public static let chooseAccount = Self("chooseAccount")
     /// Sign in through the authorization code flow (a browser or the manual agent), not the device grant.
     public static let useCodeFlow = Self("useCodeFlow")
+    /// Sign in with the device authorization grant (RFC 8628), where the provider offers it.
+    public static let useDeviceFlow = Self("useDeviceFlow")
     /// Sign in without asking for DPoP-bound tokens.
     public static let withoutDPoP = Self("withoutDPoP")
     /// Leave pushed authorization requests (RFC 9126) on.

@@ -13,7 +13,8 @@ import Musl
 
 /// A file only this user may read, for secrets: written atomically with mode 0600 in a folder made 0700,
 /// read only when it is a regular file of this user that nobody else may read. Failures are reasons, as
-/// the rest of a sentence about the file.
+/// the rest of a sentence about the file. The one place of the rule: ``AuthStateFile``, the registration and the
+/// key files all write through ``write(_:to:)``.
 enum PrivateFile {
     struct Failure: Error {
         var reason: String

@@ -20,6 +20,13 @@ public enum ProviderCheck {
         public var ok: Bool
         /// What was found, or what is wrong and what to check.
         public var detail: String
+
+        /// A finding of `check`.
+        public init(check: String, ok: Bool, detail: String) {
+            self.check = check
+            self.ok = ok
+            self.detail = detail
+        }
     }
 
     /// The most the clocks may differ: the ID token check's own allowance (``IDTokenValidator/clockSkew``).

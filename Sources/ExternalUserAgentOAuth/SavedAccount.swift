@@ -23,8 +23,10 @@ public struct SavedAccount: Sendable, Hashable {
     public var accessTokenExpiry: Date?
     /// Whether a refresh token is saved, so an expired access token can be renewed without signing in.
     public var canRefresh: Bool
-    /// Whether the server refused the refresh token: sign in again.
+    /// Whether the server refused the refresh token, or a sign-out revoked the tokens: sign in again.
     public var needsSignIn: Bool
+    /// The tokens a sign-out revoked, when one did (an interrupted `eua logout`): no token is given any more.
+    public var revokedTokens: RevokedTokens?
     /// Where its tokens are: in the file, or in the Secret Service (the file is then an index).
     public var backend: StorageBackend
 
@@ -40,16 +42,23 @@ public struct SavedAccount: Sendable, Hashable {
         email = claims?.email ?? identity?.email
         username = claims?.preferredUsername ?? identity?.preferredUsername
         accessTokenExpiry = contents.tokenResponse?.accessTokenExpirationDate
-        canRefresh = contents.tokenResponse?.refreshToken != nil
-        needsSignIn = contents.authorizationError != nil || contents.tokenResponse == nil
+        revokedTokens = contents.revokedTokens
+        canRefresh = contents.revokedTokens == nil && contents.tokenResponse?.refreshToken != nil
+        needsSignIn = contents.authorizationError != nil || contents.tokenResponse == nil || contents.revokedTokens != nil
         backend = file.storedBackend()
     }
 
-    /// How a person recognises it in a list: `alice (alice@example.com) at https://id.example.com, client app`.
+    /// How a person recognises it in a list: `alice (alice@example.com, subject 1) at https://id.example.com, client
+    /// app [id …]`. It leads with the username (else the email, else the name) and names the subject as one: a bare
+    /// subject first (`1 (alice, …)`) would read as a list number.
     public var label: String {
-        let who = key.subject ?? "unknown subject"
-        let extra = [username, email].compactMap { $0 }.filter { !$0.isEmpty && $0 != who }
-        let more = extra.isEmpty ? "" : " (\(extra.joined(separator: ", ")))"
-        return "\(who)\(more) at \(key.issuer), client \(key.clientID) [id \(id)]"
+        let known = [username, email, name].compactMap { $0 }.filter { !$0.isEmpty }
+        var who = key.subject.map { "subject \($0)" } ?? "unknown subject"
+        if let lead = known.first {
+            var more = [username, email].compactMap { $0 }.filter { !$0.isEmpty && $0 != lead }
+            if let subject = key.subject, subject != lead, !more.contains(subject) { more.append("subject \(subject)") }
+            who = more.isEmpty ? lead : "\(lead) (\(more.joined(separator: ", ")))"
+        }
+        return "\(who) at \(key.issuer), client \(key.clientID) [id \(id)]"
     }
 }

@@ -257,7 +257,10 @@ public struct SignIn: Sendable {
         case .browser, .manual:
             guard let candidate = step.agent else { throw plan.error }
             let receiver = try receiver()
-            let agent = candidate.makeAgent(options: step.options.merging(agentOptions) { $1 })
+            // Options from outside the configuration cannot change what a managed pin locks (the program that runs).
+            let given = plan.report.configuration.permitted(agentOptions, for: candidate.descriptor)
+            for refusal in given.refused { logger.warning("\(refusal)") }
+            let agent = candidate.makeAgent(options: step.options.merging(given.options) { $1 })
             hooks.stepChosen(step)
             return try await run(agent: agent, receiver: receiver)
         }

@@ -49,13 +49,28 @@ public struct SignInPlan: Sendable {
     /// The step that is used, if any.
     public var chosen: Step? { steps.first { $0.status == .chosen } }
 
-    /// The `noAgentAvailable` error for a plan with no chosen step: each step and why it was skipped.
+    /// The `noAgentAvailable` error for a plan with no chosen step: each step and why it was skipped, and what
+    /// can still work. Under a managed `preference` or `allow`, naming another agent changes nothing, so the advice
+    /// is what the pin leaves open instead.
     public var error: ExternalUserAgentError {
         var lines = ["no way to sign in is possible here; each step of the chain was skipped:"]
         for step in steps { lines.append("  - \(step.step): \(step.reason)") }
-        lines.append("Name an agent, or change flow-order in the configuration.")
+        let configuration = report.configuration
+        let pins = [configuration[.preference], configuration[.allow]].compactMap { $0 }.filter { $0.origin.layer == .managed }
+        guard !pins.isEmpty else {
+            lines.append("Name an agent, or change flow-order in the configuration.")
+            return ExternalUserAgentError(.noAgentAvailable, lines.joined(separator: "\n"),
+                                          remedies: [.chooseAgent, .explainSelection])
+        }
+        let pinned = pins.map { "\($0.key) = \($0.value) (\($0.origin.location))" }.joined(separator: " and ")
+        let device = steps.first { $0.step == .device }
+        let deviceOpen = device.map { $0.status != .skipped } ?? true
+        lines.append("The managed file pins \(pinned), so naming another agent changes nothing. What still works: "
+            + "make an agent it allows available here (its reason above says what is missing)"
+            + (deviceOpen ? "; sign in with the device authorization grant (RFC 8628), if the provider offers it" : "")
+            + "; or ask the administrator to change that file.")
         return ExternalUserAgentError(.noAgentAvailable, lines.joined(separator: "\n"),
-                                      remedies: [.chooseAgent, .explainSelection])
+                                      remedies: (deviceOpen ? [.useDeviceFlow] : []) + [.explainSelection])
     }
 }
 

@@ -30,6 +30,20 @@ public struct SignOut: Sendable {
         public var error: ExternalUserAgentError
     }
 
+    /// How the end-session request reaches the provider.
+    public enum Delivery: String, Sendable, CaseIterable {
+        /// A URL the agent opens, with `client_id` and never the ID token (the default): the provider may ask the
+        /// person to confirm.
+        case clientID = "client-id"
+        /// The ID token as `id_token_hint` in a form the loopback receiver serves once at a one-time path and the
+        /// browser POSTs at once: the agent is given only that loopback URL (for a provider that ends a session
+        /// only for a hint).
+        case hintPost = "hint-post"
+        /// The same form, sent by GET, for a provider that takes the end-session request only by GET (Glewlwyd):
+        /// the hint is then in the browser's history, but still never in a launched URL.
+        case hintGet = "hint-get"
+    }
+
     /// What became of the provider's browser session.
     public enum EndSession: Sendable {
         /// Not asked for (``SignOut/endsSession`` is `false`, or sign-out ran without an agent).
@@ -60,6 +74,9 @@ public struct SignOut: Sendable {
         public var stateRemoved = false
         /// Whether the saved state was kept because a revocation failed (``SignOut/keepsStateOnRevocationFailure``).
         public var stateKept = false
+        /// Set when a ``Delivery/clientID`` end-session request failed (timed out) and the provider, asked the same again,
+        /// answered with an empty page and no redirect: it ends a session only for an `id_token_hint`.
+        public var endSessionNeedsHint = false
     }
 
     /// The signed-in state: its client (with the secret given at load) and tokens.
@@ -75,6 +92,8 @@ public struct SignOut: Sendable {
     public var keepsStateOnRevocationFailure = false
     /// How long the person has to finish on the provider's page, from when it is shown.
     public var timeout: Duration?
+    /// How the end-session request reaches the provider (default: ``Delivery/clientID``).
+    public var delivery: Delivery = .clientID
     /// Extra end-session parameters (`logout_hint`, `ui_locales`); never `id_token_hint` (``EndSessionRequest``).
     public var additionalParameters: [(name: String, value: String)] = []
     private let http: OAuthHTTP
@@ -99,16 +118,22 @@ public struct SignOut: Sendable {
     public func run(agent: (any ExternalUserAgent)?, receiver: (any RedirectReceiver)?) async throws -> Outcome {
         var outcome = revokesTokens ? await revokeTokens() : Outcome()
         outcome.revocationSupported = configuration.revocationEndpoint != nil
+        // Saved before the browser step, which may be interrupted or time out: a revoked token is never given again.
+        try await state.recordRevocation(outcome.revoked)
         if endsSession, configuration.endSessionEndpoint == nil {
             outcome.endSession = .notSupported
         } else if endsSession, let agent {
             outcome.endSession = await endSession(agent: agent, receiver: receiver)
+            if delivery == .clientID, receiver != nil, case .failed = outcome.endSession {
+                outcome.endSessionNeedsHint = await endSessionAnswersEmptyPage()
+            }
         }
         if Task.isCancelled {
             // Cancelled (Ctrl-C) while revoking or waiting for the browser: stop here, the state as it is.
             throw ExternalUserAgentError(.programCanceled,
-                "the sign-out was cancelled" + (outcome.revoked.isEmpty ? "" : " after revoking the "
-                    + outcome.revoked.map(\.words).joined(separator: " and ")) + "; the saved state was kept")
+                "the sign-out was cancelled" + (outcome.revoked.isEmpty ? "; the saved state was kept" : " after revoking the "
+                    + outcome.revoked.map(\.words).joined(separator: " and ")
+                    + "; the saved state was kept, marked signed out (its tokens are not used again)"))
         }
         if let file = state.file {
             if keepsStateOnRevocationFailure, !outcome.revocationFailures.isEmpty {
@@ -129,9 +154,10 @@ public struct SignOut: Sendable {
         var outcome = Outcome()
         outcome.revocationSupported = configuration.revocationEndpoint != nil
         guard outcome.revocationSupported, let tokens = await state.lastTokenResponse else { return outcome }
+        let revokedEarlier = await state.revokedTokens?.kinds ?? []
         let revocation = TokenRevocation(configuration: configuration, client: state.client, http: http, logger: logger)
         let pairs: [(TokenRevocation.TokenKind, String?)] = [(.refreshToken, tokens.refreshToken), (.accessToken, tokens.accessToken)]
-        for case let (kind, token?) in pairs where !token.isEmpty {
+        for case let (kind, token?) in pairs where !token.isEmpty && !revokedEarlier.contains(kind) {
             do {
                 try await revocation.revoke(token, kind: kind)
                 outcome.revoked.append(kind)
@@ -155,21 +181,25 @@ public struct SignOut: Sendable {
         guard configuration.endSessionEndpoint != nil else { return .notSupported }
         let (clientID, extra) = (state.client.clientID, additionalParameters)
         do {
+            if delivery != .clientID {
+                return try await endSessionWithHint(agent: agent, receiver: receiver)
+            }
             guard let receiver else {
                 let request = try EndSessionRequest(configuration: configuration, clientID: clientID,
                                                     postLogoutRedirectURI: nil, additionalParameters: extra)
                 let session = ExternalUserAgentSession(agent: agent, receiver: NoRedirectBack())
-                try await agent.present(AgentRequest(url: request.url, redirectURI: request.endpoint, timeout: timeout),
+                try await agent.present(AgentRequest(url: request.url, redirectURI: request.endpoint, timeout: timeout,
+                                                     purpose: .signOut),
                                         session: session)
                 return .sent
             }
             let expectedState = SecureRandom.token(bits: 256)
             let session = ExternalUserAgentSession(
                 agent: agent, receiver: receiver,
-                configuration: .init(expectedState: expectedState, timeout: timeout) { [logger] reason in
+                configuration: .init(expectedState: expectedState, timeout: timeout, onRefused: { [logger] reason in
                     logger.info("a request to the post-logout redirect URI was turned away; still waiting",
                                 metadata: ["why": "\(reason)"])
-                })
+                }, purpose: .signOut))
             let box = EndSessionBox()
             let callback = try await session.run { redirectURI in
                 let request = try EndSessionRequest(configuration: configuration, clientID: clientID,
@@ -188,6 +218,63 @@ public struct SignOut: Sendable {
         } catch {
             return .failed(ExternalUserAgentError(.endSessionFailed, "\(error)", underlying: error))
         }
+    }
+}
+
+extension SignOut {
+    /// Whether the provider answers an end-session request with `client_id` alone (no session cookie, so nobody is
+    /// signed out by it) with HTTP 200, no form and next to no text: a provider that ends a session only for an
+    /// `id_token_hint` (Glewlwyd). A provider that asks the person to confirm shows a form instead.
+    func endSessionAnswersEmptyPage() async -> Bool {
+        guard let request = try? EndSessionRequest(configuration: configuration, clientID: state.client.clientID,
+                                                   postLogoutRedirectURI: nil),
+              let response = try? await http.get(request.url), response.status == 200 else { return false }
+        let text = String(decoding: response.body.prefix(64 * 1024), as: UTF8.self)
+        let words = ProviderPageText.words(of: response.body, contentType: response.contentType) ?? ""
+        return !text.lowercased().contains("<form") && words.count < 40
+    }
+
+    /// The end-session request with `id_token_hint`, in a form the loopback `receiver` serves once: the agent is given
+    /// only the receiver's one-time URL, the browser sends the form to the provider, and the post-logout redirect
+    /// comes back to the receiver with this request's `state`.
+    func endSessionWithHint(agent: any ExternalUserAgent, receiver: (any RedirectReceiver)?) async throws -> EndSession {
+        guard let endpoint = configuration.endSessionEndpoint else { return .notSupported }
+        guard let receiver else {
+            throw ExternalUserAgentError(.endSessionFailed,
+                "the ID token goes to the provider only in a form the loopback receiver serves, and this sign-out has no "
+                    + "post-logout redirect URI to receive on; give a loopback one registered with the provider")
+        }
+        guard let idToken = await state.lastTokenResponse?.idToken, !idToken.isEmpty else {
+            throw ExternalUserAgentError(.endSessionFailed,
+                "the saved state holds no ID token, so the provider cannot be sent an id_token_hint; its session is "
+                    + "ended only on its own page")
+        }
+        let expectedState = SecureRandom.token(bits: 256)
+        let check = try EndSessionRequest(configuration: configuration, clientID: state.client.clientID,
+                                          postLogoutRedirectURI: nil, additionalParameters: additionalParameters,
+                                          state: expectedState)
+        var fields = [HandOffForm.Field(name: "id_token_hint", value: idToken),
+                      HandOffForm.Field(name: "client_id", value: state.client.clientID),
+                      HandOffForm.Field(name: "state", value: expectedState)]
+        fields += additionalParameters.map { HandOffForm.Field(name: $0.name, value: $0.value) }
+        let form = HandOffForm(action: endpoint, method: delivery == .hintGet ? .get : .post, fields: fields,
+                               redirectURIField: "post_logout_redirect_uri")
+        let session = ExternalUserAgentSession(
+            agent: agent, receiver: receiver,
+            configuration: .init(expectedState: expectedState, timeout: timeout, onRefused: { [logger] reason in
+                logger.info("a request to the post-logout redirect URI was turned away; still waiting",
+                            metadata: ["why": "\(reason)"])
+            }, purpose: .signOut, handOff: form))
+        let callback = try await session.run { redirectURI in
+            guard redirectURI.scheme == "http", let url = form.url(on: redirectURI) else {
+                throw ExternalUserAgentError(.endSessionFailed,
+                    "the ID token goes to the provider only in a form the loopback receiver serves; the post-logout "
+                        + "redirect URI \(redirectURI.absoluteString) is not a loopback one")
+            }
+            return url
+        }
+        try check.check(callback: callback)
+        return .completed(postLogoutRedirectURI: callback)
     }
 }
 

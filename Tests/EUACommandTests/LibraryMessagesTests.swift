@@ -5,7 +5,7 @@ import Testing
 
 /// The libraries' messages reach apps and the sign-in service's callers, so they name no flag and no command of
 /// `eua`: the commands add their own spelling (`CommandHints`) when they print an error.
-@Suite("Library messages name no eua flag", .timeLimit(.minutes(2)))
+@Suite("Library messages name no eua flag", .onOwnThreads, .timeLimit(.minutes(2)))
 struct LibraryMessagesTests {
     /// Every module an app or the service links, and every plugin.
     static let libraryFolders = [

@@ -24,6 +24,12 @@ private let pipe2 = gnuFunction("pipe2", as: (@convention(c) (UnsafeMutablePoint
 /// (a Dispatch thread's mask would otherwise be inherited), and no descriptor of ours from 3 up. Its stdout and
 /// stderr pipes are read to the end by one thread of its own, so a full pipe never blocks it. Every wait has a
 /// deadline. Ended (SIGTERM, then SIGKILL) and reaped when released.
+///
+/// A test process that crashes takes its children with it, so that `swift test` reports the crash instead of
+/// waiting forever for the end of its pipe from the test process: each child is killed when the test process ends
+/// (`setpriv --pdeathsig KILL`, started from one thread that lives as long as the process, since the kernel sends
+/// that signal when the spawning thread ends), and no child — nor anything it starts — holds the test process's own
+/// stdout or stderr: `.inherit` for those is a pipe whose contents are copied there.
 public final class ChildProcess: @unchecked Sendable {
     /// Where one of the child's standard streams goes.
     public enum Stdio: Sendable {
@@ -31,7 +37,8 @@ public final class ChildProcess: @unchecked Sendable {
         case pipe
         /// `/dev/null`.
         case null
-        /// The test process's own stream.
+        /// The test process's own stream (for stdout and stderr: copied there through a pipe, so that the child never
+        /// holds the stream itself).
         case inherit
         /// Appended to this file, created if missing.
         case file(String)
@@ -72,12 +79,8 @@ public final class ChildProcess: @unchecked Sendable {
         }
         var env = replacingEnvironment ? [:] : ProcessInfo.processInfo.environment
         env.merge(environment) { $1 }
-        var argv: [UnsafeMutablePointer<CChar>?] = ([executable.path] + arguments).map { strdup($0) } + [nil]
-        var envp: [UnsafeMutablePointer<CChar>?] = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            for pointer in argv { free(pointer) }
-            for pointer in envp { free(pointer) }
-        }
+        let envp: [UnsafeMutablePointer<CChar>?] = env.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in envp { free(pointer) } }
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -88,13 +91,13 @@ public final class ChildProcess: @unchecked Sendable {
             let result: Int32
             var parentEnd: Int32 = -1
             switch stdio {
-            case .inherit:
+            case .inherit where target == 0:
                 return -1
             case .null:
                 result = posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
             case .file(let path):
                 result = posix_spawn_file_actions_addopen(&actions, target, path, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-            case .pipe:
+            case .pipe, .inherit:
                 var ends: [Int32] = [-1, -1]
                 guard pipe2(&ends, O_CLOEXEC) == 0 else {
                     throw TestSupportError("pipe2() failed: \(String(cString: strerror(errno)))")
@@ -111,6 +114,14 @@ public final class ChildProcess: @unchecked Sendable {
             return parentEnd
         }
 
+        guard FileManager.default.isExecutableFile(atPath: Self.setpriv) else {
+            throw TestSupportError("\(Self.setpriv) is missing: install util-linux (scripts/bootstrap); the tests start "
+                                   + "their programs through it so that none outlives a crashed test process")
+        }
+        // setpriv sets the parent-death signal, then executes the program in its place (same pid, argv[0] kept).
+        let wrapped = [Self.setpriv, "--pdeathsig", "KILL", "--", executable.path] + arguments
+        let argv: [UnsafeMutablePointer<CChar>?] = wrapped.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
         let pid: pid_t, ends: (input: Int32, out: Int32, err: Int32)
         do {
             ends = (try connect(stdin, 0), try connect(stdout, 1), try connect(stderr, 2))
@@ -129,7 +140,19 @@ public final class ChildProcess: @unchecked Sendable {
             posix_spawnattr_setpgroup(&attributes, 0)
             posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
             var spawned = pid_t()
-            let result = posix_spawn(&spawned, executable.path, &actions, &attributes, &argv, &envp)
+            let result = withUnsafeMutablePointer(to: &spawned) { spawned in
+                withUnsafePointer(to: &actions) { actions in
+                    withUnsafePointer(to: &attributes) { attributes in
+                        argv.withUnsafeBufferPointer { argv in
+                            envp.withUnsafeBufferPointer { envp in
+                                SpawningThread.shared.run {
+                                    posix_spawn(spawned, Self.setpriv, actions, attributes, argv.baseAddress!, envp.baseAddress!)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
             guard result == 0 else {
                 throw TestSupportError("could not start \(executable.path): \(String(cString: strerror(result)))")
             }
@@ -142,8 +165,11 @@ public final class ChildProcess: @unchecked Sendable {
         if ends.input >= 0 { _ = fcntl(ends.input, F_SETFL, fcntl(ends.input, F_GETFL) | O_NONBLOCK) }
         self.pid = pid
         input = ends.input
-        capture = Capture(out: ends.out, err: ends.err)
+        capture = Capture(out: ends.out, err: ends.err, forwardOut: stdout.isInherit, forwardErr: stderr.isInherit)
     }
+
+    /// util-linux's `setpriv`, which every child is started through.
+    private static let setpriv = "/usr/bin/setpriv"
 
     /// What the child wrote on its stdout pipe so far.
     public var stdout: Data { capture.stdout }
@@ -263,7 +289,13 @@ private final class Capture: @unchecked Sendable {
     private var finished = false
     private var abandoned = false
 
-    init(out: Int32, err: Int32) {
+    /// Whether what comes on the stdout or stderr pipe goes to this process's own stream instead of being kept.
+    private let forwardOut: Bool
+    private let forwardErr: Bool
+
+    init(out: Int32, err: Int32, forwardOut: Bool, forwardErr: Bool) {
+        self.forwardOut = forwardOut
+        self.forwardErr = forwardErr
         guard out >= 0 || err >= 0 else {
             finished = true
             return
@@ -300,7 +332,9 @@ private final class Capture: @unchecked Sendable {
             guard poll(&waiters, nfds_t(waiters.count), 100) > 0 else { continue }
             for waiter in waiters where waiter.revents != 0 {
                 let count = Glibc.read(waiter.fd, &buffer, buffer.count)
-                if count > 0 {
+                if count > 0, waiter.fd == errorPipe ? forwardErr : forwardOut {
+                    Self.writeAll(buffer[0..<count], to: waiter.fd == errorPipe ? 2 : 1)
+                } else if count > 0 {
                     condition.lock()
                     if waiter.fd == errorPipe {
                         err.append(contentsOf: buffer[0..<count])
@@ -319,5 +353,73 @@ private final class Capture: @unchecked Sendable {
         finished = true
         condition.broadcast()
         condition.unlock()
+    }
+
+    /// Writes `bytes` to `fd` (this process's stdout or stderr), giving up on an error.
+    private static func writeAll(_ bytes: ArraySlice<UInt8>, to fd: Int32) {
+        var rest = bytes
+        while !rest.isEmpty {
+            let written = rest.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if written > 0 {
+                rest = rest.dropFirst(written)
+            } else if written < 0, errno == EINTR {
+                continue
+            } else {
+                return
+            }
+        }
+    }
+}
+
+extension ChildProcess.Stdio {
+    fileprivate var isInherit: Bool {
+        if case .inherit = self { return true }
+        return false
+    }
+}
+
+/// The one thread every child is spawned from. The kernel sends a child its parent-death signal when the *thread*
+/// that spawned it ends, and the threads tests run on (Dispatch's, ``BlockingCall``'s) end when idle; this one lives
+/// as long as the process, so a child's signal comes when the test process ends, and only then.
+private final class SpawningThread: @unchecked Sendable {
+    static let shared = SpawningThread()
+
+    private let condition = NSCondition()
+    private var pending: (() -> Int32)?
+    private var result: Int32?
+
+    private init() {
+        let thread = Thread { [self] in serve() }
+        thread.name = "eua-test-spawn"
+        thread.start()
+    }
+
+    /// Runs `call` (a `posix_spawn`) on the spawning thread, waiting until it returns: one at a time.
+    func run(_ call: @escaping () -> Int32) -> Int32 {
+        condition.lock()
+        defer { condition.unlock() }
+        while pending != nil || result != nil { condition.wait() }
+        pending = call
+        condition.broadcast()
+        while result == nil { condition.wait() }
+        defer {
+            result = nil
+            condition.broadcast()
+        }
+        return result!
+    }
+
+    private func serve() {
+        condition.lock()
+        while true {
+            while pending == nil { condition.wait() }
+            let call = pending!
+            condition.unlock()
+            let value = call()
+            condition.lock()
+            pending = nil
+            result = value
+            condition.broadcast()
+        }
     }
 }

@@ -17,8 +17,8 @@ public final class DjangoProvider: @unchecked Sendable {
     /// The issuer (discovery at `issuer + "/.well-known/openid-configuration"`).
     public var issuer: String { baseURL + "/o" }
     /// The folder holding the database, the key and the request log.
-    public let folder: URL
-    private let child: ChildProcess
+    public var folder: URL { process.folder }
+    private let process: ProviderFixtureProcess
 
     /// The grant an application is registered for (django-oauth-toolkit allows one per application).
     public enum Grant: String, Sendable { case code, device }
@@ -37,33 +37,18 @@ public final class DjangoProvider: @unchecked Sendable {
     }
 
     private init(device: Bool, localhostLoopback: Bool, registration: Bool, endSession: Bool, timeout: TimeInterval) throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("django-provider-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        var arguments = ["serve"]
+        var arguments: [String] = []
         if device { arguments.append("--device") }
         if localhostLoopback { arguments.append("--localhost-loopback") }
         if registration { arguments.append("--registration") }
         if !endSession { arguments.append("--no-end-session") }
-        // Migrate before serving, so the server's first request does not race a migration.
-        _ = try Self.run(["records"], folder: folder)
-        let out = folder.appendingPathComponent("serve.out"), log = folder.appendingPathComponent("serve.log")
-        child = try ChildProcess(try Self.python(), ["-W", "ignore", Self.script.path] + arguments + ["--dir", folder.path],
-                                 stdin: .null, stdout: .file(out.path), stderr: .file(log.path))
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            let text = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening ") }) {
-                baseURL = String(line.dropFirst("listening ".count))
-                return
-            }
-            if !child.isRunning {
-                let errors = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-                throw TestSupportError("django-oauth-toolkit exited at start (is it installed? run scripts/bootstrap):\n\(errors)")
-            }
-            usleep(50_000)
-        }
-        child.terminate()
-        throw TestSupportError("django-oauth-toolkit did not start within \(timeout) s; its log: \(log.path)")
+        // Migrate before serving ("records"), so the server's first request does not race a migration.
+        process = try ProviderFixtureProcess(
+            name: "django-provider", script: Self.script, serveArguments: arguments, prepare: ["records"],
+            pythonArguments: ["-W", "ignore"], timeout: timeout,
+            startHint: "is django-oauth-toolkit installed? run scripts/bootstrap",
+            failureHint: "is django-oauth-toolkit installed? run scripts/bootstrap")
+        baseURL = process.baseURL
     }
 
     /// Adds a user who can sign in on the provider's login page, a member of `groups` (the ID token's `groups` claim).
@@ -73,7 +58,7 @@ public final class DjangoProvider: @unchecked Sendable {
         for group in groups { arguments += ["--group", group] }
         if let name { arguments += ["--name", name] }
         if let email { arguments += ["--email", email] }
-        _ = try Self.run(arguments, folder: folder)
+        _ = try process.run(arguments)
     }
 
     /// Registers an application: public without `secret`, confidential with it.
@@ -85,7 +70,7 @@ public final class DjangoProvider: @unchecked Sendable {
         if skipAuthorization { arguments.append("--skip-authorization") }
         for uri in redirectURIs { arguments += ["--redirect-uri", uri] }
         for uri in postLogoutRedirectURIs { arguments += ["--post-logout-redirect-uri", uri] }
-        _ = try Self.run(arguments, folder: folder)
+        _ = try process.run(arguments)
     }
 
     /// Approves (or denies) a device grant's user code for `username`, as the user would on the provider's
@@ -93,12 +78,12 @@ public final class DjangoProvider: @unchecked Sendable {
     public func approveDevice(userCode: String, username: String, deny: Bool = false) throws {
         var arguments = ["approve-device", "--user-code", userCode, "--username", username]
         if deny { arguments.append("--deny") }
-        _ = try Self.run(arguments, folder: folder)
+        _ = try process.run(arguments)
     }
 
     /// What the provider's database holds now.
     public func records() throws -> Records {
-        let output = try Self.run(["records"], folder: folder)
+        let output = try process.run(["records"])
         do {
             return try JSONDecoder().decode(Records.self, from: Data(output.utf8))
         } catch {
@@ -117,30 +102,13 @@ public final class DjangoProvider: @unchecked Sendable {
 
     /// Ends the provider and removes its folder.
     public func stop() {
-        child.terminate()
-        try? FileManager.default.removeItem(at: folder)
+        process.stop()
     }
 
     deinit { stop() }
 
     /// The provider script.
     public static var script: URL { TestPaths.fixture("django-provider/provider.py") }
-
-    private static func python() throws -> URL {
-        guard let python = ProcessRunner.which("python3") else {
-            throw TestSupportError("python3 is not on PATH; run scripts/bootstrap")
-        }
-        return python
-    }
-
-    private static func run(_ arguments: [String], folder: URL) throws -> String {
-        let result = try ProcessRunner.run(try python(), ["-W", "ignore", script.path] + arguments + ["--dir", folder.path],
-                                           timeout: 60)
-        guard result.status == 0 else {
-            throw TestSupportError("provider.py \(arguments.first ?? "") failed (\(result.status)); is django-oauth-toolkit installed? run scripts/bootstrap\n\(result.stderr)")
-        }
-        return result.stdout
-    }
 }
 
 extension DjangoProvider {

@@ -20,8 +20,8 @@ public final class GlewlwydProvider: @unchecked Sendable {
     /// The issuer of its OpenID Connect plugin instance.
     public var issuer: String { baseURL + "/api/oidc" }
     /// The folder holding the config, database, keys, logs and the stand-in browser's record.
-    public let folder: URL
-    private let child: ChildProcess
+    public var folder: URL { process.folder }
+    private let process: ProviderFixtureProcess
 
     /// Starts and configures the provider, waiting up to `timeout` seconds, off the cooperative pool.
     /// `parRequired` makes pushed authorization requests mandatory (`require_pushed_authorization_requests`).
@@ -30,28 +30,12 @@ public final class GlewlwydProvider: @unchecked Sendable {
     }
 
     private init(parRequired: Bool, timeout: TimeInterval) throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("glewlwyd-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        var arguments = ["serve", "--timeout", String(Int(timeout))]
+        var arguments = ["--timeout", String(Int(timeout))]
         if parRequired { arguments.append("--par-required") }
-        let out = folder.appendingPathComponent("serve.out"), log = folder.appendingPathComponent("serve.log")
-        child = try ChildProcess(try Self.python(), [Self.script.path] + arguments + ["--dir", folder.path],
-                                 stdin: .null, stdout: .file(out.path), stderr: .file(log.path))
-        let deadline = Date().addingTimeInterval(timeout + 5)
-        while Date() < deadline {
-            let text = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening ") }) {
-                baseURL = String(line.dropFirst("listening ".count))
-                return
-            }
-            if !child.isRunning {
-                let errors = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-                throw TestSupportError("glewlwyd did not start (is the Debian package installed? run scripts/bootstrap):\n\(errors)")
-            }
-            usleep(50_000)
-        }
-        child.terminate()
-        throw TestSupportError("glewlwyd was not configured within \(timeout) s; its logs are in \(folder.path)")
+        process = try ProviderFixtureProcess(
+            name: "glewlwyd", script: Self.script, serveArguments: arguments, timeout: timeout + 5,
+            startHint: "is the Debian package installed? run scripts/bootstrap", failureHint: "see its log in the folder")
+        baseURL = process.baseURL
     }
 
     /// Adds a user (through the admin API) who may be granted `openid profile email`.
@@ -97,7 +81,8 @@ public final class GlewlwydProvider: @unchecked Sendable {
     /// as `username`; it records each request it makes in ``browserRecord``.
     public func browserEnvironment(username: String, password: String) -> [String: String] {
         ["BROWSER": Self.browser.path, "GLEWLWYD_BROWSER_USERNAME": username, "GLEWLWYD_BROWSER_PASSWORD": password,
-         "GLEWLWYD_BROWSER_RECORD": browserRecord.path]
+         "GLEWLWYD_BROWSER_RECORD": browserRecord.path,
+         "GLEWLWYD_BROWSER_COOKIES": folder.appendingPathComponent("browser-cookies.txt").path]
     }
 
     /// Where the stand-in browser appends one JSON line per request (method, path, status, query names).
@@ -111,8 +96,7 @@ public final class GlewlwydProvider: @unchecked Sendable {
 
     /// Ends the provider and removes its folder.
     public func stop() {
-        child.terminate(grace: 5)
-        try? FileManager.default.removeItem(at: folder)
+        process.stop(grace: 5)
     }
 
     deinit { stop() }
@@ -122,20 +106,8 @@ public final class GlewlwydProvider: @unchecked Sendable {
     /// The stand-in browser for its JavaScript login page.
     public static var browser: URL { TestPaths.fixture("glewlwyd/browser.py") }
 
-    private static func python() throws -> URL {
-        guard let python = ProcessRunner.which("python3") else {
-            throw TestSupportError("python3 is not on PATH; run scripts/bootstrap")
-        }
-        return python
-    }
-
     private func run(_ arguments: [String]) throws -> String {
-        let result = try ProcessRunner.run(try Self.python(), [Self.script.path] + arguments + ["--dir", folder.path],
-                                           timeout: 60)
-        guard result.status == 0 else {
-            throw TestSupportError("glewlwyd provider.py \(arguments.first ?? "") failed (\(result.status)):\n\(result.stderr)")
-        }
-        return result.stdout
+        try process.run(arguments)
     }
 }
 
@@ -151,6 +123,14 @@ extension GlewlwydProvider {
 
     /// The provider's database rows a sign-in leaves behind (Glewlwyd stores hashes of codes and tokens).
     public struct Records: Decodable, Sendable {
+        /// A person's session at the provider (its sign-in cookie).
+        public struct UserSession: Decodable, Sendable {
+            public var username: String
+            /// 0 once the session has ended.
+            public var enabled: Int
+        }
+        /// The people's sessions, oldest first.
+        public var user_sessions: [UserSession]
         /// A pushed authorization request.
         public struct PushedRequest: Decodable, Sendable {
             public var client_id: String

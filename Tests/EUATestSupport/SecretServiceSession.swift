@@ -8,8 +8,14 @@ public final class SecretServiceSession: @unchecked Sendable {
     /// HOME, XDG_DATA_HOME and XDG_RUNTIME_DIR of the session: the keyring lives here.
     public let folder: TemporaryFolder
 
-    /// A session folder with no keyring yet (the first run makes one, unlocked with a test password).
-    public init() throws {
+    /// Whether the session has a Secret Service: without one, its bus also activates nothing from the system's
+    /// service files (which name gnome-keyring-daemon), only from `$XDG_DATA_HOME/dbus-1/services`.
+    public let hasKeyring: Bool
+
+    /// A session folder with no keyring yet (the first run makes one, unlocked with a test password), or, unless
+    /// `keyring`, a session with no Secret Service at all.
+    public init(keyring: Bool = true) throws {
+        hasKeyring = keyring
         folder = try TemporaryFolder("eua-keyring")
         chmod(folder.path, 0o700)
         _ = try folder.folder("runtime")
@@ -21,8 +27,8 @@ public final class SecretServiceSession: @unchecked Sendable {
         ["HOME": folder.path, "XDG_DATA_HOME": folder.path + "/data", "XDG_RUNTIME_DIR": folder.path + "/runtime"]
     }
 
-    /// Runs `executable arguments…` inside a new session bus with the keyring unlocked; exit status 97 and a
-    /// message on stderr when the keyring did not start within 10 s.
+    /// Runs `executable arguments…` inside a new session bus with the keyring unlocked (or with none); exit status 97
+    /// and a message on stderr when the keyring did not start within 10 s.
     public func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:],
                     timeout: TimeInterval = 90) throws -> ProcessResult {
         // The bus and the keyring are started here and killed with SIGKILL at the end: the test runner's children
@@ -30,10 +36,24 @@ public final class SecretServiceSession: @unchecked Sendable {
         // The command starts once the keyring owns org.freedesktop.secrets.
         let script = """
             dir=$XDG_RUNTIME_DIR
-            dbus-daemon --session --fork --nopidfile --print-address=3 --print-pid=4 3>"$dir/bus-address" 4>"$dir/bus-pid" \
+            config=--session
+            if [ "$EUA_TEST_KEYRING" = none ]; then
+              # The session bus's own rules, with only the session's own service folder (no gnome-keyring to activate).
+              printf '%s\n' '<busconfig><type>session</type><keep_umask/><listen>unix:tmpdir=/tmp</listen>' \
+                '<auth>EXTERNAL</auth>' "<servicedir>$XDG_DATA_HOME/dbus-1/services</servicedir>" \
+                '<policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/>' \
+                '<allow own="*"/></policy></busconfig>' >"$dir/bus.conf"
+              config=--config-file="$dir/bus.conf"
+            fi
+            dbus-daemon "$config" --fork --nopidfile --print-address=3 --print-pid=4 3>"$dir/bus-address" 4>"$dir/bus-pid" \
                 </dev/null >/dev/null 2>&1 || { echo "dbus-daemon could not be started" >&2; exit 97; }
             bus=$(cat "$dir/bus-pid")
             DBUS_SESSION_BUS_ADDRESS=$(cat "$dir/bus-address"); export DBUS_SESSION_BUS_ADDRESS
+            if [ "$EUA_TEST_KEYRING" = none ]; then
+              "$@"; status=$?
+              kill -KILL $bus
+              exit $status
+            fi
             printf %s eua-test-keyring | gnome-keyring-daemon --foreground --unlock --components=secrets >/dev/null 2>&1 &
             keyring=$!
             tries=0
@@ -48,6 +68,8 @@ public final class SecretServiceSession: @unchecked Sendable {
             exit $status
             """
         return try ProcessRunner.run(URL(fileURLWithPath: "/bin/sh"), ["-c", script, "sh", executable.path] + arguments,
-                                     environment: self.environment.merging(environment) { $1 }, timeout: timeout)
+                                     environment: self.environment.merging(environment) { $1 }
+                                        .merging(["EUA_TEST_KEYRING": hasKeyring ? "unlocked" : "none"]) { $1 },
+                                     timeout: timeout)
     }
 }

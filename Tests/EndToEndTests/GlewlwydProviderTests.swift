@@ -7,7 +7,7 @@ import Testing
 /// system-browser agent, whose browser is the stand-in for Glewlwyd's JavaScript login page: pushed authorization
 /// requests, DPoP-bound tokens, revocation, a refused push and dynamic registration. Each test asserts on what the
 /// provider stored (its SQLite database, its introspection endpoint), not only on what `eua` printed.
-@Suite("Glewlwyd: PAR, DPoP, revocation, refusals", .serialized)
+@Suite("Glewlwyd: PAR, DPoP, revocation, refusals", .onOwnThreads)
 struct GlewlwydProviderTests {
     static let password = "correct horse battery"
     static let secret = "glewlwyd-s3cret"

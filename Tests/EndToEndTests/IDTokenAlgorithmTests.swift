@@ -19,86 +19,86 @@ struct IDTokenAlgorithmTests {
 
     @Test("none: an unsigned ID token from the code exchange signs in; the same from a refresh is refused, state kept")
     func unsignedFromCodeExchangeOnly() async throws {
-        let server = try await LocalAuthorizationServer.start(Self.keyless(.none))
-        defer { Task { await server.stop() } }
-        let folder = try TemporaryFolder()
-        let stateFile = folder.path + "/s.json"
-        let result = try await OIDCRun.login(server, stateFile: stateFile, extra: ["--id-token-alg", "none", "--json"])
-        #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(try OIDCRun.lastJSON(result.stdout)["subject"] as? String == "alice")
-        let idToken = try #require(try OIDCRun.savedTokens(stateFile)["id_token"] as? String)
-        #expect(idToken.hasSuffix("."), "the server sent an unsigned token")
-        let saved = try String(contentsOfFile: stateFile, encoding: .utf8)
-        #expect(saved.contains("\"id_token_signed_response_alg\" : \"none\""), "the registration is saved for refreshes")
+        try await LocalAuthorizationServer.withServer(Self.keyless(.none)) { server in
+            let folder = try TemporaryFolder()
+            let stateFile = folder.path + "/s.json"
+            let result = try await OIDCRun.login(server, stateFile: stateFile, extra: ["--id-token-alg", "none", "--json"])
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            #expect(try OIDCRun.lastJSON(result.stdout)["subject"] as? String == "alice")
+            let idToken = try #require(try OIDCRun.savedTokens(stateFile)["id_token"] as? String)
+            #expect(idToken.hasSuffix("."), "the server sent an unsigned token")
+            let saved = try String(contentsOfFile: stateFile, encoding: .utf8)
+            #expect(saved.contains("\"id_token_signed_response_alg\" : \"none\""), "the registration is saved for refreshes")
 
-        let refreshed = try await OIDCRun.eua(["refresh", "--state-file", stateFile])
-        #expect(refreshed.status != 0)
-        #expect(refreshed.stderr.contains("unsigned (alg none), which is accepted only straight from the token endpoint "
-            + "in the code flow") && refreshed.stderr.contains("a refresh") && refreshed.stderr.contains("idTokenInvalid"),
-                "stderr: \(refreshed.stderr)")
-        #expect(try String(contentsOfFile: stateFile, encoding: .utf8) == saved, "nothing was saved")
-        #expect(server.tokenRequests.map(\.grantType) == ["authorization_code", "refresh_token"])
+            let refreshed = try await OIDCRun.eua(["refresh", "--state-file", stateFile])
+            #expect(refreshed.status != 0)
+            #expect(refreshed.stderr.contains("unsigned (alg none), which is accepted only straight from the token endpoint "
+                + "in the code flow") && refreshed.stderr.contains("a refresh") && refreshed.stderr.contains("idTokenInvalid"),
+                    "stderr: \(refreshed.stderr)")
+            #expect(try String(contentsOfFile: stateFile, encoding: .utf8) == saved, "nothing was saved")
+            #expect(server.tokenRequests.map(\.grantType) == ["authorization_code", "refresh_token"])
+        }
     }
 
     @Test("none by default: refused, naming the flag to use, and nothing saved")
     func unsignedRefusedByDefault() async throws {
-        let server = try await LocalAuthorizationServer.start(Self.keyless(.none))
-        defer { Task { await server.stop() } }
-        let folder = try TemporaryFolder()
-        let stateFile = folder.path + "/s.json"
-        let result = try await OIDCRun.login(server, stateFile: stateFile)
-        #expect(result.status != 0)
-        #expect(result.stderr.contains("signed with 'none', which this client does not accept by default")
-            && result.stderr.contains("registered with id_token_signed_response_alg none, say so (--id-token-alg)"),
-                "stderr: \(result.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: stateFile))
+        try await LocalAuthorizationServer.withServer(Self.keyless(.none)) { server in
+            let folder = try TemporaryFolder()
+            let stateFile = folder.path + "/s.json"
+            let result = try await OIDCRun.login(server, stateFile: stateFile)
+            #expect(result.status != 0)
+            #expect(result.stderr.contains("signed with 'none', which this client does not accept by default")
+                && result.stderr.contains("registered with id_token_signed_response_alg none, say so (--id-token-alg)"),
+                    "stderr: \(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: stateFile))
+        }
     }
 
     @Test("HS256: checked with the client secret of a confidential client")
     func hmacWithClientSecret() async throws {
-        let server = try await LocalAuthorizationServer.start(Self.keyless(.hs256, secret: "s3cret-of-the-client"))
-        defer { Task { await server.stop() } }
-        let folder = try TemporaryFolder()
-        let stateFile = folder.path + "/s.json"
-        let result = try await OIDCRun.login(server, secret: "s3cret-of-the-client", stateFile: stateFile,
-                                             extra: ["--id-token-alg", "HS256"])
-        #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(result.stdout.contains("as alice"))
-        #expect(!result.stdout.contains("s3cret") && !result.stderr.contains("s3cret"))
-        #expect(server.tokenRequests.first?.clientAuthentication == "client_secret_basic")
+        try await LocalAuthorizationServer.withServer(Self.keyless(.hs256, secret: "s3cret-of-the-client")) { server in
+            let folder = try TemporaryFolder()
+            let stateFile = folder.path + "/s.json"
+            let result = try await OIDCRun.login(server, secret: "s3cret-of-the-client", stateFile: stateFile,
+                                                 extra: ["--id-token-alg", "HS256"])
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            #expect(result.stdout.contains("as alice"))
+            #expect(!result.stdout.contains("s3cret") && !result.stderr.contains("s3cret"))
+            #expect(server.tokenRequests.first?.clientAuthentication == "client_secret_basic")
 
-        // A refresh checks the refreshed HS256 ID token with the secret given again.
-        let refreshed = try await OIDCRun.eua(["refresh", "--state-file", stateFile],
-                                              environment: ["EUA_CLIENT_SECRET": "s3cret-of-the-client"])
-        #expect(refreshed.status == 0, "stderr: \(refreshed.stderr)")
+            // A refresh checks the refreshed HS256 ID token with the secret given again.
+            let refreshed = try await OIDCRun.eua(["refresh", "--state-file", stateFile],
+                                                  environment: ["EUA_CLIENT_SECRET": "s3cret-of-the-client"])
+            #expect(refreshed.status == 0, "stderr: \(refreshed.stderr)")
+        }
     }
 
     @Test("HS256 with an altered signature: refused as not verifying with the client secret")
     func hmacTampered() async throws {
         var options = Self.keyless(.hs256, secret: "s3cret")
         options.misbehaviors = [.tamperedSignature]
-        let server = try await LocalAuthorizationServer.start(options)
-        defer { Task { await server.stop() } }
-        let folder = try TemporaryFolder()
-        let stateFile = folder.path + "/s.json"
-        let result = try await OIDCRun.login(server, secret: "s3cret", stateFile: stateFile, extra: ["--id-token-alg", "HS256"])
-        #expect(result.status != 0)
-        #expect(result.stderr.contains("HS256 signature does not verify with the client secret"), "stderr: \(result.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: stateFile))
+        try await LocalAuthorizationServer.withServer(options) { server in
+            let folder = try TemporaryFolder()
+            let stateFile = folder.path + "/s.json"
+            let result = try await OIDCRun.login(server, secret: "s3cret", stateFile: stateFile, extra: ["--id-token-alg", "HS256"])
+            #expect(result.status != 0)
+            #expect(result.stderr.contains("HS256 signature does not verify with the client secret"), "stderr: \(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: stateFile))
+        }
     }
 
     @Test("HS256 for a public client: refused before any request, saying why")
     func hmacNeedsConfidentialClient() async throws {
-        let server = try await LocalAuthorizationServer.start(Self.keyless(.hs256))
-        defer { Task { await server.stop() } }
-        let folder = try TemporaryFolder()
-        let stateFile = folder.path + "/s.json"
-        let result = try await OIDCRun.login(server, stateFile: stateFile, extra: ["--id-token-alg", "HS256"])
-        #expect(result.status != 0)
-        #expect(result.stderr.contains("checked with the client secret") && result.stderr.contains("public client")
-            && result.stderr.contains("invalidOptions"), "stderr: \(result.stderr)")
-        #expect(server.requestLog.isEmpty, "nothing was asked of the server")
-        #expect(!FileManager.default.fileExists(atPath: stateFile))
+        try await LocalAuthorizationServer.withServer(Self.keyless(.hs256)) { server in
+            let folder = try TemporaryFolder()
+            let stateFile = folder.path + "/s.json"
+            let result = try await OIDCRun.login(server, stateFile: stateFile, extra: ["--id-token-alg", "HS256"])
+            #expect(result.status != 0)
+            #expect(result.stderr.contains("checked with the client secret") && result.stderr.contains("public client")
+                && result.stderr.contains("invalidOptions"), "stderr: \(result.stderr)")
+            #expect(server.requestLog.isEmpty, "nothing was asked of the server")
+            #expect(!FileManager.default.fileExists(atPath: stateFile))
+        }
     }
 
     @Test("another algorithm than the registered one is refused, naming both", arguments: [
@@ -108,16 +108,16 @@ struct IDTokenAlgorithmTests {
         var options = LocalAuthorizationServerOptions(clientSecret: "s3cret",
                                                       signingAlgorithm: algorithm == "ES256" ? .es256 : .rs256)
         options.keylessIDTokens = .init(rawValue: algorithm)
-        let server = try await LocalAuthorizationServer.start(options)
-        defer { Task { await server.stop() } }
-        let folder = try TemporaryFolder()
-        let stateFile = folder.path + "/s.json"
-        let result = try await OIDCRun.login(server, secret: "s3cret", stateFile: stateFile,
-                                             extra: ["--id-token-alg", registered])
-        #expect(result.status != 0)
-        #expect(result.stderr.contains("is signed with '\(algorithm)', but the client is registered with "
-            + "'\(registered)'"), "stderr: \(result.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: stateFile))
+        try await LocalAuthorizationServer.withServer(options) { server in
+            let folder = try TemporaryFolder()
+            let stateFile = folder.path + "/s.json"
+            let result = try await OIDCRun.login(server, secret: "s3cret", stateFile: stateFile,
+                                                 extra: ["--id-token-alg", registered])
+            #expect(result.status != 0)
+            #expect(result.stderr.contains("is signed with '\(algorithm)', but the client is registered with "
+                + "'\(registered)'"), "stderr: \(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: stateFile))
+        }
     }
 
     @Test("an unknown --id-token-alg is a usage error listing the known ones")

@@ -86,26 +86,26 @@ struct LoginCommandTests {
 
     @Test("a public client with PKCE against the local authorization server, which checks both")
     func publicClient() async throws {
-        let server = try await LocalAuthorizationServer.start(.init(clientID: "native-app"))
-        defer { Task { await server.stop() } }
-        let folder = try TemporaryFolder()
-        let result = try await login(server.issuer, clientID: "native-app", secret: nil, stateFile: folder.path + "/s.json",
-                               extra: ["--json"])
-        #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(try Self.lastJSON(result.stdout)["subject"] as? String == "alice")
-        #expect(server.tokenRequests.first?.clientAuthentication == "none")
+        try await LocalAuthorizationServer.withServer(.init(clientID: "native-app")) { server in
+            let folder = try TemporaryFolder()
+            let result = try await login(server.issuer, clientID: "native-app", secret: nil, stateFile: folder.path + "/s.json",
+                                   extra: ["--json"])
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            #expect(try Self.lastJSON(result.stdout)["subject"] as? String == "alice")
+            #expect(server.tokenRequests.first?.clientAuthentication == "none")
+        }
     }
 
     @Test("a tampered ID token fails the login with a clear error and saves nothing")
     func tamperedSignature() async throws {
-        let server = try await LocalAuthorizationServer.start(.init(misbehaviors: [.tamperedSignature]))
-        defer { Task { await server.stop() } }
-        let folder = try TemporaryFolder()
-        let stateFile = folder.path + "/s.json"
-        let result = try await login(server.issuer, clientID: server.options.clientID, secret: nil, stateFile: stateFile)
-        #expect(result.status != 0)
-        #expect(result.stderr.contains("signature does not verify") && result.stderr.contains("idTokenInvalid"))
-        #expect(!FileManager.default.fileExists(atPath: stateFile))
+        try await LocalAuthorizationServer.withServer(.init(misbehaviors: [.tamperedSignature])) { server in
+            let folder = try TemporaryFolder()
+            let stateFile = folder.path + "/s.json"
+            let result = try await login(server.issuer, clientID: server.options.clientID, secret: nil, stateFile: stateFile)
+            #expect(result.status != 0)
+            #expect(result.stderr.contains("signature does not verify") && result.stderr.contains("idTokenInvalid"))
+            #expect(!FileManager.default.fileExists(atPath: stateFile))
+        }
     }
 
     @Test("a test agent needs EUA_ALLOW_TEST_AGENTS=1")
@@ -118,22 +118,22 @@ struct LoginCommandTests {
 
     @Test("--port replaces the configuration's port-range (one that would fail: ports 1-2); the configured path stays")
     func portOverridesConfiguredRange() async throws {
-        let server = try await LocalAuthorizationServer.start()
-        defer { Task { await server.stop() } }
-        let folder = try TemporaryFolder()
-        let configFolder = folder.path + "/config/eua"
-        try FileManager.default.createDirectory(atPath: configFolder, withIntermediateDirectories: true)
-        try "[receiver]\nport-range = \"1-2\"\npath = \"/cb\"\n"
-            .write(toFile: configFolder + "/config.toml", atomically: true, encoding: .utf8)
-        let port = try OIDCProviderMock.freePort()
-        let stateFile = folder.path + "/state.json"
-        let result = try await eua(
-            ["login", "--issuer", server.issuer, "--client-id", server.options.clientID, "--agent", "headless",
-             "--agent-option", "mode=follow", "--port", String(port), "--timeout", "30", "--state-file", stateFile, "--json"],
-            environment: Self.environment.merging(["XDG_CONFIG_HOME": folder.path + "/config"]) { $1 })
-        #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(server.authorizationRequests.first?["redirect_uri"] == "http://127.0.0.1:\(port)/cb")
-        #expect(try Self.lastJSON(result.stdout)["subject"] as? String == "alice")
-        #expect(FileManager.default.fileExists(atPath: stateFile))
+        try await LocalAuthorizationServer.withServer { server in
+            let folder = try TemporaryFolder()
+            let configFolder = folder.path + "/config/eua"
+            try FileManager.default.createDirectory(atPath: configFolder, withIntermediateDirectories: true)
+            try "[receiver]\nport-range = \"1-2\"\npath = \"/cb\"\n"
+                .write(toFile: configFolder + "/config.toml", atomically: true, encoding: .utf8)
+            let port = try OIDCProviderMock.freePort()
+            let stateFile = folder.path + "/state.json"
+            let result = try await eua(
+                ["login", "--issuer", server.issuer, "--client-id", server.options.clientID, "--agent", "headless",
+                 "--agent-option", "mode=follow", "--port", String(port), "--timeout", "30", "--state-file", stateFile, "--json"],
+                environment: Self.environment.merging(["XDG_CONFIG_HOME": folder.path + "/config"]) { $1 })
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            #expect(server.authorizationRequests.first?["redirect_uri"] == "http://127.0.0.1:\(port)/cb")
+            #expect(try Self.lastJSON(result.stdout)["subject"] as? String == "alice")
+            #expect(FileManager.default.fileExists(atPath: stateFile))
+        }
     }
 }

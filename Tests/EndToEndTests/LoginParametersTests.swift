@@ -55,77 +55,77 @@ struct LoginParametersTests {
 
     @Test("custom, nested and list claims of the ID token are in --json's claims and in the saved state; no nonce")
     func claimsInJSON() async throws {
-        let server = try await LocalAuthorizationServer.start(.init(idTokenClaimOverrides: [
+        try await LocalAuthorizationServer.withServer(.init(idTokenClaimOverrides: [
             "groups": #"["admins","staff"]"#, "roles": #"{"app":["reader","writer"],"level":3}"#,
             "tenant": #""acme""#,
-        ]))
-        defer { Task { await server.stop() } }
-        let folder = try TemporaryFolder()
-        let stateFile = folder.path + "/state.json"
-        let result = try await login(server, stateFile: stateFile, ["--json"])
-        #expect(result.status == 0, "stderr: \(result.stderr)")
-        let output = try Self.json(result.stdout)
-        let claims = try #require(output["claims"] as? [String: Any])
-        #expect(claims["groups"] as? [String] == ["admins", "staff"])
-        let roles = try #require(claims["roles"] as? [String: Any])
-        #expect(roles["app"] as? [String] == ["reader", "writer"])
-        #expect(roles["level"] as? Double == 3)
-        #expect(claims["tenant"] as? String == "acme")
-        #expect(claims["sub"] as? String == "alice")
-        #expect(claims["nonce"] == nil, "the request's nonce is not shown")
-        #expect(output["subject"] as? String == "alice", "the existing keys stay")
-        let saved = try Self.savedClaims(stateFile)
-        #expect(saved["groups"] as? [String] == ["admins", "staff"])
-        #expect((saved["roles"] as? [String: Any])?["app"] as? [String] == ["reader", "writer"])
+            ])) { server in
+            let folder = try TemporaryFolder()
+            let stateFile = folder.path + "/state.json"
+            let result = try await login(server, stateFile: stateFile, ["--json"])
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            let output = try Self.json(result.stdout)
+            let claims = try #require(output["claims"] as? [String: Any])
+            #expect(claims["groups"] as? [String] == ["admins", "staff"])
+            let roles = try #require(claims["roles"] as? [String: Any])
+            #expect(roles["app"] as? [String] == ["reader", "writer"])
+            #expect(roles["level"] as? Double == 3)
+            #expect(claims["tenant"] as? String == "acme")
+            #expect(claims["sub"] as? String == "alice")
+            #expect(claims["nonce"] == nil, "the request's nonce is not shown")
+            #expect(output["subject"] as? String == "alice", "the existing keys stay")
+            let saved = try Self.savedClaims(stateFile)
+            #expect(saved["groups"] as? [String] == ["admins", "staff"])
+            #expect((saved["roles"] as? [String: Any])?["app"] as? [String] == ["reader", "writer"])
+        }
     }
 
     @Test("every typed parameter reaches the server as sent; resource and --token-param reach the token endpoint")
     func parametersSent() async throws {
         var options = LocalAuthorizationServerOptions()
         options.acrValuesSupported = ["urn:silver"]
-        let server = try await LocalAuthorizationServer.start(options)
-        defer { Task { await server.stop() } }
-        let folder = try TemporaryFolder()
-        let stateFile = folder.path + "/state.json"
-        let result = try await login(server, stateFile: stateFile, [
-            "--prompt", "login,consent", "--login-hint", "alice@example.com", "--max-age", "600",
-            "--acr-values", "urn:gold urn:silver", "--ui-locales", "fr-CA en", "--resource", "https://api.one.example/",
-            "--resource", "https://api.two.example/v1", "--param", "domain_hint=example.com",
-            "--token-param", "audience=billing", "--json",
-        ])
-        #expect(result.status == 0, "stderr: \(result.stderr)")
-        let query = try Self.authorizeQuery(server)
-        let value = { (name: String) in query.filter { $0.0 == name }.map(\.1) }
-        #expect(value("prompt") == ["login consent"])
-        #expect(value("login_hint") == ["alice@example.com"])
-        #expect(value("max_age") == ["600"])
-        #expect(value("acr_values") == ["urn:gold urn:silver"])
-        #expect(value("ui_locales") == ["fr-CA en"])
-        #expect(value("resource") == ["https://api.one.example/", "https://api.two.example/v1"])
-        #expect(value("domain_hint") == ["example.com"])
-        let exchange = try #require(server.tokenRequests.first { $0.grantType == "authorization_code" })
-        #expect(exchange.values(of: "resource") == ["https://api.one.example/", "https://api.two.example/v1"])
-        #expect(exchange.values(of: "audience") == ["billing"])
-        #expect(exchange.values(of: "domain_hint").isEmpty, "an authorization extra stays out of the token request")
-        let saved = try Self.savedClaims(stateFile)
-        #expect(saved["acr"] as? String == "urn:silver")
-        let authTime = try #require(saved["auth_time"] as? Double)
-        #expect(abs(authTime - Date().timeIntervalSince1970) < 120)
+        try await LocalAuthorizationServer.withServer(options) { server in
+            let folder = try TemporaryFolder()
+            let stateFile = folder.path + "/state.json"
+            let result = try await login(server, stateFile: stateFile, [
+                "--prompt", "login,consent", "--login-hint", "alice@example.com", "--max-age", "600",
+                "--acr-values", "urn:gold urn:silver", "--ui-locales", "fr-CA en", "--resource", "https://api.one.example/",
+                "--resource", "https://api.two.example/v1", "--param", "domain_hint=example.com",
+                "--token-param", "audience=billing", "--json",
+            ])
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            let query = try Self.authorizeQuery(server)
+            let value = { (name: String) in query.filter { $0.0 == name }.map(\.1) }
+            #expect(value("prompt") == ["login consent"])
+            #expect(value("login_hint") == ["alice@example.com"])
+            #expect(value("max_age") == ["600"])
+            #expect(value("acr_values") == ["urn:gold urn:silver"])
+            #expect(value("ui_locales") == ["fr-CA en"])
+            #expect(value("resource") == ["https://api.one.example/", "https://api.two.example/v1"])
+            #expect(value("domain_hint") == ["example.com"])
+            let exchange = try #require(server.tokenRequests.first { $0.grantType == "authorization_code" })
+            #expect(exchange.values(of: "resource") == ["https://api.one.example/", "https://api.two.example/v1"])
+            #expect(exchange.values(of: "audience") == ["billing"])
+            #expect(exchange.values(of: "domain_hint").isEmpty, "an authorization extra stays out of the token request")
+            let saved = try Self.savedClaims(stateFile)
+            #expect(saved["acr"] as? String == "urn:silver")
+            let authTime = try #require(saved["auth_time"] as? Double)
+            #expect(abs(authTime - Date().timeIntervalSince1970) < 120)
 
-        // eua refresh sends the resources and the extra token parameter again (RFC 8707 §2.2), as saved.
-        let refresh = try await offThePool {
-            try ProcessRunner.run(try TestPaths.product("eua"), ["refresh", "--state-file", stateFile],
-                                  environment: Self.environment, timeout: 60)
+            // eua refresh sends the resources and the extra token parameter again (RFC 8707 §2.2), as saved.
+            let refresh = try await offThePool {
+                try ProcessRunner.run(try TestPaths.product("eua"), ["refresh", "--state-file", stateFile],
+                                      environment: Self.environment, timeout: 60)
+            }
+            #expect(refresh.status == 0, "stderr: \(refresh.stderr)")
+            let refreshed = try #require(server.tokenRequests.first { $0.grantType == "refresh_token" })
+            #expect(refreshed.values(of: "resource") == ["https://api.one.example/", "https://api.two.example/v1"])
+            #expect(refreshed.values(of: "audience") == ["billing"])
+            #expect(refreshed.values(of: "domain_hint").isEmpty)
+            let file = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stateFile)))
+                                    as? [String: Any])
+            let kept = try #require(file["refresh_parameters"] as? [[String: String]])
+            #expect(kept.map { $0["name"] ?? "" } == ["resource", "resource", "audience"])
         }
-        #expect(refresh.status == 0, "stderr: \(refresh.stderr)")
-        let refreshed = try #require(server.tokenRequests.first { $0.grantType == "refresh_token" })
-        #expect(refreshed.values(of: "resource") == ["https://api.one.example/", "https://api.two.example/v1"])
-        #expect(refreshed.values(of: "audience") == ["billing"])
-        #expect(refreshed.values(of: "domain_hint").isEmpty)
-        let file = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stateFile)))
-                                as? [String: Any])
-        let kept = try #require(file["refresh_parameters"] as? [[String: String]])
-        #expect(kept.map { $0["name"] ?? "" } == ["resource", "resource", "audience"])
     }
 
     struct Refusal: Sendable, CustomTestStringConvertible {
@@ -151,27 +151,27 @@ struct LoginParametersTests {
     func refusedIDToken(_ refusal: Refusal) async throws {
         var options = LocalAuthorizationServerOptions(idTokenClaimOverrides: refusal.claims)
         options.acrValuesSupported = ["urn:silver", "urn:bronze"]
-        let server = try await LocalAuthorizationServer.start(options)
-        defer { Task { await server.stop() } }
-        let folder = try TemporaryFolder()
-        let stateFile = folder.path + "/state.json"
-        let result = try await login(server, stateFile: stateFile, refusal.arguments)
-        #expect(result.status == 1, "stderr: \(result.stderr)")
-        #expect(result.stderr.contains(refusal.says), "stderr: \(result.stderr)")
-        #expect(server.tokenRequests.filter { $0.grantType == "authorization_code" }.count == 1,
-                "the refusal came after the server issued the ID token")
-        #expect(!FileManager.default.fileExists(atPath: stateFile), "nothing was saved")
+        try await LocalAuthorizationServer.withServer(options) { server in
+            let folder = try TemporaryFolder()
+            let stateFile = folder.path + "/state.json"
+            let result = try await login(server, stateFile: stateFile, refusal.arguments)
+            #expect(result.status == 1, "stderr: \(result.stderr)")
+            #expect(result.stderr.contains(refusal.says), "stderr: \(result.stderr)")
+            #expect(server.tokenRequests.filter { $0.grantType == "authorization_code" }.count == 1,
+                    "the refusal came after the server issued the ID token")
+            #expect(!FileManager.default.fileExists(atPath: stateFile), "nothing was saved")
+        }
     }
 
     @Test("an acr not asked for is accepted when the server does not list the values asked for in acr_values_supported")
     func acrNotChecked() async throws {
-        let server = try await LocalAuthorizationServer.start(.init(idTokenClaimOverrides: ["acr": #""urn:bronze""#]))
-        defer { Task { await server.stop() } }
-        let folder = try TemporaryFolder()
-        let stateFile = folder.path + "/state.json"
-        let result = try await login(server, stateFile: stateFile, ["--acr-values", "urn:silver"])
-        #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(try Self.savedClaims(stateFile)["acr"] as? String == "urn:bronze")
+        try await LocalAuthorizationServer.withServer(.init(idTokenClaimOverrides: ["acr": #""urn:bronze""#])) { server in
+            let folder = try TemporaryFolder()
+            let stateFile = folder.path + "/state.json"
+            let result = try await login(server, stateFile: stateFile, ["--acr-values", "urn:silver"])
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            #expect(try Self.savedClaims(stateFile)["acr"] as? String == "urn:bronze")
+        }
     }
 
     struct BadFlag: Sendable, CustomTestStringConvertible {
@@ -194,43 +194,43 @@ struct LoginParametersTests {
 
     @Test("a bad request parameter is refused before any request reaches the server (exit 64)", arguments: badFlags)
     func badFlag(_ bad: BadFlag) async throws {
-        let server = try await LocalAuthorizationServer.start()
-        defer { Task { await server.stop() } }
-        let folder = try TemporaryFolder()
-        let result = try await login(server, stateFile: folder.path + "/state.json", bad.arguments)
-        #expect(result.status == 64, "stderr: \(result.stderr)")
-        #expect(result.stderr.contains(bad.says), "stderr: \(result.stderr)")
-        #expect(server.requestLog.isEmpty, "nothing was sent")
+        try await LocalAuthorizationServer.withServer { server in
+            let folder = try TemporaryFolder()
+            let result = try await login(server, stateFile: folder.path + "/state.json", bad.arguments)
+            #expect(result.status == 64, "stderr: \(result.stderr)")
+            #expect(result.stderr.contains(bad.says), "stderr: \(result.stderr)")
+            #expect(server.requestLog.isEmpty, "nothing was sent")
+        }
     }
 
     @Test("[login] keys are sent; a flag replaces its key")
     func configurationKeys() async throws {
-        let server = try await LocalAuthorizationServer.start()
-        defer { Task { await server.stop() } }
-        let folder = try TemporaryFolder()
-        let stateFile = folder.path + "/state.json"
-        let config = """
-            [login]
-            prompt = "consent"
-            login-hint = "alice"
-            max-age = 900
-            acr-values = "urn:a"
-            ui-locales = "nl"
-            resource = ["https://api.example/", "urn:example:api"]
-            """
-        let result = try await login(server, stateFile: stateFile, ["--prompt", "select_account"], config: config)
-        #expect(result.status == 0, "stderr: \(result.stderr)")
-        let query = try Self.authorizeQuery(server)
-        let value = { (name: String) in query.filter { $0.0 == name }.map(\.1) }
-        #expect(value("prompt") == ["select_account"], "the flag replaces login.prompt")
-        #expect(value("login_hint") == ["alice"])
-        #expect(value("max_age") == ["900"])
-        #expect(value("acr_values") == ["urn:a"])
-        #expect(value("ui_locales") == ["nl"])
-        #expect(value("resource") == ["https://api.example/", "urn:example:api"])
-        let exchange = try #require(server.tokenRequests.first { $0.grantType == "authorization_code" })
-        #expect(exchange.values(of: "resource") == ["https://api.example/", "urn:example:api"])
-        #expect(try Self.savedClaims(stateFile)["auth_time"] != nil)
+        try await LocalAuthorizationServer.withServer { server in
+            let folder = try TemporaryFolder()
+            let stateFile = folder.path + "/state.json"
+            let config = """
+                [login]
+                prompt = "consent"
+                login-hint = "alice"
+                max-age = 900
+                acr-values = "urn:a"
+                ui-locales = "nl"
+                resource = ["https://api.example/", "urn:example:api"]
+                """
+            let result = try await login(server, stateFile: stateFile, ["--prompt", "select_account"], config: config)
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            let query = try Self.authorizeQuery(server)
+            let value = { (name: String) in query.filter { $0.0 == name }.map(\.1) }
+            #expect(value("prompt") == ["select_account"], "the flag replaces login.prompt")
+            #expect(value("login_hint") == ["alice"])
+            #expect(value("max_age") == ["900"])
+            #expect(value("acr_values") == ["urn:a"])
+            #expect(value("ui_locales") == ["nl"])
+            #expect(value("resource") == ["https://api.example/", "urn:example:api"])
+            let exchange = try #require(server.tokenRequests.first { $0.grantType == "authorization_code" })
+            #expect(exchange.values(of: "resource") == ["https://api.example/", "urn:example:api"])
+            #expect(try Self.savedClaims(stateFile)["auth_time"] != nil)
+        }
     }
 
     @Test("a bad [login] key is refused with file:line and the key, before any request", arguments: [
@@ -240,14 +240,14 @@ struct LoginParametersTests {
         ("[login]\nresource = \"https://a.example/\"\n", "config.toml:2: key 'login.resource': expected an array of strings"),
     ])
     func badConfigurationKey(_ config: String, _ says: String) async throws {
-        let server = try await LocalAuthorizationServer.start()
-        defer { Task { await server.stop() } }
-        let folder = try TemporaryFolder()
-        let stateFile = folder.path + "/state.json"
-        let result = try await login(server, stateFile: stateFile, [], config: config)
-        #expect(result.status == 1, "stderr: \(result.stderr)")
-        #expect(result.stderr.contains(says), "stderr: \(result.stderr)")
-        #expect(server.requestLog.isEmpty, "nothing was sent")
-        #expect(!FileManager.default.fileExists(atPath: stateFile))
+        try await LocalAuthorizationServer.withServer { server in
+            let folder = try TemporaryFolder()
+            let stateFile = folder.path + "/state.json"
+            let result = try await login(server, stateFile: stateFile, [], config: config)
+            #expect(result.status == 1, "stderr: \(result.stderr)")
+            #expect(result.stderr.contains(says), "stderr: \(result.stderr)")
+            #expect(server.requestLog.isEmpty, "nothing was sent")
+            #expect(!FileManager.default.fileExists(atPath: stateFile))
+        }
     }
 }

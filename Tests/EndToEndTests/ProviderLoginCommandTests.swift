@@ -38,29 +38,29 @@ struct ProviderLoginCommandTests {
 
     @Test("--redirect-uri http://127.0.0.1/callback: the authorization and token requests carry the same text; plain output says who")
     func registeredRedirectURI() async throws {
-        let server = try await LocalAuthorizationServer.start()
-        defer { Task { await server.stop() } }
-        let folder = try TemporaryFolder()
-        let result = try await login(server.issuer, clientID: server.options.clientID, stateFile: folder.path + "/s.json",
-                                     ["--redirect-uri", "http://127.0.0.1/callback"])
-        #expect(result.status == 0, "stderr: \(result.stderr)")
-        let authorization = try #require(server.authorizationRequests.first?["redirect_uri"])
-        #expect(authorization.hasPrefix("http://127.0.0.1:") && authorization.hasSuffix("/callback"))
-        #expect(server.tokenRequests.first?.redirectURI == authorization)
-        #expect(result.stdout.contains("Signed in as alice at \(server.issuer)."))
+        try await LocalAuthorizationServer.withServer { server in
+            let folder = try TemporaryFolder()
+            let result = try await login(server.issuer, clientID: server.options.clientID, stateFile: folder.path + "/s.json",
+                                         ["--redirect-uri", "http://127.0.0.1/callback"])
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            let authorization = try #require(server.authorizationRequests.first?["redirect_uri"])
+            #expect(authorization.hasPrefix("http://127.0.0.1:") && authorization.hasSuffix("/callback"))
+            #expect(server.tokenRequests.first?.redirectURI == authorization)
+            #expect(result.stdout.contains("Signed in as alice at \(server.issuer)."))
+        }
     }
 
     @Test("--redirect-uri http://localhost/callback works and warns once about RFC 8252 §8.3")
     func localhostWarnsOnce() async throws {
-        let server = try await LocalAuthorizationServer.start()
-        defer { Task { await server.stop() } }
-        let folder = try TemporaryFolder()
-        let result = try await login(server.issuer, clientID: server.options.clientID, stateFile: folder.path + "/s.json",
-                                     ["--redirect-uri", "http://localhost/callback"])
-        #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(result.stderr.components(separatedBy: "RFC 8252 §8.3").count == 2, "one warning: \(result.stderr)")
-        let authorization = try #require(server.authorizationRequests.first?["redirect_uri"])
-        #expect(authorization.hasPrefix("http://localhost:") && server.tokenRequests.first?.redirectURI == authorization)
+        try await LocalAuthorizationServer.withServer { server in
+            let folder = try TemporaryFolder()
+            let result = try await login(server.issuer, clientID: server.options.clientID, stateFile: folder.path + "/s.json",
+                                         ["--redirect-uri", "http://localhost/callback"])
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            #expect(result.stderr.components(separatedBy: "RFC 8252 §8.3").count == 2, "one warning: \(result.stderr)")
+            let authorization = try #require(server.authorizationRequests.first?["redirect_uri"])
+            #expect(authorization.hasPrefix("http://localhost:") && server.tokenRequests.first?.redirectURI == authorization)
+        }
     }
 
     @Test("a bad --redirect-uri, or one with a port and --port, is a usage error; nothing is sent or saved", arguments: [
@@ -74,46 +74,46 @@ struct ProviderLoginCommandTests {
         (["--timeout", "86401"], "--timeout must be a number of seconds from 1 to 86400"),
     ])
     func usageErrors(_ extra: [String], _ says: String) async throws {
-        let server = try await LocalAuthorizationServer.start()
-        defer { Task { await server.stop() } }
-        let folder = try TemporaryFolder()
-        let result = try await login(server.issuer, clientID: server.options.clientID, stateFile: folder.path + "/s.json", extra)
-        #expect(result.status != 0)
-        #expect(result.stderr.contains(says), "stderr: \(result.stderr)")
-        #expect(server.requestLog.isEmpty)
-        #expect(!FileManager.default.fileExists(atPath: folder.path + "/s.json"))
+        try await LocalAuthorizationServer.withServer { server in
+            let folder = try TemporaryFolder()
+            let result = try await login(server.issuer, clientID: server.options.clientID, stateFile: folder.path + "/s.json", extra)
+            #expect(result.status != 0)
+            #expect(result.stderr.contains(says), "stderr: \(result.stderr)")
+            #expect(server.requestLog.isEmpty)
+            #expect(!FileManager.default.fileExists(atPath: folder.path + "/s.json"))
+        }
     }
 
     @Test("a bad [login] redirect-uri in the user's file: exit 1 with file:line and the key; nothing sent")
     func badConfigurationFile() async throws {
-        let server = try await LocalAuthorizationServer.start()
-        defer { Task { await server.stop() } }
-        let folder = try TemporaryFolder()
-        try FileManager.default.createDirectory(atPath: folder.path + "/config/eua", withIntermediateDirectories: true)
-        let config = folder.path + "/config/eua/config.toml"
-        try "[login]\nredirect-uri = \"http://10.0.0.1/cb\"\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let result = try await login(server.issuer, clientID: server.options.clientID, stateFile: folder.path + "/s.json", [],
-                                     environment: ["XDG_CONFIG_HOME": folder.path + "/config"])
-        #expect(result.status == 1)
-        #expect(result.stderr.contains("\(config):2") && result.stderr.contains("login.redirect-uri")
-                && result.stderr.contains("not a loopback host"), "stderr: \(result.stderr)")
-        #expect(server.requestLog.isEmpty)
+        try await LocalAuthorizationServer.withServer { server in
+            let folder = try TemporaryFolder()
+            try FileManager.default.createDirectory(atPath: folder.path + "/config/eua", withIntermediateDirectories: true)
+            let config = folder.path + "/config/eua/config.toml"
+            try "[login]\nredirect-uri = \"http://10.0.0.1/cb\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+            let result = try await login(server.issuer, clientID: server.options.clientID, stateFile: folder.path + "/s.json", [],
+                                         environment: ["XDG_CONFIG_HOME": folder.path + "/config"])
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("\(config):2") && result.stderr.contains("login.redirect-uri")
+                    && result.stderr.contains("not a loopback host"), "stderr: \(result.stderr)")
+            #expect(server.requestLog.isEmpty)
+        }
     }
 
     @Test("--client-secret-file readable by others is refused with chmod advice; nothing is sent or saved")
     func secretFileTooOpen() async throws {
-        let server = try await LocalAuthorizationServer.start(.init(clientSecret: "s3cret"))
-        defer { Task { await server.stop() } }
-        let folder = try TemporaryFolder()
-        let path = try Self.secretFile(folder, "s3cret", mode: 0o644)
-        let result = try await login(server.issuer, clientID: server.options.clientID, stateFile: folder.path + "/s.json",
-                                     ["--client-secret-file", path])
-        #expect(result.status == 1)
-        #expect(result.stderr.contains("--client-secret-file \(path)") && result.stderr.contains("chmod 600"),
-                "stderr: \(result.stderr)")
-        #expect(!result.stderr.contains("s3cret"))
-        #expect(server.requestLog.isEmpty)
-        #expect(!FileManager.default.fileExists(atPath: folder.path + "/s.json"))
+        try await LocalAuthorizationServer.withServer(.init(clientSecret: "s3cret")) { server in
+            let folder = try TemporaryFolder()
+            let path = try Self.secretFile(folder, "s3cret", mode: 0o644)
+            let result = try await login(server.issuer, clientID: server.options.clientID, stateFile: folder.path + "/s.json",
+                                         ["--client-secret-file", path])
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("--client-secret-file \(path)") && result.stderr.contains("chmod 600"),
+                    "stderr: \(result.stderr)")
+            #expect(!result.stderr.contains("s3cret"))
+            #expect(server.requestLog.isEmpty)
+            #expect(!FileManager.default.fileExists(atPath: folder.path + "/s.json"))
+        }
     }
 
     @Test("a client secret file that is not one secret is refused, saying what is wrong; nothing is sent", arguments: [
@@ -123,17 +123,17 @@ struct ProviderLoginCommandTests {
         (String(repeating: "x", count: 5000), "it is larger than 4096 bytes"),
     ])
     func badSecretFile(_ contents: String, _ says: String) async throws {
-        let server = try await LocalAuthorizationServer.start(.init(clientSecret: "s3cret"))
-        defer { Task { await server.stop() } }
-        let folder = try TemporaryFolder()
-        let path = folder.path + "/client-secret"
-        try contents.write(toFile: path, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
-        let result = try await login(server.issuer, clientID: server.options.clientID, stateFile: folder.path + "/s.json",
-                                     ["--client-secret-file", path])
-        #expect(result.status == 1)
-        #expect(result.stderr.contains("--client-secret-file \(path): \(says)"), "stderr: \(result.stderr)")
-        #expect(server.requestLog.isEmpty)
+        try await LocalAuthorizationServer.withServer(.init(clientSecret: "s3cret")) { server in
+            let folder = try TemporaryFolder()
+            let path = folder.path + "/client-secret"
+            try contents.write(toFile: path, atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+            let result = try await login(server.issuer, clientID: server.options.clientID, stateFile: folder.path + "/s.json",
+                                         ["--client-secret-file", path])
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("--client-secret-file \(path): \(says)"), "stderr: \(result.stderr)")
+            #expect(server.requestLog.isEmpty)
+        }
     }
 
     @Test("a client secret file that is missing or a folder is refused, naming it")
@@ -149,31 +149,31 @@ struct ProviderLoginCommandTests {
 
     @Test("confidential client: the secret from a 0600 file; refresh without it says what is missing and loses nothing")
     func confidentialClientAndRefresh() async throws {
-        let server = try await LocalAuthorizationServer.start(.init(clientSecret: "s3cret"))
-        defer { Task { await server.stop() } }
-        let folder = try TemporaryFolder()
-        let stateFile = folder.path + "/s.json"
-        let path = try Self.secretFile(folder, "s3cret", mode: 0o600)
-        let result = try await login(server.issuer, clientID: server.options.clientID, stateFile: stateFile,
-                                     ["--client-secret-file", path, "--json"])
-        #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(try Self.lastJSON(result.stdout)["client_auth"] as? String == "client_secret_basic")
-        #expect(server.tokenRequests.first?.clientSecret == "s3cret")
-        let saved = try String(contentsOfFile: stateFile, encoding: .utf8)
-        #expect(!saved.contains("s3cret") && saved.contains("\"confidential\" : true"))
+        try await LocalAuthorizationServer.withServer(.init(clientSecret: "s3cret")) { server in
+            let folder = try TemporaryFolder()
+            let stateFile = folder.path + "/s.json"
+            let path = try Self.secretFile(folder, "s3cret", mode: 0o600)
+            let result = try await login(server.issuer, clientID: server.options.clientID, stateFile: stateFile,
+                                         ["--client-secret-file", path, "--json"])
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            #expect(try Self.lastJSON(result.stdout)["client_auth"] as? String == "client_secret_basic")
+            #expect(server.tokenRequests.first?.clientSecret == "s3cret")
+            let saved = try String(contentsOfFile: stateFile, encoding: .utf8)
+            #expect(!saved.contains("s3cret") && saved.contains("\"confidential\" : true"))
 
-        let requests = server.tokenRequests.count
-        let refresh = try await eua(["refresh", "--state-file", stateFile])
-        #expect(refresh.status == 1)
-        #expect(refresh.stderr.contains("confidential client (client_secret_basic)")
-                && refresh.stderr.contains("--client-secret-file") && refresh.stderr.contains("EUA_CLIENT_SECRET"),
-                "stderr: \(refresh.stderr)")
-        #expect(server.tokenRequests.count == requests, "no request with an empty secret was sent")
-        #expect(try String(contentsOfFile: stateFile, encoding: .utf8) == saved, "the saved state is unchanged")
+            let requests = server.tokenRequests.count
+            let refresh = try await eua(["refresh", "--state-file", stateFile])
+            #expect(refresh.status == 1)
+            #expect(refresh.stderr.contains("confidential client (client_secret_basic)")
+                    && refresh.stderr.contains("--client-secret-file") && refresh.stderr.contains("EUA_CLIENT_SECRET"),
+                    "stderr: \(refresh.stderr)")
+            #expect(server.tokenRequests.count == requests, "no request with an empty secret was sent")
+            #expect(try String(contentsOfFile: stateFile, encoding: .utf8) == saved, "the saved state is unchanged")
 
-        let withSecret = try await eua(["refresh", "--state-file", stateFile, "--client-secret-file", path])
-        #expect(withSecret.status == 0, "stderr: \(withSecret.stderr)")
-        #expect(server.tokenRequests.last?.grantType == "refresh_token" && server.tokenRequests.last?.refusal == nil)
+            let withSecret = try await eua(["refresh", "--state-file", stateFile, "--client-secret-file", path])
+            #expect(withSecret.status == 0, "stderr: \(withSecret.stderr)")
+            #expect(server.tokenRequests.last?.grantType == "refresh_token" && server.tokenRequests.last?.refusal == nil)
+        }
     }
 
     @Test("--timeout 2 against a server that accepts and never answers: exit 1 well within 10 s, naming discovery and host:port")
@@ -205,24 +205,24 @@ struct ProviderLoginCommandTests {
 
     @Test("eua refresh --timeout 2 against a token endpoint that stops answering: exit 1 well within 10 s, naming the refresh; the state is kept")
     func silentRefresh() async throws {
-        let server = try await LocalAuthorizationServer.start()
-        defer { Task { await server.stop() } }
-        let folder = try TemporaryFolder()
-        let stateFile = folder.path + "/s.json"
-        let login = try await login(server.issuer, clientID: server.options.clientID, stateFile: stateFile, [])
-        #expect(login.status == 0, "stderr: \(login.stderr)")
-        let saved = try String(contentsOfFile: stateFile, encoding: .utf8)
-        server.update {
-            $0.misbehaviors = [.slowTokenEndpoint]
-            $0.tokenEndpointDelay = .seconds(60)
+        try await LocalAuthorizationServer.withServer { server in
+            let folder = try TemporaryFolder()
+            let stateFile = folder.path + "/s.json"
+            let login = try await login(server.issuer, clientID: server.options.clientID, stateFile: stateFile, [])
+            #expect(login.status == 0, "stderr: \(login.stderr)")
+            let saved = try String(contentsOfFile: stateFile, encoding: .utf8)
+            server.update {
+                $0.misbehaviors = [.slowTokenEndpoint]
+                $0.tokenEndpointDelay = .seconds(60)
+            }
+            let started = Date()
+            let refresh = try await eua(["refresh", "--state-file", stateFile, "--timeout", "2"])
+            #expect(Date().timeIntervalSince(started) < 10)
+            #expect(refresh.status == 1)
+            #expect(refresh.stderr.contains("the refresh at the token endpoint") && refresh.stderr.contains("127.0.0.1:\(server.port)")
+                    && refresh.stderr.contains("did not answer"), "stderr: \(refresh.stderr)")
+            #expect(try String(contentsOfFile: stateFile, encoding: .utf8) == saved, "nothing was lost")
         }
-        let started = Date()
-        let refresh = try await eua(["refresh", "--state-file", stateFile, "--timeout", "2"])
-        #expect(Date().timeIntervalSince(started) < 10)
-        #expect(refresh.status == 1)
-        #expect(refresh.stderr.contains("the refresh at the token endpoint") && refresh.stderr.contains("127.0.0.1:\(server.port)")
-                && refresh.stderr.contains("did not answer"), "stderr: \(refresh.stderr)")
-        #expect(try String(contentsOfFile: stateFile, encoding: .utf8) == saved, "nothing was lost")
     }
 
     @Test("the device grant without an ID token: signed in, who is unknown; with UserInfo, who it says")

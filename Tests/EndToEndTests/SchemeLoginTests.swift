@@ -39,68 +39,68 @@ struct SchemeLoginTests {
     @Test("register, then login: the server's redirect reaches the waiting flow through gio open; the token request carries that exact redirect_uri")
     func loginThroughGioOpen() async throws {
         try #require(ProcessRunner.which("gio") != nil, "gio is installed by scripts/bootstrap (libglib2.0-bin)")
-        let server = try await LocalAuthorizationServer.start(.init(clientID: "native-app"))
-        defer { Task { await server.stop() } }
-        let desktop = try Desktop()
-        let registered = try await desktop.eua(["scheme", "register", "com.example.app"])
-        try #require(registered.status == 0, "\(registered.stderr)")
-        let stateFile = desktop.desktop.folder.path + "/state.json"
-        let result = try await desktop.eua([
-            "login", "--issuer", server.issuer, "--client-id", "native-app", "--redirect-uri", Self.redirect,
-            "--agent", "headless", "--agent-option", "mode=follow", "--agent-option", "deliver=desktop",
-            "--timeout", "30", "--state-file", stateFile, "--json",
-        ])
-        #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(try LoginCommandTests.lastJSON(result.stdout)["subject"] as? String == "alice")
-        #expect(server.authorizationRequests.first?["redirect_uri"] == Self.redirect)
-        let exchange = try #require(server.tokenRequests.first)
-        #expect(exchange.grantType == "authorization_code" && exchange.refusal == nil)
-        #expect(exchange.redirectURI == Self.redirect, "the same redirect_uri, byte for byte")
-        #expect(FileManager.default.fileExists(atPath: stateFile))
-        #expect(!FileManager.default.fileExists(atPath: desktop.runtime.path + "/eua/scheme-com.example.app.sock"),
-                "the hand-off socket is removed when the flow ends")
+        try await LocalAuthorizationServer.withServer(.init(clientID: "native-app")) { server in
+            let desktop = try Desktop()
+            let registered = try await desktop.eua(["scheme", "register", "com.example.app"])
+            try #require(registered.status == 0, "\(registered.stderr)")
+            let stateFile = desktop.desktop.folder.path + "/state.json"
+            let result = try await desktop.eua([
+                "login", "--issuer", server.issuer, "--client-id", "native-app", "--redirect-uri", Self.redirect,
+                "--agent", "headless", "--agent-option", "mode=follow", "--agent-option", "deliver=desktop",
+                "--timeout", "30", "--state-file", stateFile, "--json",
+            ])
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            #expect(try LoginCommandTests.lastJSON(result.stdout)["subject"] as? String == "alice")
+            #expect(server.authorizationRequests.first?["redirect_uri"] == Self.redirect)
+            let exchange = try #require(server.tokenRequests.first)
+            #expect(exchange.grantType == "authorization_code" && exchange.refusal == nil)
+            #expect(exchange.redirectURI == Self.redirect, "the same redirect_uri, byte for byte")
+            #expect(FileManager.default.fileExists(atPath: stateFile))
+            #expect(!FileManager.default.fileExists(atPath: desktop.runtime.path + "/eua/scheme-com.example.app.sock"),
+                    "the hand-off socket is removed when the flow ends")
+        }
     }
 
     @Test("sign-out back on the scheme: the post-logout redirect reaches the waiting eua logout through gio open")
     func logoutThroughGioOpen() async throws {
         try #require(ProcessRunner.which("gio") != nil, "gio is installed by scripts/bootstrap (libglib2.0-bin)")
-        let server = try await LocalAuthorizationServer.start(.init(clientID: "native-app"))
-        defer { Task { await server.stop() } }
-        let desktop = try Desktop()
-        _ = try await desktop.eua(["scheme", "register", "com.example.app"])
-        let stateFile = desktop.desktop.folder.path + "/state.json"
-        let follow = ["--agent", "headless", "--agent-option", "mode=follow", "--agent-option", "deliver=desktop"]
-        let login = try await desktop.eua(["login", "--issuer", server.issuer, "--client-id", "native-app", "--redirect-uri",
-                                           Self.redirect, "--timeout", "30", "--state-file", stateFile] + follow)
-        try #require(login.status == 0, "stderr: \(login.stderr)")
-        let result = try await desktop.eua(["logout", "--state-file", stateFile, "--post-logout-redirect-uri",
-                                            "com.example.app:/signed-out", "--timeout", "30"] + follow)
-        #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(result.stdout.contains("Ended the session at \(server.issuer); the browser came back to this app."))
-        let endSession = try #require(server.endSessions.first)
-        #expect(endSession.parameters["post_logout_redirect_uri"] == "com.example.app:/signed-out")
-        #expect(endSession.redirectedTo?.hasPrefix("com.example.app:/signed-out?state=") == true)
-        #expect(server.revocations.count == 2 && !FileManager.default.fileExists(atPath: stateFile))
+        try await LocalAuthorizationServer.withServer(.init(clientID: "native-app")) { server in
+            let desktop = try Desktop()
+            _ = try await desktop.eua(["scheme", "register", "com.example.app"])
+            let stateFile = desktop.desktop.folder.path + "/state.json"
+            let follow = ["--agent", "headless", "--agent-option", "mode=follow", "--agent-option", "deliver=desktop"]
+            let login = try await desktop.eua(["login", "--issuer", server.issuer, "--client-id", "native-app", "--redirect-uri",
+                                               Self.redirect, "--timeout", "30", "--state-file", stateFile] + follow)
+            try #require(login.status == 0, "stderr: \(login.stderr)")
+            let result = try await desktop.eua(["logout", "--state-file", stateFile, "--post-logout-redirect-uri",
+                                                "com.example.app:/signed-out", "--timeout", "30"] + follow)
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            #expect(result.stdout.contains("Ended the session at \(server.issuer); the browser came back to this app."))
+            let endSession = try #require(server.endSessions.first)
+            #expect(endSession.parameters["post_logout_redirect_uri"] == "com.example.app:/signed-out")
+            #expect(endSession.redirectedTo?.hasPrefix("com.example.app:/signed-out?state=") == true)
+            #expect(server.revocations.count == 2 && !FileManager.default.fileExists(atPath: stateFile))
+        }
     }
 
     @Test("a wrong state from the server is turned away at the hand-off; the login waits on and times out")
     func wrongState() async throws {
         try #require(ProcessRunner.which("gio") != nil, "gio is installed by scripts/bootstrap (libglib2.0-bin)")
-        let server = try await LocalAuthorizationServer.start(.init(clientID: "native-app", misbehaviors: [.wrongState]))
-        defer { Task { await server.stop() } }
-        let desktop = try Desktop()
-        _ = try await desktop.eua(["scheme", "register", "com.example.app"])
-        let result = try await desktop.eua([
-            "login", "--issuer", server.issuer, "--client-id", "native-app", "--redirect-uri", Self.redirect,
-            "--agent", "headless", "--agent-option", "mode=follow", "--agent-option", "deliver=desktop",
-            "--timeout", "3", "--state-file", desktop.desktop.folder.path + "/state.json",
-        ])
-        #expect(result.status == 1)
-        #expect(result.stderr.contains("refused the redirect: the redirect's state does not belong to this sign-in"),
-                "the handler gio ran says why: \(result.stderr)")
-        #expect(result.stderr.contains("no callback reached com.example.app:/cb within")
-            && result.stderr.contains("(1 request was turned away") && result.stderr.contains("[timedOut]"), "\(result.stderr)")
-        #expect(server.tokenRequests.isEmpty, "no code was exchanged")
+        try await LocalAuthorizationServer.withServer(.init(clientID: "native-app", misbehaviors: [.wrongState])) { server in
+            let desktop = try Desktop()
+            _ = try await desktop.eua(["scheme", "register", "com.example.app"])
+            let result = try await desktop.eua([
+                "login", "--issuer", server.issuer, "--client-id", "native-app", "--redirect-uri", Self.redirect,
+                "--agent", "headless", "--agent-option", "mode=follow", "--agent-option", "deliver=desktop",
+                "--timeout", "3", "--state-file", desktop.desktop.folder.path + "/state.json",
+            ])
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("refused the redirect: the redirect's state does not belong to this sign-in"),
+                    "the handler gio ran says why: \(result.stderr)")
+            #expect(result.stderr.contains("no callback reached com.example.app:/cb within")
+                && result.stderr.contains("(1 request was turned away") && result.stderr.contains("[timedOut]"), "\(result.stderr)")
+            #expect(server.tokenRequests.isEmpty, "no code was exchanged")
+        }
     }
 
     @Test("hostile or contradictory private-use redirect URIs are usage errors", arguments: [

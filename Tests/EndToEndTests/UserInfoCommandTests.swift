@@ -14,82 +14,84 @@ struct UserInfoCommandTests {
         var server: LocalAuthorizationServer
         var folder: TemporaryFolder
         var stateFile: String
-
-        func stop() { Task { [server] in await server.stop() } }
     }
 
-    func signedIn(_ options: LocalAuthorizationServerOptions = .init()) async throws -> SignedIn {
-        let server = try await LocalAuthorizationServer.start(options)
-        let folder = try TemporaryFolder()
-        let stateFile = folder.path + "/s.json"
-        let login = try await OIDCRun.login(server, stateFile: stateFile)
-        #expect(login.status == 0, "stderr: \(login.stderr)")
-        return SignedIn(server: server, folder: folder, stateFile: stateFile)
+    /// Runs `body` with a server started with `options` and a state signed in to it as alice; the server is stopped
+    /// however `body` ends.
+    func withSignedIn(_ options: LocalAuthorizationServerOptions = .init(),
+                      _ body: (SignedIn) async throws -> Void) async throws {
+        try await LocalAuthorizationServer.withServer(options) { server in
+            let folder = try TemporaryFolder()
+            let stateFile = folder.path + "/s.json"
+            let login = try await OIDCRun.login(server, stateFile: stateFile)
+            #expect(login.status == 0, "stderr: \(login.stderr)")
+            try await body(SignedIn(server: server, folder: folder, stateFile: stateFile))
+        }
     }
 
     @Test("the access token goes as a bearer token in the Authorization header; the claims are shown, no token")
     func bearerHeader() async throws {
-        let setup = try await signedIn()
-        defer { setup.stop() }
-        let (server, stateFile) = (setup.server, setup.stateFile)
-        let result = try await OIDCRun.eua(["userinfo", "--state-file", stateFile])
-        #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(result.stdout.contains("sub: alice\n") && result.stdout.contains("email: alice@example.com"), "\(result.stdout)")
-        let accessToken = try #require(try OIDCRun.savedTokens(stateFile)["access_token"] as? String)
-        let request = try #require(server.requestLog.first { $0.target == "/userinfo" })
-        #expect(request.method == "GET")
-        #expect(request.header("Authorization") == "Bearer \(accessToken)")
-        #expect(server.userInfoRequests.map(\.tokenPlacement) == ["header"])
-        #expect(!result.stdout.contains(accessToken) && !result.stderr.contains(accessToken))
+        try await withSignedIn { setup in
+            let (server, stateFile) = (setup.server, setup.stateFile)
+            let result = try await OIDCRun.eua(["userinfo", "--state-file", stateFile])
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            #expect(result.stdout.contains("sub: alice\n") && result.stdout.contains("email: alice@example.com"), "\(result.stdout)")
+            let accessToken = try #require(try OIDCRun.savedTokens(stateFile)["access_token"] as? String)
+            let request = try #require(server.requestLog.first { $0.target == "/userinfo" })
+            #expect(request.method == "GET")
+            #expect(request.header("Authorization") == "Bearer \(accessToken)")
+            #expect(server.userInfoRequests.map(\.tokenPlacement) == ["header"])
+            #expect(!result.stdout.contains(accessToken) && !result.stderr.contains(accessToken))
+        }
     }
 
     @Test("--token-in-body sends the token as access_token in a form POST")
     func tokenInBody() async throws {
-        let setup = try await signedIn()
-        defer { setup.stop() }
-        let (server, stateFile) = (setup.server, setup.stateFile)
-        let result = try await OIDCRun.eua(["userinfo", "--state-file", stateFile, "--token-in-body"])
-        #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(server.userInfoRequests.map(\.tokenPlacement) == ["body"])
-        #expect(server.requestLog.first { $0.target == "/userinfo" }?.header("Authorization") == nil)
+        try await withSignedIn { setup in
+            let (server, stateFile) = (setup.server, setup.stateFile)
+            let result = try await OIDCRun.eua(["userinfo", "--state-file", stateFile, "--token-in-body"])
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            #expect(server.userInfoRequests.map(\.tokenPlacement) == ["body"])
+            #expect(server.requestLog.first { $0.target == "/userinfo" }?.header("Authorization") == nil)
+        }
     }
 
     @Test("--json: every claim typed (a boolean stays a boolean)")
     func json() async throws {
-        let setup = try await signedIn()
-        defer { setup.stop() }
-        let stateFile = setup.stateFile
-        let result = try await OIDCRun.eua(["userinfo", "--state-file", stateFile, "--json"])
-        #expect(result.status == 0, "stderr: \(result.stderr)")
-        let claims = try OIDCRun.lastJSON(result.stdout)
-        #expect(claims["sub"] as? String == "alice")
-        #expect(claims["email_verified"] as? Bool == true)
+        try await withSignedIn { setup in
+            let stateFile = setup.stateFile
+            let result = try await OIDCRun.eua(["userinfo", "--state-file", stateFile, "--json"])
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            let claims = try OIDCRun.lastJSON(result.stdout)
+            #expect(claims["sub"] as? String == "alice")
+            #expect(claims["email_verified"] as? Bool == true)
+        }
     }
 
     @Test("another sub than the ID token's (rp-userinfo-bad-sub-claim): refused, nothing of it shown")
     func wrongSubject() async throws {
-        let setup = try await signedIn()
-        defer { setup.stop() }
-        let (server, stateFile) = (setup.server, setup.stateFile)
-        server.update { $0.misbehaviors.insert(.wrongUserInfoSubject) }
-        let result = try await OIDCRun.eua(["userinfo", "--state-file", stateFile])
-        #expect(result.status != 0)
-        #expect(result.stderr.contains("is about subject 'mallory', not 'alice' whom the ID token names")
-            && result.stderr.contains("userInfoInvalid"), "stderr: \(result.stderr)")
-        #expect(!result.stdout.contains("mallory"))
-        #expect(server.userInfoRequests.first?.answeredSubject == "mallory")
+        try await withSignedIn { setup in
+            let (server, stateFile) = (setup.server, setup.stateFile)
+            server.update { $0.misbehaviors.insert(.wrongUserInfoSubject) }
+            let result = try await OIDCRun.eua(["userinfo", "--state-file", stateFile])
+            #expect(result.status != 0)
+            #expect(result.stderr.contains("is about subject 'mallory', not 'alice' whom the ID token names")
+                && result.stderr.contains("userInfoInvalid"), "stderr: \(result.stderr)")
+            #expect(!result.stdout.contains("mallory"))
+            #expect(server.userInfoRequests.first?.answeredSubject == "mallory")
+        }
     }
 
     @Test("a signed answer (application/jwt) is checked and shown as such")
     func signed() async throws {
         var options = LocalAuthorizationServerOptions(signingAlgorithm: .es256)
         options.signsUserInfo = true
-        let setup = try await signedIn(options)
-        defer { setup.stop() }
-        let stateFile = setup.stateFile
-        let result = try await OIDCRun.eua(["userinfo", "--state-file", stateFile])
-        #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(result.stdout.contains("sub: alice (signed response, checked)"), "\(result.stdout)")
+        try await withSignedIn(options) { setup in
+            let stateFile = setup.stateFile
+            let result = try await OIDCRun.eua(["userinfo", "--state-file", stateFile])
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            #expect(result.stdout.contains("sub: alice (signed response, checked)"), "\(result.stdout)")
+        }
     }
 
     @Test("a signed answer without iss and aud is accepted (errata set 2: SHOULD; the RP test rp-userinfo-sig)")
@@ -97,11 +99,11 @@ struct UserInfoCommandTests {
         var options = LocalAuthorizationServerOptions()
         options.signsUserInfo = true
         options.userInfoClaimOverrides = ["iss": "", "aud": ""]
-        let setup = try await signedIn(options)
-        defer { setup.stop() }
-        let result = try await OIDCRun.eua(["userinfo", "--state-file", setup.stateFile])
-        #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(result.stdout.contains("sub: alice (signed response, checked)"), "\(result.stdout)")
+        try await withSignedIn(options) { setup in
+            let result = try await OIDCRun.eua(["userinfo", "--state-file", setup.stateFile])
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            #expect(result.stdout.contains("sub: alice (signed response, checked)"), "\(result.stdout)")
+        }
     }
 
     @Test("a signed answer for another audience is refused", arguments: [
@@ -112,12 +114,12 @@ struct UserInfoCommandTests {
         var options = LocalAuthorizationServerOptions()
         options.signsUserInfo = true
         options.userInfoClaimOverrides = [claim: value]
-        let setup = try await signedIn(options)
-        defer { setup.stop() }
-        let stateFile = setup.stateFile
-        let result = try await OIDCRun.eua(["userinfo", "--state-file", stateFile])
-        #expect(result.status != 0)
-        #expect(result.stderr.contains(says) && result.stderr.contains("userInfoInvalid"), "stderr: \(result.stderr)")
+        try await withSignedIn(options) { setup in
+            let stateFile = setup.stateFile
+            let result = try await OIDCRun.eua(["userinfo", "--state-file", stateFile])
+            #expect(result.status != 0)
+            #expect(result.stderr.contains(says) && result.stderr.contains("userInfoInvalid"), "stderr: \(result.stderr)")
+        }
     }
 
     @Test("aggregated and distributed claims are listed by source, their access token never shown; --json passes them on")
@@ -128,76 +130,76 @@ struct UserInfoCommandTests {
             "_claim_sources": #"{"src1": {"JWT": "eyJhbGciOiJub25lIn0.eyJhZGRyZXNzIjoieCJ9."}, "#
                 + #""src2": {"endpoint": "https://bank.example/claims", "access_token": "distributed-secret-token"}}"#,
         ]
-        let setup = try await signedIn(options)
-        defer { setup.stop() }
-        let stateFile = setup.stateFile
-        let plain = try await OIDCRun.eua(["userinfo", "--state-file", stateFile])
-        #expect(plain.status == 0, "stderr: \(plain.stderr)")
-        #expect(plain.stdout.contains("address: held elsewhere, in a signed JWT of source 'src1' (aggregated)"), "\(plain.stdout)")
-        #expect(plain.stdout.contains("credit_score: held elsewhere, at https://bank.example/claims (distributed, source 'src2')"))
-        #expect(!plain.stdout.contains("distributed-secret-token"))
-        let json = try await OIDCRun.eua(["userinfo", "--state-file", stateFile, "--json"])
-        let claims = try OIDCRun.lastJSON(json.stdout)
-        let sources = try #require(claims["_claim_sources"] as? [String: Any])
-        #expect((sources["src2"] as? [String: Any])?["endpoint"] as? String == "https://bank.example/claims")
+        try await withSignedIn(options) { setup in
+            let stateFile = setup.stateFile
+            let plain = try await OIDCRun.eua(["userinfo", "--state-file", stateFile])
+            #expect(plain.status == 0, "stderr: \(plain.stderr)")
+            #expect(plain.stdout.contains("address: held elsewhere, in a signed JWT of source 'src1' (aggregated)"), "\(plain.stdout)")
+            #expect(plain.stdout.contains("credit_score: held elsewhere, at https://bank.example/claims (distributed, source 'src2')"))
+            #expect(!plain.stdout.contains("distributed-secret-token"))
+            let json = try await OIDCRun.eua(["userinfo", "--state-file", stateFile, "--json"])
+            let claims = try OIDCRun.lastJSON(json.stdout)
+            let sources = try #require(claims["_claim_sources"] as? [String: Any])
+            #expect((sources["src2"] as? [String: Any])?["endpoint"] as? String == "https://bank.example/claims")
+        }
     }
 
     @Test("_claim_names naming a source _claim_sources lacks: refused, naming both members")
     func danglingClaimSource() async throws {
         var options = LocalAuthorizationServerOptions()
         options.userInfoClaimOverrides = ["_claim_names": #"{"address": "nowhere"}"#]
-        let setup = try await signedIn(options)
-        defer { setup.stop() }
-        let stateFile = setup.stateFile
-        let result = try await OIDCRun.eua(["userinfo", "--state-file", stateFile])
-        #expect(result.status != 0)
-        #expect(result.stderr.contains("names source 'nowhere' for claim 'address' in '_claim_names', which "
-            + "'_claim_sources' does not have") && result.stderr.contains("userInfoFailed"), "stderr: \(result.stderr)")
+        try await withSignedIn(options) { setup in
+            let stateFile = setup.stateFile
+            let result = try await OIDCRun.eua(["userinfo", "--state-file", stateFile])
+            #expect(result.status != 0)
+            #expect(result.stderr.contains("names source 'nowhere' for claim 'address' in '_claim_names', which "
+                + "'_claim_sources' does not have") && result.stderr.contains("userInfoFailed"), "stderr: \(result.stderr)")
+        }
     }
 
     @Test("an access token about to expire is refreshed (and saved) first; the new one is sent")
     func refreshesFirst() async throws {
-        let setup = try await signedIn(.init(accessTokenLifetime: 30))
-        defer { setup.stop() }
-        let (server, stateFile) = (setup.server, setup.stateFile)
-        let before = try #require(try OIDCRun.savedTokens(stateFile)["access_token"] as? String)
-        let result = try await OIDCRun.eua(["userinfo", "--state-file", stateFile])
-        #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(server.tokenRequests.map(\.grantType) == ["authorization_code", "refresh_token"])
-        let after = try #require(try OIDCRun.savedTokens(stateFile)["access_token"] as? String)
-        #expect(after != before)
-        #expect(server.requestLog.first { $0.target == "/userinfo" }?.header("Authorization") == "Bearer \(after)")
+        try await withSignedIn(.init(accessTokenLifetime: 30)) { setup in
+            let (server, stateFile) = (setup.server, setup.stateFile)
+            let before = try #require(try OIDCRun.savedTokens(stateFile)["access_token"] as? String)
+            let result = try await OIDCRun.eua(["userinfo", "--state-file", stateFile])
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            #expect(server.tokenRequests.map(\.grantType) == ["authorization_code", "refresh_token"])
+            let after = try #require(try OIDCRun.savedTokens(stateFile)["access_token"] as? String)
+            #expect(after != before)
+            #expect(server.requestLog.first { $0.target == "/userinfo" }?.header("Authorization") == "Bearer \(after)")
+        }
     }
 
     @Test("a state without an ID token (no openid scope): refused before any UserInfo request, saying why")
     func noIDToken() async throws {
-        let server = try await LocalAuthorizationServer.start()
-        defer { Task { await server.stop() } }
-        let folder = try TemporaryFolder()
-        let stateFile = folder.path + "/s.json"
-        let login = try await OIDCRun.eua(["login", "--issuer", server.issuer, "--client-id", server.options.clientID,
-                                           "--scope", "email", "--agent", "headless", "--agent-option", "mode=follow",
-                                           "--timeout", "30", "--state-file", stateFile])
-        #expect(login.status == 0, "stderr: \(login.stderr)")
-        let result = try await OIDCRun.eua(["userinfo", "--state-file", stateFile])
-        #expect(result.status != 0)
-        #expect(result.stderr.contains("this sign-in has no ID token, so a UserInfo response cannot be matched to anyone")
-            && result.stderr.contains("notAuthorized"), "stderr: \(result.stderr)")
-        #expect(server.userInfoRequests.isEmpty)
+        try await LocalAuthorizationServer.withServer { server in
+            let folder = try TemporaryFolder()
+            let stateFile = folder.path + "/s.json"
+            let login = try await OIDCRun.eua(["login", "--issuer", server.issuer, "--client-id", server.options.clientID,
+                                               "--scope", "email", "--agent", "headless", "--agent-option", "mode=follow",
+                                               "--timeout", "30", "--state-file", stateFile])
+            #expect(login.status == 0, "stderr: \(login.stderr)")
+            let result = try await OIDCRun.eua(["userinfo", "--state-file", stateFile])
+            #expect(result.status != 0)
+            #expect(result.stderr.contains("this sign-in has no ID token, so a UserInfo response cannot be matched to anyone")
+                && result.stderr.contains("notAuthorized"), "stderr: \(result.stderr)")
+            #expect(server.userInfoRequests.isEmpty)
+        }
     }
 
     @Test("a token the endpoint refuses: a clear error saying what to do")
     func refusedToken() async throws {
-        let setup = try await signedIn()
-        defer { withExtendedLifetime(setup.folder) {} }
-        let (server, stateFile) = (setup.server, setup.stateFile)
-        await server.stop()
-        let other = try await LocalAuthorizationServer.start(port: server.port)
-        defer { Task { await other.stop() } }
-        let result = try await OIDCRun.eua(["userinfo", "--state-file", stateFile])
-        #expect(result.status != 0)
-        #expect(result.stderr.contains("refused the access token (HTTP 401)") && result.stderr.contains("eua login"),
-                "stderr: \(result.stderr)")
-        #expect(other.userInfoRequests.first?.knownToken == false)
+        try await withSignedIn { setup in
+            let (server, stateFile) = (setup.server, setup.stateFile)
+            await server.stop()
+            try await LocalAuthorizationServer.withServer(port: server.port) { other in
+                let result = try await OIDCRun.eua(["userinfo", "--state-file", stateFile])
+                #expect(result.status != 0)
+                #expect(result.stderr.contains("refused the access token (HTTP 401)") && result.stderr.contains("eua login"),
+                        "stderr: \(result.stderr)")
+                #expect(other.userInfoRequests.first?.knownToken == false)
+            }
+        }
     }
 }

@@ -15,31 +15,31 @@ struct WebFingerLoginTests {
 
     @Test("alice@host finds the issuer with WebFinger (acct: resource, issuer rel) and signs in there")
     func findsIssuer() async throws {
-        let server = try await LocalAuthorizationServer.start()
-        defer { Task { await server.stop() } }
-        let folder = try TemporaryFolder()
-        let account = "alice@127.0.0.1:\(server.port)"
-        let result = try await login(account, clientID: server.options.clientID, stateFile: folder.path + "/s.json")
-        #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(result.stderr.contains("WebFinger found issuer \(server.issuer) for \(account)"))
-        #expect(result.stdout.contains("Signed in as alice at \(server.issuer)."), "\(result.stdout)")
-        let request = try #require(server.requestLog.first)
-        #expect(request.method == "GET")
-        #expect(request.target == "/.well-known/webfinger?resource=acct%3Aalice%40127.0.0.1%3A\(server.port)"
-            + "&rel=http%3A%2F%2Fopenid.net%2Fspecs%2Fconnect%2F1.0%2Fissuer", "\(request.target)")
+        try await LocalAuthorizationServer.withServer { server in
+            let folder = try TemporaryFolder()
+            let account = "alice@127.0.0.1:\(server.port)"
+            let result = try await login(account, clientID: server.options.clientID, stateFile: folder.path + "/s.json")
+            #expect(result.status == 0, "stderr: \(result.stderr)")
+            #expect(result.stderr.contains("WebFinger found issuer \(server.issuer) for \(account)"))
+            #expect(result.stdout.contains("Signed in as alice at \(server.issuer)."), "\(result.stdout)")
+            let request = try #require(server.requestLog.first)
+            #expect(request.method == "GET")
+            #expect(request.target == "/.well-known/webfinger?resource=acct%3Aalice%40127.0.0.1%3A\(server.port)"
+                + "&rel=http%3A%2F%2Fopenid.net%2Fspecs%2Fconnect%2F1.0%2Fissuer", "\(request.target)")
+        }
     }
 
     @Test("an account the host does not know: a clear error, nothing else asked, nothing saved")
     func unknownAccount() async throws {
-        let server = try await LocalAuthorizationServer.start()
-        defer { Task { await server.stop() } }
-        let folder = try TemporaryFolder()
-        let stateFile = folder.path + "/s.json"
-        let result = try await login("bob@127.0.0.1:\(server.port)", clientID: "c", stateFile: stateFile)
-        #expect(result.status != 0)
-        #expect(result.stderr.contains("WebFinger at http://127.0.0.1:\(server.port)/.well-known/webfinger answered HTTP 404")
-            && result.stderr.contains("--issuer"), "stderr: \(result.stderr)")
-        #expect(server.requestLog.count == 1 && !FileManager.default.fileExists(atPath: stateFile))
+        try await LocalAuthorizationServer.withServer { server in
+            let folder = try TemporaryFolder()
+            let stateFile = folder.path + "/s.json"
+            let result = try await login("bob@127.0.0.1:\(server.port)", clientID: "c", stateFile: stateFile)
+            #expect(result.status != 0)
+            #expect(result.stderr.contains("WebFinger at http://127.0.0.1:\(server.port)/.well-known/webfinger answered HTTP 404")
+                && result.stderr.contains("--issuer"), "stderr: \(result.stderr)")
+            #expect(server.requestLog.count == 1 && !FileManager.default.fileExists(atPath: stateFile))
+        }
     }
 
     @Test("--account and --issuer together, or an account without a host, are usage errors")

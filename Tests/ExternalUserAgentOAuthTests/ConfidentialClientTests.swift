@@ -43,54 +43,54 @@ struct ConfidentialClientTests {
 
     @Test("a server that lists only client_secret_post gets the secret in the body; the state records it, not the secret")
     func postFromDiscovery() async throws {
-        let server = try await LocalAuthorizationServer.start(.init(clientSecret: "s3cret",
-                                                                    advertisedAuthMethods: ["client_secret_post"]))
-        defer { Task { await server.stop() } }
-        let folder = try TemporaryFolder()
-        let file = AuthStateFile(path: folder.path + "/state.json")
-        let state = try await FlowHarness.signIn(server, secret: "s3cret", file: file)
-        #expect(state.client.authenticationMethod == .clientSecretPost)
-        #expect(server.tokenRequests.map(\.clientAuthentication) == ["client_secret_post"])
-        let saved = try String(contentsOfFile: file.path, encoding: .utf8)
-        #expect(!saved.contains("s3cret"))
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(saved.utf8)) as? [String: Any])
-        let client = try #require(json["client"] as? [String: Any])
-        #expect(client["confidential"] as? Bool == true)
-        #expect(client["token_endpoint_auth_method"] as? String == "client_secret_post")
+        try await LocalAuthorizationServer.withServer(.init(clientSecret: "s3cret",
+                                                            advertisedAuthMethods: ["client_secret_post"])) { server in
+            let folder = try TemporaryFolder()
+            let file = AuthStateFile(path: folder.path + "/state.json")
+            let state = try await FlowHarness.signIn(server, secret: "s3cret", file: file)
+            #expect(state.client.authenticationMethod == .clientSecretPost)
+            #expect(server.tokenRequests.map(\.clientAuthentication) == ["client_secret_post"])
+            let saved = try String(contentsOfFile: file.path, encoding: .utf8)
+            #expect(!saved.contains("s3cret"))
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(saved.utf8)) as? [String: Any])
+            let client = try #require(json["client"] as? [String: Any])
+            #expect(client["confidential"] as? Bool == true)
+            #expect(client["token_endpoint_auth_method"] as? String == "client_secret_post")
+        }
     }
 
     @Test("refreshing a confidential client's saved state without the secret: invalidOptions saying how to give it; nothing sent")
     func refreshWithoutSecret() async throws {
-        let server = try await LocalAuthorizationServer.start(.init(clientSecret: "s3cret"))
-        defer { Task { await server.stop() } }
-        let folder = try TemporaryFolder()
-        let file = AuthStateFile(path: folder.path + "/state.json")
-        _ = try await FlowHarness.signIn(server, secret: "s3cret", file: file)
-        let before = try String(contentsOfFile: file.path, encoding: .utf8)
-        let requests = server.tokenRequests.count
-        let loaded = try await AuthState.load(from: file)
-        await #expect {
-            try await loaded.freshTokens(force: true)
-        } throws: { error in
-            let error = error as? ExternalUserAgentError
-            let message = error?.message ?? ""
-            return error?.code == .invalidOptions && message.contains("confidential client (client_secret_basic)")
-                && message.contains("give it (in code: ClientCredentials.clientSecret)")
-                && error?.remedies == [.giveClientSecret]
+        try await LocalAuthorizationServer.withServer(.init(clientSecret: "s3cret")) { server in
+            let folder = try TemporaryFolder()
+            let file = AuthStateFile(path: folder.path + "/state.json")
+            _ = try await FlowHarness.signIn(server, secret: "s3cret", file: file)
+            let before = try String(contentsOfFile: file.path, encoding: .utf8)
+            let requests = server.tokenRequests.count
+            let loaded = try await AuthState.load(from: file)
+            await #expect {
+                try await loaded.freshTokens(force: true)
+            } throws: { error in
+                let error = error as? ExternalUserAgentError
+                let message = error?.message ?? ""
+                return error?.code == .invalidOptions && message.contains("confidential client (client_secret_basic)")
+                    && message.contains("give it (in code: ClientCredentials.clientSecret)")
+                    && error?.remedies == [.giveClientSecret]
+            }
+            #expect(server.tokenRequests.count == requests, "no token request was sent")
+            #expect(try String(contentsOfFile: file.path, encoding: .utf8) == before, "the saved state is unchanged")
         }
-        #expect(server.tokenRequests.count == requests, "no token request was sent")
-        #expect(try String(contentsOfFile: file.path, encoding: .utf8) == before, "the saved state is unchanged")
     }
 
     @Test("a confidential client without its secret at sign-in: refused before the agent is shown anything")
     func signInWithoutSecret() async throws {
-        let server = try await LocalAuthorizationServer.start(.init(clientSecret: "s3cret"))
-        defer { Task { await server.stop() } }
-        await #expect {
-            _ = try await FlowHarness.signIn(server, method: .clientSecretBasic)
-        } throws: { error in
-            (error as? ExternalUserAgentError)?.code == .invalidOptions
+        try await LocalAuthorizationServer.withServer(.init(clientSecret: "s3cret")) { server in
+            await #expect {
+                _ = try await FlowHarness.signIn(server, method: .clientSecretBasic)
+            } throws: { error in
+                (error as? ExternalUserAgentError)?.code == .invalidOptions
+            }
+            #expect(server.authorizationRequests.isEmpty && server.tokenRequests.isEmpty)
         }
-        #expect(server.authorizationRequests.isEmpty && server.tokenRequests.isEmpty)
     }
 }

@@ -34,15 +34,17 @@ final class RecordingClock: Clock, Sendable {
 
 @Suite("device authorization grant (RFC 8628) against the local authorization server")
 struct DeviceAuthorizationTests {
-    func start(_ change: (inout LocalDeviceAuthorization.Settings) -> Void) async throws
-        -> (LocalAuthorizationServer, ServiceConfiguration) {
-        let server = try await LocalAuthorizationServer.start()
-        server.deviceAuthorization.update {
-            $0.enabled = true
-            change(&$0)
+    /// Runs `body` with a local server whose device grant is on (with `change` made to it) and its discovered
+    /// configuration; the server is stopped however `body` ends.
+    func withStarted(_ change: (inout LocalDeviceAuthorization.Settings) -> Void,
+                     _ body: (LocalAuthorizationServer, ServiceConfiguration) async throws -> Void) async throws {
+        try await LocalAuthorizationServer.withServer { server in
+            server.deviceAuthorization.update {
+                $0.enabled = true
+                change(&$0)
+            }
+            try await body(server, try await Discovery().configuration(issuer: server.issuer))
         }
-        let configuration = try await Discovery().configuration(issuer: server.issuer)
-        return (server, configuration)
     }
 
     func signIn(_ server: LocalAuthorizationServer, _ configuration: ServiceConfiguration,
@@ -53,126 +55,127 @@ struct DeviceAuthorizationTests {
 
     @Test("discovery reads device_authorization_endpoint; a server without the grant has none")
     func discovery() async throws {
-        let (server, configuration) = try await start { _ in }
-        defer { Task { await server.stop() } }
-        #expect(configuration.deviceAuthorizationEndpoint?.absoluteString == server.issuer + "/device_authorization")
-        let plain = try await LocalAuthorizationServer.start()
-        defer { Task { await plain.stop() } }
-        #expect(try await Discovery().configuration(issuer: plain.issuer).deviceAuthorizationEndpoint == nil)
+        try await withStarted({ _ in }) { server, configuration in
+            #expect(configuration.deviceAuthorizationEndpoint?.absoluteString == server.issuer + "/device_authorization")
+            try await LocalAuthorizationServer.withServer { plain in
+                let plainConfiguration = try await Discovery().configuration(issuer: plain.issuer)
+                #expect(plainConfiguration.deviceAuthorizationEndpoint == nil)
+            }
+        }
     }
 
     @Test("pending → slow_down → pending → success: pauses of 5, 5, 10, 10 s; the ID token is checked; an AuthState")
     func pendingSlowDownSuccess() async throws {
-        let (server, configuration) = try await start { $0.answers = [.pending, .slowDown, .pending] }
-        defer { Task { await server.stop() } }
-        let clock = RecordingClock()
-        let shown = Mutex<DeviceAuthorizationResponse?>(nil)
-        let events = Mutex<[DeviceAuthorization.PollEvent]>([])
-        let state = try await signIn(server, configuration).runDevice(
-            clock: clock, show: { codes in shown.withLock { $0 = codes } },
-            onEvent: { event in events.withLock { $0.append(event) } })
-        #expect(clock.sleeps == [.seconds(5), .seconds(5), .seconds(10), .seconds(10)])
-        #expect(events.withLock { $0 } == [.pending(interval: .seconds(5)), .slowDown(interval: .seconds(10)),
-                                             .pending(interval: .seconds(10))])
-        #expect(server.deviceAuthorization.answered == [.pending, .slowDown, .pending, .approve])
-        let codes = try #require(shown.withLock { $0 })
-        #expect(codes.verificationURI == server.issuer + "/device")
-        #expect(codes.verificationURIComplete?.contains(codes.userCode) == true)
-        #expect(codes.instructions.contains(codes.userCode) && codes.instructions.contains(codes.verificationURI))
-        #expect(!codes.instructions.contains(codes.deviceCode), "the device code is never shown")
-        #expect(await state.isAuthorized)
-        #expect(await state.idTokenClaims?.subject == "alice")
-        let record = try #require(server.tokenRequests.last)
-        #expect(record.grantType == DeviceAuthorization.grantType && record.clientAuthentication == "none")
+        try await withStarted({ $0.answers = [.pending, .slowDown, .pending] }) { server, configuration in
+            let clock = RecordingClock()
+            let shown = Mutex<DeviceAuthorizationResponse?>(nil)
+            let events = Mutex<[DeviceAuthorization.PollEvent]>([])
+            let state = try await signIn(server, configuration).runDevice(
+                clock: clock, show: { codes in shown.withLock { $0 = codes } },
+                onEvent: { event in events.withLock { $0.append(event) } })
+            #expect(clock.sleeps == [.seconds(5), .seconds(5), .seconds(10), .seconds(10)])
+            #expect(events.withLock { $0 } == [.pending(interval: .seconds(5)), .slowDown(interval: .seconds(10)),
+                                                 .pending(interval: .seconds(10))])
+            #expect(server.deviceAuthorization.answered == [.pending, .slowDown, .pending, .approve])
+            let codes = try #require(shown.withLock { $0 })
+            #expect(codes.verificationURI == server.issuer + "/device")
+            #expect(codes.verificationURIComplete?.contains(codes.userCode) == true)
+            #expect(codes.instructions.contains(codes.userCode) && codes.instructions.contains(codes.verificationURI))
+            #expect(!codes.instructions.contains(codes.deviceCode), "the device code is never shown")
+            #expect(await state.isAuthorized)
+            #expect(await state.idTokenClaims?.subject == "alice")
+            let record = try #require(server.tokenRequests.last)
+            #expect(record.grantType == DeviceAuthorization.grantType && record.clientAuthentication == "none")
+        }
     }
 
     @Test("no interval from the server: 5 s, as RFC 8628 §3.2 says")
     func defaultInterval() async throws {
-        let (server, configuration) = try await start { $0.interval = nil; $0.answers = [.pending] }
-        defer { Task { await server.stop() } }
-        let clock = RecordingClock()
-        _ = try await signIn(server, configuration).runDevice(clock: clock, show: { _ in })
-        #expect(clock.sleeps == [.seconds(5), .seconds(5)])
+        try await withStarted({ $0.interval = nil; $0.answers = [.pending] }) { server, configuration in
+            let clock = RecordingClock()
+            _ = try await signIn(server, configuration).runDevice(clock: clock, show: { _ in })
+            #expect(clock.sleeps == [.seconds(5), .seconds(5)])
+        }
     }
 
     @Test("access_denied ends the sign-in as userCanceled, with the server's words")
     func denied() async throws {
-        let (server, configuration) = try await start { $0.answers = [.pending, .deny] }
-        defer { Task { await server.stop() } }
-        let clock = RecordingClock()
-        let error = await #expect(throws: ExternalUserAgentError.self) {
-            try await signIn(server, configuration).runDevice(clock: clock, show: { _ in })
+        try await withStarted({ $0.answers = [.pending, .deny] }) { server, configuration in
+            let clock = RecordingClock()
+            let error = await #expect(throws: ExternalUserAgentError.self) {
+                try await signIn(server, configuration).runDevice(clock: clock, show: { _ in })
+            }
+            #expect(error?.code == .userCanceled)
+            #expect(error?.message.contains("The user said no") == true)
+            #expect(clock.sleeps.count == 2)
         }
-        #expect(error?.code == .userCanceled)
-        #expect(error?.message.contains("The user said no") == true)
-        #expect(clock.sleeps.count == 2)
     }
 
     @Test("expired_token from the server ends it as timedOut")
     func expiredByServer() async throws {
-        let (server, configuration) = try await start { $0.answers = [.expire] }
-        defer { Task { await server.stop() } }
-        let error = await #expect(throws: ExternalUserAgentError.self) {
-            try await signIn(server, configuration).runDevice(clock: RecordingClock(), show: { _ in })
+        try await withStarted({ $0.answers = [.expire] }) { server, configuration in
+            let error = await #expect(throws: ExternalUserAgentError.self) {
+                try await signIn(server, configuration).runDevice(clock: RecordingClock(), show: { _ in })
+            }
+            #expect(error?.code == .timedOut)
+            #expect(error?.message.contains("expired") == true)
         }
-        #expect(error?.code == .timedOut)
-        #expect(error?.message.contains("expired") == true)
     }
 
     @Test("the codes' lifetime runs out on the client's clock: no poll after expires_in")
     func expiredByClock() async throws {
-        let (server, configuration) = try await start {
+        try await withStarted({
             $0.expiresIn = 12
             $0.answers = Array(repeating: .pending, count: 10)
+        }) { server, configuration in
+            let clock = RecordingClock()
+            let error = await #expect(throws: ExternalUserAgentError.self) {
+                try await signIn(server, configuration).runDevice(clock: clock, show: { _ in })
+            }
+            #expect(error?.code == .timedOut)
+            #expect(clock.sleeps == [.seconds(5), .seconds(5)])
+            #expect(server.deviceAuthorization.answered.count == 2)
         }
-        defer { Task { await server.stop() } }
-        let clock = RecordingClock()
-        let error = await #expect(throws: ExternalUserAgentError.self) {
-            try await signIn(server, configuration).runDevice(clock: clock, show: { _ in })
-        }
-        #expect(error?.code == .timedOut)
-        #expect(clock.sleeps == [.seconds(5), .seconds(5)])
-        #expect(server.deviceAuthorization.answered.count == 2)
     }
 
     @Test("the sign-in timeout is shorter than the codes' lifetime: it wins")
     func timeoutWins() async throws {
-        let (server, configuration) = try await start { $0.answers = Array(repeating: .pending, count: 10) }
-        defer { Task { await server.stop() } }
-        let clock = RecordingClock()
-        let error = await #expect(throws: ExternalUserAgentError.self) {
-            try await signIn(server, configuration, timeout: .seconds(7)).runDevice(clock: clock, show: { _ in })
+        try await withStarted({ $0.answers = Array(repeating: .pending, count: 10) }) { server, configuration in
+            let clock = RecordingClock()
+            let error = await #expect(throws: ExternalUserAgentError.self) {
+                try await signIn(server, configuration, timeout: .seconds(7)).runDevice(clock: clock, show: { _ in })
+            }
+            #expect(error?.code == .timedOut)
+            #expect(error?.message.contains("raise the timeout") == true)
+            #expect(clock.sleeps == [.seconds(5)])
         }
-        #expect(error?.code == .timedOut)
-        #expect(error?.message.contains("raise the timeout") == true)
-        #expect(clock.sleeps == [.seconds(5)])
     }
 
     @Test("cancelling the task ends the wait at once as programCanceled")
     func cancellable() async throws {
-        let (server, configuration) = try await start { $0.interval = 60 }
-        defer { Task { await server.stop() } }
-        let sign = signIn(server, configuration)
-        let task = Task { try await sign.runDevice(clock: ContinuousClock(), show: { _ in }) }
-        while server.deviceAuthorization.requestCount == 0 { try await Task.sleep(for: .milliseconds(10)) }
-        let started = ContinuousClock.now
-        task.cancel()
-        let result = await task.result
-        #expect(ContinuousClock.now - started < .seconds(5))
-        #expect(result.failure.flatMap(ExternalUserAgentError.code(of:)) == .programCanceled)
-        #expect(server.deviceAuthorization.answered.isEmpty)
+        try await withStarted({ $0.interval = 60 }) { server, configuration in
+            let sign = signIn(server, configuration)
+            let task = Task { try await sign.runDevice(clock: ContinuousClock(), show: { _ in }) }
+            while server.deviceAuthorization.requestCount == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            let started = ContinuousClock.now
+            task.cancel()
+            let result = await task.result
+            #expect(ContinuousClock.now - started < .seconds(5))
+            #expect(result.failure.flatMap(ExternalUserAgentError.code(of:)) == .programCanceled)
+            #expect(server.deviceAuthorization.answered.isEmpty)
+        }
     }
 
     @Test("a server without the endpoint: a clear invalidOptions error")
     func noEndpoint() async throws {
-        let server = try await LocalAuthorizationServer.start()
-        defer { Task { await server.stop() } }
-        let configuration = try await Discovery().configuration(issuer: server.issuer)
-        let error = await #expect(throws: ExternalUserAgentError.self) {
-            try await signIn(server, configuration).runDevice(clock: RecordingClock(), show: { _ in })
+        try await LocalAuthorizationServer.withServer { server in
+            let configuration = try await Discovery().configuration(issuer: server.issuer)
+            let error = await #expect(throws: ExternalUserAgentError.self) {
+                try await signIn(server, configuration).runDevice(clock: RecordingClock(), show: { _ in })
+            }
+            #expect(error?.code == .invalidOptions)
+            #expect(error?.message.contains("device_authorization_endpoint") == true)
         }
-        #expect(error?.code == .invalidOptions)
-        #expect(error?.message.contains("device_authorization_endpoint") == true)
     }
 }
 

@@ -17,34 +17,34 @@ struct FakeAgentSignInTests {
 
     @Test("a whole SignInFlow succeeds: the server's own code is exchanged, iss and the ID token are checked")
     func success() async throws {
-        let server = try await LocalAuthorizationServer.start(.init(clientID: "my-app", subject: "nobody"))
-        defer { Task { await server.stop() } }
-        let agent = FakeExternalUserAgent(script: .signIn(at: server, as: "alice"))
-        let flow = SignInFlow(issuer: server.issuer, client: ClientCredentials(clientID: "my-app"),
-                              scopes: ["openid", "email"], timeout: .seconds(20),
-                              candidates: [AgentCandidate(agent: agent)], configuration: try Self.configuration(),
-                              receiver: SignInFlow.Receiver { _ in FakeRedirectReceiver() })
-        let state = try await flow.run()
-        #expect(await state.isAuthorized)
-        #expect(await state.idTokenClaims?.subject == "alice", "the name the fake signed in as")
-        #expect(await state.lastAuthorizationResponse?.issuer == server.issuer, "the server's own redirect, with iss")
-        let exchange = try #require(server.tokenRequests.first)
-        #expect(exchange.grantType == "authorization_code" && exchange.refusal == nil)
-        #expect(exchange.redirectURI == "http://127.0.0.1:49152/callback")
-        #expect(agent.record.presented.count == 1)
-        #expect(agent.record.deliveryErrors.count == 1 && agent.record.deliveryErrors.allSatisfy { $0 == nil })
+        try await LocalAuthorizationServer.withServer(.init(clientID: "my-app", subject: "nobody")) { server in
+            let agent = FakeExternalUserAgent(script: .signIn(at: server, as: "alice"))
+            let flow = SignInFlow(issuer: server.issuer, client: ClientCredentials(clientID: "my-app"),
+                                  scopes: ["openid", "email"], timeout: .seconds(20),
+                                  candidates: [AgentCandidate(agent: agent)], configuration: try Self.configuration(),
+                                  receiver: SignInFlow.Receiver { _ in FakeRedirectReceiver() })
+            let state = try await flow.run()
+            #expect(await state.isAuthorized)
+            #expect(await state.idTokenClaims?.subject == "alice", "the name the fake signed in as")
+            #expect(await state.lastAuthorizationResponse?.issuer == server.issuer, "the server's own redirect, with iss")
+            let exchange = try #require(server.tokenRequests.first)
+            #expect(exchange.grantType == "authorization_code" && exchange.refusal == nil)
+            #expect(exchange.redirectURI == "http://127.0.0.1:49152/callback")
+            #expect(agent.record.presented.count == 1)
+            #expect(agent.record.deliveryErrors.count == 1 && agent.record.deliveryErrors.allSatisfy { $0 == nil })
+        }
     }
 
     @Test("the server's refusal (an unknown client) is the agent's error, with the server's words")
     func refusal() async throws {
-        let server = try await LocalAuthorizationServer.start(.init(clientID: "my-app"))
-        defer { Task { await server.stop() } }
-        let agent = FakeExternalUserAgent(script: .signIn(at: server, as: "alice"))
-        let flow = SignInFlow(issuer: server.issuer, client: ClientCredentials(clientID: "someone-else"),
-                              timeout: .seconds(20), candidates: [AgentCandidate(agent: agent)],
-                              configuration: try Self.configuration(),
-                              receiver: SignInFlow.Receiver { _ in FakeRedirectReceiver() })
-        let error = try await #require(throws: ExternalUserAgentError.self) { try await flow.run() }
-        #expect(error.message.contains("unknown client_id 'someone-else'"), "\(error)")
+        try await LocalAuthorizationServer.withServer(.init(clientID: "my-app")) { server in
+            let agent = FakeExternalUserAgent(script: .signIn(at: server, as: "alice"))
+            let flow = SignInFlow(issuer: server.issuer, client: ClientCredentials(clientID: "someone-else"),
+                                  timeout: .seconds(20), candidates: [AgentCandidate(agent: agent)],
+                                  configuration: try Self.configuration(),
+                                  receiver: SignInFlow.Receiver { _ in FakeRedirectReceiver() })
+            let error = try await #require(throws: ExternalUserAgentError.self) { try await flow.run() }
+            #expect(error.message.contains("unknown client_id 'someone-else'"), "\(error)")
+        }
     }
 }

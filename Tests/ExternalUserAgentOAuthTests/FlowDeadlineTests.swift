@@ -39,18 +39,18 @@ struct FlowDeadlineTests {
 
     @Test("a token endpoint that does not answer ends the flow at its deadline, naming the code exchange and the server")
     func silentTokenEndpoint() async throws {
-        let server = try await LocalAuthorizationServer.start(.init(misbehaviors: [.slowTokenEndpoint],
-                                                                    tokenEndpointDelay: .seconds(60)))
-        defer { Task { await server.stop() } }
-        let started = ContinuousClock.now
-        await #expect {
-            try await Self.flow(issuer: server.issuer, clientID: server.options.clientID, timeout: .seconds(4)).run()
-        } throws: { error in
-            let error = error as? ExternalUserAgentError
-            let message = error?.message ?? ""
-            return error?.code == .tokenRequestFailed && message.contains("code exchange")
-                && message.contains("127.0.0.1:\(server.port)") && message.contains("did not answer")
+        try await LocalAuthorizationServer.withServer(.init(misbehaviors: [.slowTokenEndpoint],
+                                                            tokenEndpointDelay: .seconds(60))) { server in
+            let started = ContinuousClock.now
+            await #expect {
+                try await Self.flow(issuer: server.issuer, clientID: server.options.clientID, timeout: .seconds(4)).run()
+            } throws: { error in
+                let error = error as? ExternalUserAgentError
+                let message = error?.message ?? ""
+                return error?.code == .tokenRequestFailed && message.contains("code exchange")
+                    && message.contains("127.0.0.1:\(server.port)") && message.contains("did not answer")
+            }
+            #expect(started.duration(to: .now) < .seconds(15))
         }
-        #expect(started.duration(to: .now) < .seconds(15))
     }
 }

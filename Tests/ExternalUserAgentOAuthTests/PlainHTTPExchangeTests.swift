@@ -10,32 +10,32 @@ import Testing
 struct PlainHTTPExchangeTests {
     @Test("a header value with a line break (a hostile access token) is refused and nothing is sent")
     func headerInjection() async throws {
-        let server = try await ScriptedHTTPServer.start(answer: .bytes("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}", close: true))
-        defer { Task { await server.stop() } }
-        let url = try #require(URL(string: server.url("/userinfo")))
-        let error = await #expect(throws: HTTPRequestError.self) {
-            try await OAuthHTTP().get(url, authorization: "Bearer abc\r\nX-Injected: 1", accept: "application/json")
+        try await ScriptedHTTPServer.withServer(answer: .bytes("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}", close: true)) { server in
+            let url = try #require(URL(string: server.url("/userinfo")))
+            let error = await #expect(throws: HTTPRequestError.self) {
+                try await OAuthHTTP().get(url, authorization: "Bearer abc\r\nX-Injected: 1", accept: "application/json")
+            }
+            #expect(error?.kind == .failed && error?.description.contains("holds a line break ('Authorization')") == true,
+                    "\(error?.description ?? "")")
+            #expect(error?.description.contains("abc") == false, "the token is not shown")
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(server.requests.isEmpty, "nothing reached the server")
         }
-        #expect(error?.kind == .failed && error?.description.contains("holds a line break ('Authorization')") == true,
-                "\(error?.description ?? "")")
-        #expect(error?.description.contains("abc") == false, "the token is not shown")
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(server.requests.isEmpty, "nothing reached the server")
     }
 
     @Test("cancelling the task ends a wait on a server that never answers at once")
     func cancellation() async throws {
-        let server = try await ScriptedHTTPServer.start(answer: .never)
-        defer { Task { await server.stop() } }
-        let url = try #require(URL(string: server.url("/slow")))
-        let started = ContinuousClock.now
-        let request = Task { try await OAuthHTTP(timeout: .seconds(30)).get(url) }
-        try await Task.sleep(for: .milliseconds(300))
-        request.cancel()
-        let outcome = await request.result
-        #expect(throws: CancellationError.self) { try outcome.get() }
-        #expect(ContinuousClock.now - started < .seconds(5), "ended by the cancel, not the 30 s deadline")
-        #expect(server.requests.count == 1, "the request had been sent before the cancel")
+        try await ScriptedHTTPServer.withServer(answer: .never) { server in
+            let url = try #require(URL(string: server.url("/slow")))
+            let started = ContinuousClock.now
+            let request = Task { try await OAuthHTTP(timeout: .seconds(30)).get(url) }
+            try await Task.sleep(for: .milliseconds(300))
+            request.cancel()
+            let outcome = await request.result
+            #expect(throws: CancellationError.self) { try outcome.get() }
+            #expect(ContinuousClock.now - started < .seconds(5), "ended by the cancel, not the 30 s deadline")
+            #expect(server.requests.count == 1, "the request had been sent before the cancel")
+        }
     }
 
     @Test("plain sockets only where no name server is asked: http to an IP literal or localhost; a DNS name and https go through libcurl")

@@ -14,13 +14,13 @@ struct PrivateUseRedirectURITests {
 
     @Test("the redirect URI com.example.app:/cb gives the scheme receiver its scheme and path, nothing else")
     func receiverChoice() async throws {
-        let server = try await LocalAuthorizationServer.start()
-        defer { Task { await server.stop() } }
-        let flow = try Registered.flow(server, redirectURI: "com.example.app:/cb")
-        #expect(flow.effectiveReceiverOptions["redirect-uri"] == "com.example.app:/cb")
-        let catalog = try await BuiltPlugins.catalog()
-        let receiver = try SignInFlow.Receiver.plugin(in: catalog).make(["redirect-uri": "com.example.app:/cb", "port": "8400"])
-        #expect(receiver.id == "scheme")
+        try await LocalAuthorizationServer.withServer { server in
+            let flow = try Registered.flow(server, redirectURI: "com.example.app:/cb")
+            #expect(flow.effectiveReceiverOptions["redirect-uri"] == "com.example.app:/cb")
+            let catalog = try await BuiltPlugins.catalog()
+            let receiver = try SignInFlow.Receiver.plugin(in: catalog).make(["redirect-uri": "com.example.app:/cb", "port": "8400"])
+            #expect(receiver.id == "scheme")
+        }
     }
 
     @Test("loopback options with a private-use redirect URI, or a malformed one, are refused before any request", arguments: [
@@ -31,16 +31,16 @@ struct PrivateUseRedirectURITests {
         ("com.example.app:/cb?x=y", [:], "no query"),
     ] as [(String, [String: String], String)])
     func refused(uri: String, options: [String: String], says: String) async throws {
-        let server = try await LocalAuthorizationServer.start()
-        defer { Task { await server.stop() } }
-        let flow = try Registered.flow(server, redirectURI: uri, receiverOptions: options)
-        await #expect {
-            try await flow.run()
-        } throws: { error in
-            let error = error as? ExternalUserAgentError
-            return error?.code == .invalidOptions && error?.message.contains(says) == true
+        try await LocalAuthorizationServer.withServer { server in
+            let flow = try Registered.flow(server, redirectURI: uri, receiverOptions: options)
+            await #expect {
+                try await flow.run()
+            } throws: { error in
+                let error = error as? ExternalUserAgentError
+                return error?.code == .invalidOptions && error?.message.contains(says) == true
+            }
+            #expect(server.requestLog.isEmpty)
         }
-        #expect(server.requestLog.isEmpty)
     }
 
     @Test("[login] redirect-uri and [logout] post-logout-redirect-uri take a private-use scheme URI; a bad one is refused with file:line")

@@ -79,26 +79,26 @@ struct PushedAuthorizationTests {
 
     @Test("a refused push ends the sign-in before the agent is shown; a push with no answer falls back to the URL")
     func refusedPushEndsSignIn() async throws {
-        let server = try await LocalAuthorizationServer.start(.init(clientSecret: "s3cret"))
-        defer { Task { await server.stop() } }
-        server.pushedAuthorization.update { $0.mode = .offered }
-        let configuration = try await Discovery().configuration(issuer: server.issuer)
-        let signIn = SignIn(configuration: configuration,
-                            client: ClientCredentials(clientID: "test-client", clientSecret: "wrong"), scopes: ["openid"])
-        let agent = FakeExternalUserAgent(script: .signIn(at: server, as: "alice"))
-        await #expect { try await signIn.run(agent: agent, receiver: FakeRedirectReceiver()) } throws: { error in
-            let error = error as? ExternalUserAgentError
-            return error?.code == .oauthError && error?.message.contains("invalid_client") == true
-        }
-        #expect(agent.record.presented.isEmpty, "no agent was shown the request")
-        #expect(server.authorizationRequests.isEmpty)
+        try await LocalAuthorizationServer.withServer(.init(clientSecret: "s3cret")) { server in
+            server.pushedAuthorization.update { $0.mode = .offered }
+            let configuration = try await Discovery().configuration(issuer: server.issuer)
+            let signIn = SignIn(configuration: configuration,
+                                client: ClientCredentials(clientID: "test-client", clientSecret: "wrong"), scopes: ["openid"])
+            let agent = FakeExternalUserAgent(script: .signIn(at: server, as: "alice"))
+            await #expect { try await signIn.run(agent: agent, receiver: FakeRedirectReceiver()) } throws: { error in
+                let error = error as? ExternalUserAgentError
+                return error?.code == .oauthError && error?.message.contains("invalid_client") == true
+            }
+            #expect(agent.record.presented.isEmpty, "no agent was shown the request")
+            #expect(server.authorizationRequests.isEmpty)
 
-        var unreachable = configuration
-        unreachable.pushedAuthorizationRequestEndpoint = URL(string: "http://127.0.0.1:9/par")!
-        let fallback = try await SignIn(configuration: unreachable, client: ClientCredentials(clientID: "app"))
-            .pushed(URL(string: "https://id.example/authorize?client_id=app&state=s")!,
-                    client: ClientCredentials(clientID: "app"), http: OAuthHTTP(), logger: .init(label: "test"))
-        #expect(fallback.query == "client_id=app&state=s", "no answer: the request in the URL")
+            var unreachable = configuration
+            unreachable.pushedAuthorizationRequestEndpoint = URL(string: "http://127.0.0.1:9/par")!
+            let fallback = try await SignIn(configuration: unreachable, client: ClientCredentials(clientID: "app"))
+                .pushed(URL(string: "https://id.example/authorize?client_id=app&state=s")!,
+                        client: ClientCredentials(clientID: "app"), http: OAuthHTTP(), logger: .init(label: "test"))
+            #expect(fallback.query == "client_id=app&state=s", "no answer: the request in the URL")
+        }
     }
 
     @Test("whether to push: offered, turned off, required, required without an endpoint")
@@ -131,62 +131,62 @@ struct PushedAuthorizationTests {
 
     @Test("the server: a request_uri works once, with basic authentication; the pushed parameters are what /authorize uses")
     func oneTime() async throws {
-        let server = try await LocalAuthorizationServer.start(.init(clientSecret: "s3cret"))
-        defer { Task { await server.stop() } }
-        server.pushedAuthorization.update { $0.mode = .offered }
-        let configuration = try await Discovery().configuration(issuer: server.issuer)
-        #expect(configuration.pushedAuthorizationRequestEndpoint?.absoluteString == server.issuer + "/par")
-        #expect(configuration.requirePushedAuthorizationRequests == false)
-        let client = try ClientCredentials(clientID: "test-client", clientSecret: "s3cret").negotiated(with: configuration)
-        let request = try AuthorizationRequest(configuration: configuration, clientID: "test-client", scopes: ["openid"],
-                                               redirectURI: URL(string: "http://127.0.0.1:9/cb")!,
-                                               additionalParameters: [("login_hint", "bob")])
-        let (url, response) = try await PushedAuthorizationRequest(configuration: configuration, client: client)
-            .push(request.url, signed: false)
-        #expect(response.expiresIn == 60)
-        let query = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems)
-        #expect(query.map(\.name) == ["client_id", "request_uri"])
-        let record = try #require(server.pushedAuthorization.records.first)
-        #expect(record.clientAuthentication == "client_secret_basic")
-        #expect(record.parameters.first { $0.name == "state" }?.value == request.state)
-        #expect(record.parameters.first { $0.name == "login_hint" }?.value == "bob")
-        #expect(!record.parameters.contains { $0.name == "client_secret" })
-        let target = "/authorize?" + (url.query ?? "")
-        let first = try Self.get(server, target)
-        #expect(first.0 == 302, "\(first.1)")
-        #expect(first.1.contains("state=\(request.state)"), "the pushed state comes back")
-        let again = try Self.get(server, target)
-        #expect(again.0 == 400)
-        #expect(again.1.contains("request_uri already used"))
-        #expect(server.pushedAuthorization.requestURIUses == [response.requestURI, response.requestURI])
+        try await LocalAuthorizationServer.withServer(.init(clientSecret: "s3cret")) { server in
+            server.pushedAuthorization.update { $0.mode = .offered }
+            let configuration = try await Discovery().configuration(issuer: server.issuer)
+            #expect(configuration.pushedAuthorizationRequestEndpoint?.absoluteString == server.issuer + "/par")
+            #expect(configuration.requirePushedAuthorizationRequests == false)
+            let client = try ClientCredentials(clientID: "test-client", clientSecret: "s3cret").negotiated(with: configuration)
+            let request = try AuthorizationRequest(configuration: configuration, clientID: "test-client", scopes: ["openid"],
+                                                   redirectURI: URL(string: "http://127.0.0.1:9/cb")!,
+                                                   additionalParameters: [("login_hint", "bob")])
+            let (url, response) = try await PushedAuthorizationRequest(configuration: configuration, client: client)
+                .push(request.url, signed: false)
+            #expect(response.expiresIn == 60)
+            let query = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems)
+            #expect(query.map(\.name) == ["client_id", "request_uri"])
+            let record = try #require(server.pushedAuthorization.records.first)
+            #expect(record.clientAuthentication == "client_secret_basic")
+            #expect(record.parameters.first { $0.name == "state" }?.value == request.state)
+            #expect(record.parameters.first { $0.name == "login_hint" }?.value == "bob")
+            #expect(!record.parameters.contains { $0.name == "client_secret" })
+            let target = "/authorize?" + (url.query ?? "")
+            let first = try Self.get(server, target)
+            #expect(first.0 == 302, "\(first.1)")
+            #expect(first.1.contains("state=\(request.state)"), "the pushed state comes back")
+            let again = try Self.get(server, target)
+            #expect(again.0 == 400)
+            #expect(again.1.contains("request_uri already used"))
+            #expect(server.pushedAuthorization.requestURIUses == [response.requestURI, response.requestURI])
+        }
     }
 
     @Test("the server: an expired request_uri, an unknown one, a wrong secret, and a plain request when required")
     func refusedByServer() async throws {
-        let server = try await LocalAuthorizationServer.start(.init(clientSecret: "s3cret"))
-        defer { Task { await server.stop() } }
-        server.pushedAuthorization.update {
-            $0.mode = .required
-            $0.lifetime = 1
+        try await LocalAuthorizationServer.withServer(.init(clientSecret: "s3cret")) { server in
+            server.pushedAuthorization.update {
+                $0.mode = .required
+                $0.lifetime = 1
+            }
+            let configuration = try await Discovery().configuration(issuer: server.issuer)
+            #expect(configuration.requirePushedAuthorizationRequests)
+            let request = try AuthorizationRequest(configuration: configuration, clientID: "test-client", scopes: ["openid"],
+                                                   redirectURI: URL(string: "http://127.0.0.1:9/cb")!)
+            let plain = try Self.get(server, "/authorize?" + (request.url.query ?? ""))
+            #expect(plain.0 == 400)
+            #expect(plain.1.contains("requires pushed authorization requests"))
+            let wrong = try ClientCredentials(clientID: "test-client", clientSecret: "wrong").negotiated(with: configuration)
+            await #expect { try await PushedAuthorizationRequest(configuration: configuration, client: wrong).push(request.url, signed: false) }
+                throws: { ($0 as? ExternalUserAgentError)?.code == .oauthError && "\($0)".contains("invalid_client") }
+            let client = try ClientCredentials(clientID: "test-client", clientSecret: "s3cret").negotiated(with: configuration)
+            let (url, _) = try await PushedAuthorizationRequest(configuration: configuration, client: client)
+                .push(request.url, signed: false)
+            try await Task.sleep(for: .milliseconds(1500))
+            let expired = try Self.get(server, "/authorize?" + (url.query ?? ""))
+            #expect(expired.0 == 400)
+            #expect(expired.1.contains("request_uri expired"))
+            let unknown = try Self.get(server, "/authorize?client_id=test-client&request_uri=urn%3Anever")
+            #expect(unknown.1.contains("unknown request_uri"))
         }
-        let configuration = try await Discovery().configuration(issuer: server.issuer)
-        #expect(configuration.requirePushedAuthorizationRequests)
-        let request = try AuthorizationRequest(configuration: configuration, clientID: "test-client", scopes: ["openid"],
-                                               redirectURI: URL(string: "http://127.0.0.1:9/cb")!)
-        let plain = try Self.get(server, "/authorize?" + (request.url.query ?? ""))
-        #expect(plain.0 == 400)
-        #expect(plain.1.contains("requires pushed authorization requests"))
-        let wrong = try ClientCredentials(clientID: "test-client", clientSecret: "wrong").negotiated(with: configuration)
-        await #expect { try await PushedAuthorizationRequest(configuration: configuration, client: wrong).push(request.url, signed: false) }
-            throws: { ($0 as? ExternalUserAgentError)?.code == .oauthError && "\($0)".contains("invalid_client") }
-        let client = try ClientCredentials(clientID: "test-client", clientSecret: "s3cret").negotiated(with: configuration)
-        let (url, _) = try await PushedAuthorizationRequest(configuration: configuration, client: client)
-            .push(request.url, signed: false)
-        try await Task.sleep(for: .milliseconds(1500))
-        let expired = try Self.get(server, "/authorize?" + (url.query ?? ""))
-        #expect(expired.0 == 400)
-        #expect(expired.1.contains("request_uri expired"))
-        let unknown = try Self.get(server, "/authorize?client_id=test-client&request_uri=urn%3Anever")
-        #expect(unknown.1.contains("unknown request_uri"))
     }
 }

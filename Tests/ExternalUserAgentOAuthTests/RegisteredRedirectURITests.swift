@@ -38,58 +38,58 @@ struct RegisteredRedirectURITests {
 
     @Test("http://127.0.0.1/callback: a free port goes after the host; both requests carry the same text")
     func ipv4WithoutPort() async throws {
-        let server = try await LocalAuthorizationServer.start()
-        defer { Task { await server.stop() } }
-        let state = try await Self.flow(server, redirectURI: "http://127.0.0.1/callback").run()
-        #expect(await state.idTokenClaims?.subject == "alice")
-        let (authorization, token) = try Self.recorded(server)
-        #expect(authorization == token)
-        #expect(authorization.hasPrefix("http://127.0.0.1:") && authorization.hasSuffix("/callback"))
-        let port = try #require(Int(authorization.dropFirst("http://127.0.0.1:".count).dropLast("/callback".count)))
-        #expect((1...65535).contains(port))
+        try await LocalAuthorizationServer.withServer { server in
+            let state = try await Self.flow(server, redirectURI: "http://127.0.0.1/callback").run()
+            #expect(await state.idTokenClaims?.subject == "alice")
+            let (authorization, token) = try Self.recorded(server)
+            #expect(authorization == token)
+            #expect(authorization.hasPrefix("http://127.0.0.1:") && authorization.hasSuffix("/callback"))
+            let port = try #require(Int(authorization.dropFirst("http://127.0.0.1:".count).dropLast("/callback".count)))
+            #expect((1...65535).contains(port))
+        }
     }
 
     @Test("http://127.0.0.1:PORT/cb: that port, and the registered text byte for byte")
     func ipv4WithPort() async throws {
-        let server = try await LocalAuthorizationServer.start()
-        defer { Task { await server.stop() } }
-        let uri = "http://127.0.0.1:\(try OIDCProviderMock.freePort())/cb"
-        _ = try await Self.flow(server, redirectURI: uri).run()
-        let (authorization, token) = try Self.recorded(server)
-        #expect(authorization == uri && token == uri)
+        try await LocalAuthorizationServer.withServer { server in
+            let uri = "http://127.0.0.1:\(try OIDCProviderMock.freePort())/cb"
+            _ = try await Self.flow(server, redirectURI: uri).run()
+            let (authorization, token) = try Self.recorded(server)
+            #expect(authorization == uri && token == uri)
+        }
     }
 
     @Test("http://[::1]/cb: the receiver listens on [::1]; both requests carry http://[::1]:PORT/cb")
     func ipv6() async throws {
-        let server = try await LocalAuthorizationServer.start()
-        defer { Task { await server.stop() } }
-        _ = try await Self.flow(server, redirectURI: "http://[::1]/cb").run()
-        let (authorization, token) = try Self.recorded(server)
-        #expect(authorization == token && authorization.hasPrefix("http://[::1]:") && authorization.hasSuffix("/cb"))
+        try await LocalAuthorizationServer.withServer { server in
+            _ = try await Self.flow(server, redirectURI: "http://[::1]/cb").run()
+            let (authorization, token) = try Self.recorded(server)
+            #expect(authorization == token && authorization.hasPrefix("http://[::1]:") && authorization.hasSuffix("/cb"))
+        }
     }
 
     @Test("http://localhost/callback: allowed; both requests carry http://localhost:PORT/callback")
     func localhost() async throws {
-        let server = try await LocalAuthorizationServer.start()
-        defer { Task { await server.stop() } }
-        _ = try await Self.flow(server, redirectURI: "http://localhost/callback").run()
-        let (authorization, token) = try Self.recorded(server)
-        #expect(authorization == token && authorization.hasPrefix("http://localhost:") && authorization.hasSuffix("/callback"))
+        try await LocalAuthorizationServer.withServer { server in
+            _ = try await Self.flow(server, redirectURI: "http://localhost/callback").run()
+            let (authorization, token) = try Self.recorded(server)
+            #expect(authorization == token && authorization.hasPrefix("http://localhost:") && authorization.hasSuffix("/callback"))
+        }
     }
 
     @Test("[login] redirect-uri from the configuration file is used, and replaces [receiver] path (with a warning)")
     func fromConfiguration() async throws {
-        let server = try await LocalAuthorizationServer.start()
-        defer { Task { await server.stop() } }
-        let folder = try TemporaryFolder()
-        let file = folder.path + "/config.toml"
-        try "[receiver]\npath = \"/other\"\n[login]\nredirect-uri = \"http://127.0.0.1/from-file\"\n"
-            .write(toFile: file, atomically: true, encoding: .utf8)
-        let configuration = try Self.configuration(userFile: file)
-        #expect(configuration.warnings.contains { $0.message.contains("receiver.path") && $0.message.contains("is ignored") })
-        _ = try await Self.flow(server, redirectURI: nil, configuration: configuration).run()
-        let (authorization, token) = try Self.recorded(server)
-        #expect(authorization == token && authorization.hasSuffix("/from-file"))
+        try await LocalAuthorizationServer.withServer { server in
+            let folder = try TemporaryFolder()
+            let file = folder.path + "/config.toml"
+            try "[receiver]\npath = \"/other\"\n[login]\nredirect-uri = \"http://127.0.0.1/from-file\"\n"
+                .write(toFile: file, atomically: true, encoding: .utf8)
+            let configuration = try Self.configuration(userFile: file)
+            #expect(configuration.warnings.contains { $0.message.contains("receiver.path") && $0.message.contains("is ignored") })
+            _ = try await Self.flow(server, redirectURI: nil, configuration: configuration).run()
+            let (authorization, token) = try Self.recorded(server)
+            #expect(authorization == token && authorization.hasSuffix("/from-file"))
+        }
     }
 
     @Test("a bad [login] redirect-uri is refused at load with file:line, the key and why")
@@ -122,17 +122,17 @@ struct RegisteredRedirectURITests {
 
     @Test("a redirect URI with a port and a port option too: invalidOptions before any request to the server")
     func conflictingPort() async throws {
-        let server = try await LocalAuthorizationServer.start()
-        defer { Task { await server.stop() } }
-        let flow = try Self.flow(server, redirectURI: "http://127.0.0.1:8400/cb", receiverOptions: ["port": "8401"])
-        await #expect {
-            try await flow.run()
-        } throws: { error in
-            let error = error as? ExternalUserAgentError
-            return error?.code == .invalidOptions && error?.message.contains("has the port 8400") == true
-                && error?.message.contains("8401") == true
+        try await LocalAuthorizationServer.withServer { server in
+            let flow = try Self.flow(server, redirectURI: "http://127.0.0.1:8400/cb", receiverOptions: ["port": "8401"])
+            await #expect {
+                try await flow.run()
+            } throws: { error in
+                let error = error as? ExternalUserAgentError
+                return error?.code == .invalidOptions && error?.message.contains("has the port 8400") == true
+                    && error?.message.contains("8401") == true
+            }
+            #expect(server.requestLog.isEmpty)
         }
-        #expect(server.requestLog.isEmpty)
     }
 
     @Test("a hostile redirect URI through the API: invalidOptions naming the problem, nothing sent", arguments: [
@@ -142,16 +142,16 @@ struct RegisteredRedirectURITests {
         ("https://127.0.0.1/cb", "it is https"),
     ])
     func hostileRedirectURI(_ uri: String, _ says: String) async throws {
-        let server = try await LocalAuthorizationServer.start()
-        defer { Task { await server.stop() } }
-        let flow = try Self.flow(server, redirectURI: uri)
-        await #expect {
-            try await flow.run()
-        } throws: { error in
-            let error = error as? ExternalUserAgentError
-            return error?.code == .invalidOptions && error?.message.contains(says) == true
+        try await LocalAuthorizationServer.withServer { server in
+            let flow = try Self.flow(server, redirectURI: uri)
+            await #expect {
+                try await flow.run()
+            } throws: { error in
+                let error = error as? ExternalUserAgentError
+                return error?.code == .invalidOptions && error?.message.contains(says) == true
+            }
+            #expect(server.requestLog.isEmpty)
         }
-        #expect(server.requestLog.isEmpty)
     }
 
     @Test("the loopback plugin refuses a redirect-uri option that other options contradict, naming both", arguments: [
@@ -162,39 +162,39 @@ struct RegisteredRedirectURITests {
         (["redirect-uri": "http://10.1.2.3/cb"], "is not a loopback host"),
     ])
     func pluginOptionConflicts(_ options: [String: String], _ says: String) async throws {
-        let server = try await LocalAuthorizationServer.start()
-        defer { Task { await server.stop() } }
-        let service = try await Discovery().configuration(issuer: server.issuer)
-        let catalog = try await BuiltPlugins.catalog()
-        let agent = FakeExternalUserAgent()
-        let receiver = try #require(catalog.receiver(id: "loopback")).makeReceiver(options: options)
-        await #expect {
-            try await SignIn(configuration: service, client: ClientCredentials(clientID: server.options.clientID),
-                             timeout: .seconds(10)).run(agent: agent, receiver: receiver)
-        } throws: { error in
-            (error as? ExternalUserAgentError)?.message.contains(says) == true
+        try await LocalAuthorizationServer.withServer { server in
+            let service = try await Discovery().configuration(issuer: server.issuer)
+            let catalog = try await BuiltPlugins.catalog()
+            let agent = FakeExternalUserAgent()
+            let receiver = try #require(catalog.receiver(id: "loopback")).makeReceiver(options: options)
+            await #expect {
+                try await SignIn(configuration: service, client: ClientCredentials(clientID: server.options.clientID),
+                                 timeout: .seconds(10)).run(agent: agent, receiver: receiver)
+            } throws: { error in
+                (error as? ExternalUserAgentError)?.message.contains(says) == true
+            }
+            #expect(agent.record.presented.isEmpty)
         }
-        #expect(agent.record.presented.isEmpty)
     }
 
     @Test("SignIn with a registered URI refuses a receiver that listens elsewhere, before the agent is shown anything")
     func receiverElsewhere() async throws {
-        let server = try await LocalAuthorizationServer.start()
-        defer { Task { await server.stop() } }
-        let service = try await Discovery().configuration(issuer: server.issuer)
-        let catalog = try await BuiltPlugins.catalog()
-        let agent = FakeExternalUserAgent()
-        var signIn = SignIn(configuration: service, client: ClientCredentials(clientID: server.options.clientID),
-                            timeout: .seconds(10))
-        signIn.redirectURI = "http://127.0.0.1/callback"
-        let receiver = try #require(catalog.receiver(id: "loopback")).makeReceiver(options: ["path": "/elsewhere"])
-        await #expect {
-            try await signIn.run(agent: agent, receiver: receiver)
-        } throws: { error in
-            let error = error as? ExternalUserAgentError
-            return error?.code == .invalidOptions && error?.message.contains("not at the registered redirect URI") == true
+        try await LocalAuthorizationServer.withServer { server in
+            let service = try await Discovery().configuration(issuer: server.issuer)
+            let catalog = try await BuiltPlugins.catalog()
+            let agent = FakeExternalUserAgent()
+            var signIn = SignIn(configuration: service, client: ClientCredentials(clientID: server.options.clientID),
+                                timeout: .seconds(10))
+            signIn.redirectURI = "http://127.0.0.1/callback"
+            let receiver = try #require(catalog.receiver(id: "loopback")).makeReceiver(options: ["path": "/elsewhere"])
+            await #expect {
+                try await signIn.run(agent: agent, receiver: receiver)
+            } throws: { error in
+                let error = error as? ExternalUserAgentError
+                return error?.code == .invalidOptions && error?.message.contains("not at the registered redirect URI") == true
+            }
+            #expect(agent.record.presented.isEmpty)
+            #expect(server.authorizationRequests.isEmpty)
         }
-        #expect(agent.record.presented.isEmpty)
-        #expect(server.authorizationRequests.isEmpty)
     }
 }

@@ -73,6 +73,15 @@ final class ScriptedHTTPServer: @unchecked Sendable {
         throw TestSupportError("scripted_http_server.py did not start within 20 s")
     }
 
+    /// Runs `body` with a server started as ``start(host:tls:answer:)`` does, and stops it however `body` ends.
+    @discardableResult
+    static func withServer<Result>(host: String = "127.0.0.1", tls: TestCertificate? = nil, answer: Answer,
+                                   _ body: (ScriptedHTTPServer) async throws -> Result) async throws -> Result {
+        let server = try await start(host: host, tls: tls, answer: answer)
+        defer { server.child.terminate(grace: 0) }
+        return try await body(server)
+    }
+
     /// Stops the server (SIGKILL: it needs no grace).
     func stop() async { child.terminate(grace: 0) }
 

@@ -13,25 +13,25 @@ import Testing
 struct StrayCallbackTests {
     @Test("a wrong state gets 400 and the sign-in still completes with the right one; the refusal is reported")
     func wrongStateDoesNotEndTheSignIn() async throws {
-        let server = try await LocalAuthorizationServer.start()
-        defer { Task { await server.stop() } }
-        let configuration = try await Discovery().configuration(issuer: server.issuer)
-        let catalog = try await BuiltPlugins.catalog()
-        let headless = try #require(catalog.agent(id: "headless")).makeAgent(options: ["mode": "follow"])
-        let attacker = StrayFirstAgent(inner: headless)
-        let receiver = try #require(catalog.receiver(id: "loopback")).makeReceiver()
-        let refusals = Mutex<[String]>([])
-        let state = try await SignIn(configuration: configuration, client: ClientCredentials(clientID: server.options.clientID),
-                                     timeout: .seconds(20)) { progress in
-            if case .callbackRefused(let reason) = progress { refusals.withLock { $0.append(reason) } }
-        }.run(agent: attacker, receiver: receiver)
+        try await LocalAuthorizationServer.withServer { server in
+            let configuration = try await Discovery().configuration(issuer: server.issuer)
+            let catalog = try await BuiltPlugins.catalog()
+            let headless = try #require(catalog.agent(id: "headless")).makeAgent(options: ["mode": "follow"])
+            let attacker = StrayFirstAgent(inner: headless)
+            let receiver = try #require(catalog.receiver(id: "loopback")).makeReceiver()
+            let refusals = Mutex<[String]>([])
+            let state = try await SignIn(configuration: configuration, client: ClientCredentials(clientID: server.options.clientID),
+                                         timeout: .seconds(20)) { progress in
+                if case .callbackRefused(let reason) = progress { refusals.withLock { $0.append(reason) } }
+            }.run(agent: attacker, receiver: receiver)
 
-        #expect(attacker.strayStatuses.withLock { $0 } == [400, 400], "wrong and missing state are answered 400")
-        #expect(await state.idTokenClaims?.subject == "alice", "the real redirect still signed in")
-        #expect(server.tokenRequests.count == 1, "exactly one code was exchanged: the real one")
-        let reasons = refusals.withLock { $0 }
-        #expect(reasons.count == 2)
-        #expect(reasons.allSatisfy { $0.contains("400") && !$0.contains("stray-code") }, "no request data in the reason")
+            #expect(attacker.strayStatuses.withLock { $0 } == [400, 400], "wrong and missing state are answered 400")
+            #expect(await state.idTokenClaims?.subject == "alice", "the real redirect still signed in")
+            #expect(server.tokenRequests.count == 1, "exactly one code was exchanged: the real one")
+            let reasons = refusals.withLock { $0 }
+            #expect(reasons.count == 2)
+            #expect(reasons.allSatisfy { $0.contains("400") && !$0.contains("stray-code") }, "no request data in the reason")
+        }
     }
 }
 

@@ -119,6 +119,11 @@ struct JSONReadingTests {
         #expect(try PluginWire.AgentRequest(jsonText: agent.jsonText) == agent)
         #expect(try PluginWire.decode(PluginWire.AgentRequest.self, from: agent.jsonText) == agent)
         #expect(PluginWire.AgentRequest(url: "u").jsonText == #"{"url":"u"}"#)
+        // The purpose (issue 40.6): a sign-out says so; an older host's request (no member) reads as a sign-in.
+        let signOut = PluginWire.AgentRequest(url: "https://idp/logout", timeoutSeconds: 5, purpose: "sign-out")
+        #expect(try PluginWire.AgentRequest(jsonText: signOut.jsonText) == signOut)
+        #expect(try PluginWire.decode(PluginWire.AgentRequest.self, from: signOut.jsonText).isSignOut)
+        #expect(try !PluginWire.AgentRequest(jsonText: #"{"url":"u"}"#).isSignOut)
         let receiver = PluginWire.ReceiverRequest(state: "s", path: "/cb", timeoutSeconds: 30)
         #expect(try PluginWire.ReceiverRequest(jsonText: receiver.jsonText) == receiver)
         #expect(PluginWire.ReceiverRequest().jsonText == "{}")

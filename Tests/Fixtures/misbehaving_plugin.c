@@ -12,8 +12,10 @@
  *   ANSWERS_TWICE   start() sends presented, finished, then finished again and another event
  *   EMBEDDED        offers an agent of kind embeddedWebView
  *   DESCRIBE_HANGS  describe() never returns
+ *   DESCRIBE_CRASHES  describe() dies of SIGSEGV (a plugin that takes its process with it while it is loaded)
  *   DESCRIBE_SLEEP_MS=n  describe() sleeps n milliseconds before it returns
  *   START_HANGS     start() never returns
+ *   START_CRASHES   start() dies of SIGSEGV (a plugin bug that takes its process with it)
  *   CANCEL_HANGS    cancel() never returns
  *   LISTENING_URI="http://…"  start() sends {"event":"listening"} with that redirect URI, then waits
  *   REDIRECT_URL="http://…"   start() sends presented, then a redirect event with that URL, then waits
@@ -80,6 +82,8 @@ static char *describe(void *context) {
     (void)context;
 #if defined(DESCRIBE_HANGS)
     hang();
+#elif defined(DESCRIBE_CRASHES)
+    *(volatile int *)16 = 1;
 #endif
 #ifdef DESCRIBE_SLEEP_MS
     usleep(DESCRIBE_SLEEP_MS * 1000);
@@ -112,6 +116,8 @@ static void start(void *instance, const char *request, eua_event_fn on_event, vo
     started = 1;
 #if defined(START_HANGS)
     hang();
+#elif defined(START_CRASHES)
+    *(volatile int *)16 = 1; /* a real fault: a raised SIGSEGV would return from the host's handler */
 #elif defined(NEVER_ANSWERS)
     (void)on_event; (void)event_context;
 #elif defined(LISTENING_URI)

@@ -23,25 +23,25 @@ struct HeadlessPluginTests {
     @Test("it delivers the redirect over real HTTP to an http redirect URI, with the request's state")
     func deliversOverHTTP() async throws {
         // The testing kit's server stands in for the receiver's listener: it logs every request it gets.
-        let server = try await LocalAuthorizationServer.start()
-        defer { Task { await server.stop() } }
-        let redirect = URL(string: "\(server.issuer)/cb")!
-        let receiver = FakeRedirectReceiver(redirectURI: redirect)
-        let agent = try headless().makeAgent(options: ["param.code": "c0de", "param.iss": "https://as.example"])
-        let session = ExternalUserAgentSession(agent: agent, receiver: receiver,
-                                               configuration: .init(expectedState: "st", timeout: .seconds(10)))
-        let running = Task { try await session.run { _ in URL(string: "https://as.example/authorize?state=st&x=1")! } }
-        var request = server.requestLog.first
-        for _ in 0..<1000 where request == nil {
-            try await Task.sleep(for: .milliseconds(10))
-            request = server.requestLog.first
+        try await LocalAuthorizationServer.withServer { server in
+            let redirect = URL(string: "\(server.issuer)/cb")!
+            let receiver = FakeRedirectReceiver(redirectURI: redirect)
+            let agent = try headless().makeAgent(options: ["param.code": "c0de", "param.iss": "https://as.example"])
+            let session = ExternalUserAgentSession(agent: agent, receiver: receiver,
+                                                   configuration: .init(expectedState: "st", timeout: .seconds(10)))
+            let running = Task { try await session.run { _ in URL(string: "https://as.example/authorize?state=st&x=1")! } }
+            var request = server.requestLog.first
+            for _ in 0..<1000 where request == nil {
+                try await Task.sleep(for: .milliseconds(10))
+                request = server.requestLog.first
+            }
+            let delivered = try #require(request, "the agent never reached \(redirect)")
+            #expect(delivered.requestLine == "GET /cb?code=c0de&state=st&iss=https://as.example HTTP/1.1")
+            #expect(delivered.header("Host") == "127.0.0.1:\(server.port)")
+            // The server is not a receiver: hand the same URL on, as a loopback receiver would.
+            try receiver.deliver(URL(string: "\(server.issuer)/cb?code=c0de&state=st")!)
+            _ = try await running.value
         }
-        let delivered = try #require(request, "the agent never reached \(redirect)")
-        #expect(delivered.requestLine == "GET /cb?code=c0de&state=st&iss=https://as.example HTTP/1.1")
-        #expect(delivered.header("Host") == "127.0.0.1:\(server.port)")
-        // The server is not a receiver: hand the same URL on, as a loopback receiver would.
-        try receiver.deliver(URL(string: "\(server.issuer)/cb?code=c0de&state=st")!)
-        _ = try await running.value
     }
 
     @Test("an unreachable HTTP receiver is a presentation failure that names where")

@@ -16,6 +16,21 @@ struct TOMLConfigurationTests {
         #expect(error.message.contains(got), "\(error.message)")
     }
 
+    @Test("[logout.end-session]: a mode per issuer; anything else is named with its file, line and key")
+    func endSessionPerIssuer() throws {
+        let configuration = try Layers(user: """
+            [logout.end-session]
+            "https://id.example.com/api/oidc" = "hint-get"
+            """).configuration()
+        #expect(configuration.endSession(issuer: "https://id.example.com/api/oidc") == "hint-get")
+        #expect(configuration.endSession(issuer: "https://other.example.com") == nil)
+        let error = try #require(throws: ExternalUserAgentError.self) {
+            try Layers(user: "[logout.end-session]\n\"https://id.example.com\" = \"hint\"\n").configuration()
+        }
+        #expect(error.message.contains("config.toml:2: key 'logout.end-session.\"https://id.example.com\"'"), "\(error.message)")
+        #expect(error.message.contains("\"client-id\", \"hint-post\" or \"hint-get\""), "\(error.message)")
+    }
+
     @Test("a syntax error in a CRLF file names its line and shows it")
     func crlfError() throws {
         let error = try #require(throws: ExternalUserAgentError.self) {

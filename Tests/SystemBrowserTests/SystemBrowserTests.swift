@@ -68,46 +68,46 @@ struct SystemBrowserTests {
 
     @Test("the browser is the host's own child (one fork), reaped while the host still runs: no zombie")
     func browserReaped() async throws {
-        let server = try await LocalAuthorizationServer.start()
-        defer { Task { await server.stop() } }
-        let desktop = try IsolatedDesktop()
-        // This browser says who it is and who started it, and ends at once (gio-launch-desktop execs it: same pid).
-        let said = desktop.folder.url.appendingPathComponent("browser-pids")
-        try """
-            #!/bin/sh
-            echo "$$ $PPID" > '\(said.path).tmp' && mv '\(said.path).tmp' '\(said.path)'
-            """.write(to: desktop.browser, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: desktop.browser.path)
-        // A long-lived host: a sign-in that waits for a redirect the browser never sends.
-        let login = try ChildProcess(
-            try TestPaths.product("eua"),
-            ["login", "--issuer", server.issuer, "--client-id", server.options.clientID, "--agent", "system-browser",
-             "--timeout", "120", "--state-file", desktop.folder.path + "/state.json"],
-            environment: desktop.environment(["DISPLAY": ":93", "EUA_CLIENT_SECRET": ""]), replacingEnvironment: true)
-        defer { login.terminate() }
-        let started = ContinuousClock.now + .seconds(30)
-        var pids: [pid_t] = []
-        while pids.count != 2, ContinuousClock.now < started {
-            pids = ((try? String(contentsOf: said, encoding: .utf8)) ?? "").split(separator: " ")
-                .compactMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-            try await Task.sleep(for: .milliseconds(20))
+        try await LocalAuthorizationServer.withServer { server in
+            let desktop = try IsolatedDesktop()
+            // This browser says who it is and who started it, and ends at once (gio-launch-desktop execs it: same pid).
+            let said = desktop.folder.url.appendingPathComponent("browser-pids")
+            try """
+                #!/bin/sh
+                echo "$$ $PPID" > '\(said.path).tmp' && mv '\(said.path).tmp' '\(said.path)'
+                """.write(to: desktop.browser, atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: desktop.browser.path)
+            // A long-lived host: a sign-in that waits for a redirect the browser never sends.
+            let login = try ChildProcess(
+                try TestPaths.product("eua"),
+                ["login", "--issuer", server.issuer, "--client-id", server.options.clientID, "--agent", "system-browser",
+                 "--timeout", "120", "--state-file", desktop.folder.path + "/state.json"],
+                environment: desktop.environment(["DISPLAY": ":93", "EUA_CLIENT_SECRET": ""]), replacingEnvironment: true)
+            defer { login.terminate() }
+            let started = ContinuousClock.now + .seconds(30)
+            var pids: [pid_t] = []
+            while pids.count != 2, ContinuousClock.now < started {
+                pids = ((try? String(contentsOf: said, encoding: .utf8)) ?? "").split(separator: " ")
+                    .compactMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            try #require(pids.count == 2, "the browser never ran; eua: \(String(decoding: login.stderr, as: UTF8.self))")
+            #expect(pids[1] == login.pid, "the browser's parent is eua itself, not an intermediate child")
+            // Collected by eua while eua still runs: gone from /proc, not left a zombie ('Z') of eua's. (A pid reused
+            // since is some other process's child.)
+            let stillEUAs = { () -> String? in
+                guard let stat = try? String(contentsOfFile: "/proc/\(pids[0])/stat", encoding: .utf8),
+                      let end = stat.range(of: ") ", options: .backwards) else { return nil }
+                let fields = stat[end.upperBound...].split(separator: " ")
+                return fields.count > 1 && pid_t(fields[1]) == login.pid ? stat : nil
+            }
+            let reaped = ContinuousClock.now + .seconds(20)
+            while stillEUAs() != nil, ContinuousClock.now < reaped {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(stillEUAs() == nil, "the browser is still eua's child (state after the pid): \(stillEUAs() ?? "")")
+            #expect(login.isRunning, "eua ended before the check: \(String(decoding: login.stderr, as: UTF8.self))")
         }
-        try #require(pids.count == 2, "the browser never ran; eua: \(String(decoding: login.stderr, as: UTF8.self))")
-        #expect(pids[1] == login.pid, "the browser's parent is eua itself, not an intermediate child")
-        // Collected by eua while eua still runs: gone from /proc, not left a zombie ('Z') of eua's. (A pid reused
-        // since is some other process's child.)
-        let stillEUAs = { () -> String? in
-            guard let stat = try? String(contentsOfFile: "/proc/\(pids[0])/stat", encoding: .utf8),
-                  let end = stat.range(of: ") ", options: .backwards) else { return nil }
-            let fields = stat[end.upperBound...].split(separator: " ")
-            return fields.count > 1 && pid_t(fields[1]) == login.pid ? stat : nil
-        }
-        let reaped = ContinuousClock.now + .seconds(20)
-        while stillEUAs() != nil, ContinuousClock.now < reaped {
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        #expect(stillEUAs() == nil, "the browser is still eua's child (state after the pid): \(stillEUAs() ?? "")")
-        #expect(login.isRunning, "eua ended before the check: \(String(decoding: login.stderr, as: UTF8.self))")
     }
 
     @Test("with a display set and no session bus, GLib stays quiet on stderr")

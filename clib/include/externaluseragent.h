@@ -9,8 +9,8 @@
  * process through this header: handles are opaque, strings are UTF-8,
  * structured data is JSON, and the error struct only ever grows.
  *
- * Threads. Each client runs a thread and a GMainContext of its own, where it
- * talks to the bus. Every function may be called from any thread. The `done`
+ * Threads. Each client runs a thread of its own, where it talks to the bus
+ * (sd-bus). Every function may be called from any thread. The `done`
  * callback of an operation runs where the client's dispatcher puts it (see
  * eua_client_set_dispatcher); without a dispatcher, on the client's thread.
  *

@@ -2,7 +2,9 @@
 /* The error struct: made here, mapped from the service's D-Bus errors and Response results, freed by the app. */
 #include "internal.h"
 
+#include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *code_name(eua_client_error_code code) {
@@ -22,19 +24,20 @@ static const char *code_name(eua_client_error_code code) {
 }
 
 static eua_error *make(eua_client_error_code code, char *message, const char *oauth_error) {
-    eua_error *error = g_new0(eua_error, 1);
+    eua_error *error = eua_alloc(sizeof *error);
     error->struct_size = sizeof(eua_error);
     error->code = code;
-    error->name = g_strdup(code_name(code));
+    error->name = eua_strdup(code_name(code));
     error->message = message;
-    error->oauth_error = g_strdup(oauth_error);
+    error->oauth_error = eua_strdup(oauth_error);
     return error;
 }
 
 eua_error *eua_error_new(eua_client_error_code code, const char *format, ...) {
     va_list arguments;
     va_start(arguments, format);
-    char *message = g_strdup_vprintf(format, arguments);
+    char *message = NULL;
+    if (vasprintf(&message, format, arguments) < 0) abort();
     va_end(arguments);
     return make(code, message, NULL);
 }
@@ -57,45 +60,56 @@ static eua_client_error_code code_of_dbus_name(const char *name) {
         {"org.freedesktop.DBus.Error.UnknownObject", EUA_CLIENT_ERROR_SERVICE_UNAVAILABLE},
         {"org.freedesktop.DBus.Error.UnknownInterface", EUA_CLIENT_ERROR_SERVICE_UNAVAILABLE},
         {"org.freedesktop.DBus.Error.UnknownMethod", EUA_CLIENT_ERROR_SERVICE_UNAVAILABLE},
+        {"org.freedesktop.DBus.Error.Disconnected", EUA_CLIENT_ERROR_SERVICE_UNAVAILABLE},
         {"org.freedesktop.DBus.Error.NoReply", EUA_CLIENT_ERROR_TIMED_OUT},
         {"org.freedesktop.DBus.Error.Timeout", EUA_CLIENT_ERROR_TIMED_OUT},
+        {"org.freedesktop.DBus.Error.TimedOut", EUA_CLIENT_ERROR_TIMED_OUT},
         {"org.freedesktop.DBus.Error.InvalidArgs", EUA_CLIENT_ERROR_INVALID_ARGUMENT},
         {"org.freedesktop.DBus.Error.AccessDenied", EUA_CLIENT_ERROR_NOT_ALLOWED},
         {"org.freedesktop.DBus.Error.LimitsExceeded", EUA_CLIENT_ERROR_NOT_ALLOWED},
     };
     if (!name) return 0;
-    for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         if (strcmp(names[i].name, name) == 0) return names[i].code;
     }
-    if (g_str_has_prefix(name, "org.freedesktop.DBus.Error.Spawn.")) return EUA_CLIENT_ERROR_SERVICE_UNAVAILABLE;
+    if (strncmp(name, "org.freedesktop.DBus.Error.Spawn.", 33) == 0) return EUA_CLIENT_ERROR_SERVICE_UNAVAILABLE;
     return 0;
 }
 
-eua_error *eua_error_from_gerror(const GError *error, const char *doing) {
-    char *remote = g_dbus_error_get_remote_error(error);
-    GError *copy = g_error_copy(error);
-    g_dbus_error_strip_remote_error(copy);
-    eua_client_error_code code = code_of_dbus_name(remote);
-    if (!code) {
-        if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_TIMED_OUT)) code = EUA_CLIENT_ERROR_TIMED_OUT;
-        else if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) code = EUA_CLIENT_ERROR_PROGRAM_CANCELED;
-        else if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CLOSED)) code = EUA_CLIENT_ERROR_SERVICE_UNAVAILABLE;
-        else code = EUA_CLIENT_ERROR_FAILED;
-    }
-    char *message;
+/* The message of `code` for a failure `doing`, `detail` saying what the bus or sd-bus said. */
+static char *message_of(eua_client_error_code code, const char *doing, const char *detail) {
     if (code == EUA_CLIENT_ERROR_SERVICE_UNAVAILABLE) {
-        message = g_strdup_printf("%s: the sign-in service " EUA_SERVICE_NAME " did not answer on the session bus (%s); "
-                                  "install its package (it is started by D-Bus activation) or check "
-                                  "`journalctl --user` for why it did not start",
-                                  doing, copy->message);
-    } else if (code == EUA_CLIENT_ERROR_TIMED_OUT) {
-        message = g_strdup_printf("%s: no answer in time (%s); try again, or give a longer timeout", doing, copy->message);
-    } else {
-        message = g_strdup_printf("%s: %s", doing, copy->message);
+        return eua_printf("%s: the sign-in service " EUA_SERVICE_NAME " did not answer on the session bus (%s); "
+                          "install its package (it is started by D-Bus activation) or check "
+                          "`journalctl --user` for why it did not start",
+                          doing, detail);
     }
-    g_error_free(copy);
-    g_free(remote);
-    return make(code, message, NULL);
+    if (code == EUA_CLIENT_ERROR_TIMED_OUT) {
+        return eua_printf("%s: no answer in time (%s); try again, or give a longer timeout", doing, detail);
+    }
+    return eua_printf("%s: %s", doing, detail);
+}
+
+eua_error *eua_error_from_bus(const sd_bus_error *error, const char *doing) {
+    eua_client_error_code code = code_of_dbus_name(error->name);
+    if (!code) code = EUA_CLIENT_ERROR_FAILED;
+    const char *detail = error->message && *error->message ? error->message : error->name ? error->name : "no detail";
+    return make(code, message_of(code, doing, detail), NULL);
+}
+
+eua_error *eua_error_from_errno(int negative_errno, const char *doing) {
+    int number = negative_errno < 0 ? -negative_errno : negative_errno;
+    eua_client_error_code code;
+    switch (number) {
+    case ETIMEDOUT: code = EUA_CLIENT_ERROR_TIMED_OUT; break;
+    case ECANCELED: code = EUA_CLIENT_ERROR_PROGRAM_CANCELED; break;
+    case ENOTCONN: case ECONNRESET: case ECONNREFUSED: case EPIPE: case ENOENT: case ESHUTDOWN:
+        code = EUA_CLIENT_ERROR_SERVICE_UNAVAILABLE; break;
+    default: code = EUA_CLIENT_ERROR_FAILED;
+    }
+    char scratch[128];
+    const char *detail = strerror_r(number, scratch, sizeof scratch);
+    return make(code, message_of(code, doing, detail), NULL);
 }
 
 /* The code of a Response's `error` value: a service error name, or the name of one of the project's error codes. */
@@ -112,25 +126,32 @@ static eua_client_error_code code_of_response_error(const char *name) {
         {"invalidArgument", EUA_CLIENT_ERROR_INVALID_ARGUMENT},
         {"notAllowed", EUA_CLIENT_ERROR_NOT_ALLOWED},
     };
-    for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         if (strcmp(names[i].name, name) == 0) return names[i].code;
     }
     return EUA_CLIENT_ERROR_FAILED;
 }
 
-eua_error *eua_error_from_response(GVariant *results, const char *doing) {
-    const char *name = "failed", *description = "the service gave no description", *oauth_error = NULL;
-    g_variant_lookup(results, "error", "&s", &name);
-    g_variant_lookup(results, "error_description", "&s", &description);
-    g_variant_lookup(results, "oauth_error", "&s", &oauth_error);
+/* The string member `key` of `results`, or NULL. */
+static const char *string_member(const eua_json *results, const char *key) {
+    const eua_json *value = eua_json_member(results, key);
+    return value && value->kind == EUA_JSON_STRING ? value->string : NULL;
+}
+
+eua_error *eua_error_from_response(const eua_json *results, const char *doing) {
+    const char *name = string_member(results, "error");
+    const char *description = string_member(results, "error_description");
+    const char *oauth_error = string_member(results, "oauth_error");
+    if (!name) name = "failed";
+    if (!description) description = "the service gave no description";
     eua_client_error_code code = oauth_error ? EUA_CLIENT_ERROR_OAUTH_ERROR : code_of_response_error(name);
-    return make(code, g_strdup_printf("%s: %s", doing, description), oauth_error);
+    return make(code, eua_printf("%s: %s", doing, description), oauth_error);
 }
 
 void eua_error_free(eua_error *error) {
     if (!error) return;
-    g_free((char *)error->name);
-    g_free((char *)error->message);
-    g_free((char *)error->oauth_error);
-    g_free(error);
+    free((char *)error->name);
+    free((char *)error->message);
+    free((char *)error->oauth_error);
+    free(error);
 }

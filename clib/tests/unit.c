@@ -7,6 +7,7 @@
 #include "externaluseragent.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,6 +137,32 @@ static atomic_int log_lines;
 static void on_log(void *data, int level, const char *message) {
     (void)data, (void)level, (void)message;
     atomic_fetch_add(&log_lines, 1);
+}
+
+/* A done that makes the synchronous calls from the library's own thread (no dispatcher): they cannot wait for that
+ * thread, so the library makes them there; without a service each ends in serviceUnavailable. */
+typedef struct {
+    eua_client *client;
+    atomic_int calls;
+    int list_code, sync_code;
+    pthread_t thread;
+} nested;
+
+static void on_done_nested(void *user_data, const char *result_json, const eua_error *error) {
+    (void)result_json, (void)error;
+    nested *n = user_data;
+    n->thread = pthread_self();
+    eua_error *failure = NULL;
+    char *accounts = eua_list_accounts(n->client, &failure);
+    n->list_code = accounts ? 0 : failure->code;
+    eua_string_free(accounts);
+    eua_error_free(failure);
+    failure = NULL;
+    char *token = eua_get_access_token_sync(n->client, "0123", NULL, 5000, &failure);
+    n->sync_code = token ? 0 : failure->code;
+    eua_string_free(token);
+    eua_error_free(failure);
+    atomic_fetch_add(&n->calls, 1);
 }
 
 static void *cancel_from_thread(void *data) {
@@ -340,6 +367,17 @@ int main(void) {
     eua_client_set_dispatcher(client, NULL, NULL);
     printf("ok: the dispatcher decides where done runs; a freed operation's queued done does not run\n");
 
+    /* The synchronous calls from inside a done on the library's own thread answer, and do not wait for themselves. */
+    nested n = {.client = client};
+    op = eua_get_access_token(client, "0123", NULL, on_done_nested, &n);
+    for (int i = 0; i < 2000 && atomic_load(&n.calls) == 0; i++) sleep_ms(10);
+    CHECK(atomic_load(&n.calls) == 1, "the done making synchronous calls did not return within 20 s");
+    CHECK(!pthread_equal(n.thread, pthread_self()), "done ran on the test's thread without a dispatcher");
+    CHECK(n.list_code == EUA_CLIENT_ERROR_SERVICE_UNAVAILABLE && n.sync_code == EUA_CLIENT_ERROR_SERVICE_UNAVAILABLE,
+          "synchronous calls inside done: list %d, token %d", n.list_code, n.sync_code);
+    eua_op_free(op);
+    printf("ok: eua_list_accounts and eua_get_access_token_sync from inside done on the library's thread\n");
+
     /* eua_client_free with operations running: each done runs once, before it returns. */
     outcome many[20];
     eua_op *ops[20];
@@ -374,6 +412,24 @@ int main(void) {
     fclose(maps);
     CHECK(lines > 10, "read only %d lines of /proc/self/maps", lines);
     printf("ok: /proc/self/maps (%d lines) holds no Swift runtime and no plugin\n", lines);
+
+    /* Last, as it ends the bus: a client whose bus daemon goes away answers serviceUnavailable and frees cleanly. */
+    const char *daemon = getenv("EUA_TEST_BUS_DAEMON_PID");
+    CHECK(daemon && atoi(daemon) > 1, "EUA_TEST_BUS_DAEMON_PID is not set (run under tests/with-private-bus)");
+    client = eua_client_new(NULL, &error);
+    CHECK(client != NULL, "client_new before the bus ends");
+    CHECK(kill(atoi(daemon), SIGTERM) == 0, "could not end the bus daemon %s", daemon);
+    sleep_ms(300);
+    memset(&o, 0, sizeof o);
+    op = eua_sign_in(client, request, on_done, &o);
+    CHECK(wait_done(&o) == 1 && o.code == EUA_CLIENT_ERROR_SERVICE_UNAVAILABLE, "sign-in after the bus ended: %s (%s)",
+          o.name, o.message);
+    eua_op_free(op);
+    error = NULL;
+    CHECK(eua_list_accounts(client, &error) == NULL, "list after the bus ended");
+    expect_error(error, EUA_CLIENT_ERROR_SERVICE_UNAVAILABLE, "serviceUnavailable", "list after the bus ended");
+    eua_client_free(client);
+    printf("ok: the bus daemon ended: serviceUnavailable (%s), and the client frees\n", o.message);
     printf("unit: %d checks passed\n", checks);
     return 0;
 }

@@ -213,8 +213,14 @@ typedef struct eua_plugin_table {
 
     /**
      * Starts the instance's one piece of asynchronous work and returns at once.
-     * Agents get {"url":"...","redirect_uri":"...","timeout_seconds":N};
-     * receivers get {"state":"...", "path":"...", "timeout_seconds":N} (fields may be absent).
+     * Agents get {"url":"...","redirect_uri":"...","timeout_seconds":N,"purpose":"..."},
+     * purpose "sign-in" or "sign-out" (absent from older hosts: a sign-in; an agent that
+     * speaks to the person uses the words that fit, and ignores members it does not know);
+     * receivers get {"state":"...", "path":"...", "timeout_seconds":N} (fields may be absent),
+     * and may get "hand_off": {"path":"/eua-hand-off/...","action":"https://...","method":"post"|"get",
+     * "fields":[{"name":"...","value":"..."}],"redirect_uri_field":"..."}: a form a loopback
+     * receiver serves once at that path (adding a field named redirect_uri_field with its own
+     * redirect URI) and the browser submits at once; the host sends it only to the loopback receiver.
      * `request_json` is borrowed for the call. Events go to `on_event(event_context, ...)`
      * until exactly one terminal event; called at most once per instance.
      */

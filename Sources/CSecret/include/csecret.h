@@ -21,6 +21,19 @@ int csecret_service_running(int timeout_ms, char **why);
  * with a deadline of timeout_ms for each of the two questions (NameHasOwner, ListActivatableNames). */
 int csecret_bus_name_state(const char *name, int timeout_ms, char **why);
 
+/* Whether the Secret Service can take and give secrets now (csecret_keyring_state). */
+enum {
+    CSECRET_KEYRING_READY = 1,    /* it runs (or is activatable), and its default collection is unlocked or absent */
+    CSECRET_KEYRING_MISSING = 0,  /* nothing owns org.freedesktop.secrets and nothing can activate it */
+    CSECRET_KEYRING_LOCKED = -1,  /* its default collection is locked (it is not unlocked here: no prompt is shown) */
+    CSECRET_KEYRING_FAILED = -2,  /* the bus, libsecret or the service failed */
+};
+
+/* The Secret Service's state (CSECRET_KEYRING_…): whether its name is owned or activatable is asked with a deadline of
+ * timeout_ms for each question, the default collection through libsecret (D-Bus's default deadline, 25 s); *why is set
+ * unless it is CSECRET_KEYRING_READY. */
+int csecret_keyring_state(int timeout_ms, char **why);
+
 /* Stores secret (text) under the three attributes with label, in the default collection; 1, or 0 with *error. */
 int csecret_store(const char *issuer, const char *client, const char *subject, const char *label, const char *secret,
                   char **error);

@@ -32,6 +32,10 @@ public struct CodeConfiguration: Sendable, Hashable {
     public var failurePage: String?
     /// The order of the sign-in steps (`browser`, `device`, `manual`); see ``Configuration/flowOrder``.
     public var flowOrder: [String]?
+    /// How messages name where a value came from, by the key's first part (`preference`, `agent-options`,
+    /// `allow-test-agents`); a key not listed is from `code`. A command line names its flags here, so that a reason
+    /// reads "the preference order [firefox] from <its flag> on the command line" rather than "from code".
+    public var sources: [String: String] = [:]
 
     /// The code layer; every `nil` leaves the key to the other layers.
     public init(preference: [String]? = nil, allowTestAgents: Bool? = nil, allow: [AgentMatcher]? = nil,
@@ -91,9 +95,9 @@ public struct CodeConfiguration: Sendable, Hashable {
         if let successPage { values.append((.successPage, .string(successPage))) }
         if let failurePage { values.append((.failurePage, .string(failurePage))) }
 
-        let origin = ConfigurationOrigin(layer: .code, source: "code")
         var settings: [ConfigurationSetting] = []
         for (key, value) in values {
+            let origin = ConfigurationOrigin(layer: .code, source: sources[key.components[0]] ?? "code")
             if let shape = ConfigurationSchema.shape(of: key), let problem = ConfigurationSchema.problem(with: value, for: shape) {
                 throw ExternalUserAgentError(
                     .configurationInvalid, "code: key '\(key)': expected \(shape.expectation); \(problem)")

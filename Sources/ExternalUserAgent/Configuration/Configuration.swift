@@ -15,6 +15,8 @@ public struct Configuration: Sendable {
     public private(set) var settings: [ConfigurationKey: ConfigurationSetting] = [:]
     /// Values that lost to a managed pin.
     public private(set) var ignored: [IgnoredSetting] = []
+    /// The agents the managed file pins, by the name it uses (an id or a family), each with its locked options.
+    public private(set) var agentPins: [String: AgentPin] = [:]
     /// Every file considered, weakest layer first, and what became of it.
     public private(set) var files: [ConfigurationFileStatus] = []
     /// Unknown keys, refused files, variables that could not be used.
@@ -41,7 +43,21 @@ public struct Configuration: Sendable {
         let ordered = layers.enumerated().sorted {
             ($0.element.origin.layer, $0.offset) < ($1.element.origin.layer, $1.offset)
         }.map(\.element)
+        agentPins = AgentPin.pins(ordered)
+        let managedKeys = Set(ordered.filter { $0.origin.layer == .managed }.map(\.key))
         for setting in ordered {
+            if setting.origin.layer != .managed, setting.key.agentOptionAgent != nil,
+               setting.key.components[2] == ConfigurationSchema.userOptions {
+                self.warnings.append(ConfigurationWarning(
+                    origin: setting.origin,
+                    message: "\(setting.key) is ignored: only the managed file says which locked agent options "
+                        + "users may set"))
+                continue
+            }
+            if !managedKeys.contains(setting.key), let locked = Self.lockedOutSetting(setting, pins: agentPins) {
+                ignored.append(locked)
+                continue
+            }
             if let current = settings[setting.key], current.origin.layer == .managed {
                 if setting.origin.layer == .managed { settings[setting.key] = setting }
                 continue
@@ -69,6 +85,15 @@ public struct Configuration: Sendable {
                         + (key == .receiverPath ? "path" : "port")))
             }
         }
+    }
+
+    /// The ignored setting `setting` is when it sets a locked option of an agent the managed file pins
+    /// (``AgentPin``) from another layer; `nil` when it may take effect.
+    private static func lockedOutSetting(_ setting: ConfigurationSetting, pins: [String: AgentPin]) -> IgnoredSetting? {
+        guard setting.origin.layer != .managed, setting.origin.layer != .defaults,
+              let agent = setting.key.agentOptionAgent, let pin = pins[agent],
+              pin.locks(setting.key.components[2]) else { return nil }
+        return IgnoredSetting(setting: setting, pinnedBy: pin.pinnedBy, agentPin: pin)
     }
 
     /// Whether a `login.redirect-uri` value names a port.
@@ -137,20 +162,71 @@ public struct Configuration: Sendable {
     /// Agents matching one of these may not be selected.
     public var deny: [AgentMatcher] { matchers(.deny) }
 
-    /// Options for the agent `id` (`profile`, `private`, …), as strings, each from its strongest layer.
+    /// Options for the agent `id` (`profile`, `private`, …), as strings, each from its strongest layer (for an agent
+    /// the managed file pins, its locked options from the managed file only).
     public func options(for id: String) -> [String: String] {
-        var options: [String: String] = [:]
-        for (key, setting) in settings where key.agentOptionAgent == id {
-            options[key.components[2]] = setting.value.optionText
+        optionSettings(table: id).mapValues(\.value.optionText)
+    }
+
+    /// Options for `agent`: its family's table (`[agent-options.firefox]` for firefox-esr), then its own id's
+    /// table over it, option by option. When the managed file pins the agent by its id or its family, the locked
+    /// options (``AgentPin/lockedOptions``) come from the managed file only, in either table; see ``lockedOut(for:)``.
+    public func options(for agent: AgentDescriptor) -> [String: String] {
+        agentOptionSettings(for: agent).options.mapValues(\.value.optionText)
+    }
+
+    /// The pin that applies to `agent`: the managed file's for its id, else for its family.
+    public func pin(for agent: AgentDescriptor) -> AgentPin? {
+        agentPins[agent.id] ?? agent.family.flatMap { agentPins[$0] }
+    }
+
+    /// The settings of `agent`'s options that a pin keeps from it: those ``ignored`` lists for its id's or family's
+    /// table, and those of the other table (a family pinned, `[agent-options.firefox-esr] executable` set) that
+    /// ``options(for:)-(AgentDescriptor)`` leaves out.
+    public func lockedOut(for agent: AgentDescriptor) -> [IgnoredSetting] {
+        agentOptionSettings(for: agent).lockedOut
+    }
+
+    /// Options of the table `name` (`agent-options.<name>`), without `user-options`.
+    private func optionSettings(table name: String) -> [String: ConfigurationSetting] {
+        var options: [String: ConfigurationSetting] = [:]
+        for (key, setting) in settings where key.agentOptionAgent == name && key.components[2] != ConfigurationSchema.userOptions {
+            options[key.components[2]] = setting
         }
         return options
     }
 
-    /// Options for `agent`: its family's table (`[agent-options.firefox]` for firefox-esr), then its own id's
-    /// table over it, option by option.
-    public func options(for agent: AgentDescriptor) -> [String: String] {
-        guard let family = agent.family else { return options(for: agent.id) }
-        return options(for: family).merging(options(for: agent.id)) { _, own in own }
+    private func agentOptionSettings(for agent: AgentDescriptor)
+        -> (options: [String: ConfigurationSetting], lockedOut: [IgnoredSetting]) {
+        let tables = [agent.family, agent.id].compactMap { $0 }
+        var lockedOut = ignored.filter { entry in
+            entry.agentPin != nil && tables.contains { entry.setting.key.agentOptionAgent == $0 }
+        }
+        var options: [String: ConfigurationSetting] = [:]
+        let pin = pin(for: agent)
+        for table in tables {
+            for (option, setting) in optionSettings(table: table) {
+                if let pin, setting.origin.layer != .managed, pin.locks(option) {
+                    lockedOut.append(IgnoredSetting(setting: setting, pinnedBy: pin.pinnedBy, agentPin: pin))
+                    continue
+                }
+                options[option] = setting
+            }
+        }
+        return (options, lockedOut)
+    }
+
+    /// `given` (options for `agent` from outside the configuration, like `eua login --agent-option` without
+    /// `--agent`) without the options a managed pin locks; `refused` says which were left out, and why.
+    public func permitted(_ given: [String: String], for agent: AgentDescriptor) -> (options: [String: String], refused: [String]) {
+        guard let pin = pin(for: agent) else { return (given, []) }
+        var options = given
+        var refused: [String] = []
+        for (option, value) in given.sorted(by: { $0.key < $1.key }) where pin.locks(option) {
+            options[option] = nil
+            refused.append("the agent option \(option)=\(value) is ignored: \(pin.refusal(of: option))")
+        }
+        return (options, refused)
     }
 
     /// The redirect receiver's options (`port`, `port-range`, `path`) for the loopback receiver plugin.
@@ -178,6 +254,9 @@ public struct Configuration: Sendable {
 
     /// `logout.post-logout-redirect-uri`, when a layer sets it.
     public var postLogoutRedirectURI: String? { settings[.logoutPostLogoutRedirectURI]?.value.stringValue }
+    /// How `eua logout` sends the end-session request to `issuer` (``ConfigurationKey/logoutEndSession(issuer:)``);
+    /// `nil` when not set (the default, `client-id`).
+    public func endSession(issuer: String) -> String? { settings[.logoutEndSession(issuer: issuer)]?.value.stringValue }
     /// `storage.backend` (`"secret-service"` or `"file"`), when a layer sets it.
     public var storageBackend: String? { settings[.storageBackend]?.value.stringValue }
 

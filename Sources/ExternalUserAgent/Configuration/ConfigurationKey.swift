@@ -30,6 +30,13 @@ public struct ConfigurationKey: Sendable, Hashable, Comparable, CustomStringConv
     public static let loginRedirectURI = ConfigurationKey(["login", "redirect-uri"])
     /// The post-logout redirect URI registered with the provider, for `eua logout` (loopback or private-use scheme).
     public static let logoutPostLogoutRedirectURI = ConfigurationKey(["logout", "post-logout-redirect-uri"])
+    /// How `eua logout` sends the end-session request to `issuer` (`logout.end-session."<issuer>"`): `"client-id"`
+    /// (the default: a launched URL with `client_id`, never the ID token), `"hint-post"` or `"hint-get"` (the ID
+    /// token as `id_token_hint` in a form the loopback receiver serves once, sent by POST or GET).
+    public static func logoutEndSession(issuer: String) -> ConfigurationKey {
+        ConfigurationKey(["logout", "end-session", issuer])
+    }
+
     /// The `prompt` of a sign-in: `none`, `login`, `consent`, `select_account`, space-separated.
     public static let loginPrompt = ConfigurationKey(["login", "prompt"])
     /// The `login_hint` of a sign-in: the account the person will likely use.

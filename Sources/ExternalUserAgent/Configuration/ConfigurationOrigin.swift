@@ -20,11 +20,12 @@ public struct ConfigurationOrigin: Sendable, Hashable, CustomStringConvertible {
         line.map { "\(source):\($0)" } ?? source
     }
 
-    /// `user file /home/me/.config/eua/config.toml:3`, `environment EUA_AGENT`, `code`, `built-in defaults`.
+    /// `user file /home/me/.config/eua/config.toml:3`, `environment EUA_AGENT`, `code` (or `<flag> on the command
+    /// line`, see ``CodeConfiguration/sources``), `built-in defaults`.
     public var description: String {
         switch layer {
         case .defaults: "built-in defaults"
-        case .code: "code"
+        case .code: source == "code" ? "code" : "\(source) on the command line"
         case .environment: "environment \(source)"
         case .system, .user, .managed: "\(layer) file \(location)"
         }
@@ -48,15 +49,21 @@ public struct ConfigurationSetting: Sendable, Hashable {
     }
 }
 
-/// A setting that had no effect because the managed file pins its key.
+/// A setting that had no effect because the managed file pins its key, or pins the agent whose locked option it sets.
 public struct IgnoredSetting: Sendable, Hashable, CustomStringConvertible {
     /// What was tried, and where.
     public var setting: ConfigurationSetting
-    /// The managed setting that wins.
+    /// The managed setting that wins: the key's own, or for a locked agent option the line that pins the agent.
     public var pinnedBy: ConfigurationSetting
+    /// For a locked agent option (``AgentPin/lockedOptions``): the pin of its agent; `nil` when the key itself is pinned.
+    public var agentPin: AgentPin? = nil
 
     public var description: String {
-        "\(setting.key) = \(setting.value) from \(setting.origin) is ignored: the key is pinned to "
+        if let agentPin {
+            return "\(setting.key) = \(setting.value) from \(setting.origin) is ignored: "
+                + agentPin.refusal(of: setting.key.components.last ?? "")
+        }
+        return "\(setting.key) = \(setting.value) from \(setting.origin) is ignored: the key is pinned to "
             + "\(pinnedBy.value) by \(pinnedBy.origin)"
     }
 }

@@ -10,11 +10,12 @@ import ExternalUserAgentWire
 enum ConfigurationSchema {
     /// What a key's value must be.
     enum Shape: Sendable {
-        case bool, port, portRange, redirectPath, redirectURI, seconds, page, text, agentList, matcherList, optionValue, flowList, textList, maxAge, storageBackend
+        case bool, endSession, port, portRange, redirectPath, redirectURI, seconds, page, text, agentList, matcherList, optionValue, flowList, textList, maxAge, storageBackend, lockedOptionList
 
         var expectation: String {
             switch self {
             case .bool: "true or false"
+            case .endSession: "\"client-id\", \"hint-post\" or \"hint-get\""
             case .port: "an integer from 0 to 65535 (0: any free port)"
             case .portRange: "a string \"LOW-HIGH\" with 1 <= LOW <= HIGH <= 65535, like \"8400-8410\""
             case .redirectPath: "a string starting with '/', like \"/callback\""
@@ -28,6 +29,8 @@ enum ConfigurationSchema {
             case .textList: "an array of strings"
             case .maxAge: "a whole number of seconds from 0 to 2147483647"
             case .storageBackend: "\"secret-service\" or \"file\""
+            case .lockedOptionList: "an array of the agent options a pinned agent keeps from the managed file, from "
+                + ConfigurationSchema.lockedAgentOptions.map { "\"\($0)\"" }.joined(separator: ", ") + ", like [\"extra-args\"]"
             case .flowList: "an array of sign-in steps, each at most once, from \"browser\", \"device\" and \"manual\", like [\"browser\", \"device\", \"manual\"]"
             }
         }
@@ -52,10 +55,22 @@ enum ConfigurationSchema {
 
     /// Agent options every browser agent understands; others are passed to the agent as they are.
     static let agentOptions: [String: Shape] = [
-        "profile": .text, "private": .bool, "ephemeral": .bool, "executable": .text,
+        "profile": .text, "private": .bool, "ephemeral": .bool, "executable": .text, userOptions: .lockedOptionList,
     ]
 
-    static let tables: Set<[String]> = [["receiver"], ["login"], ["logout"], ["timeouts"], ["pages"], ["agent-options"], ["storage"], ["signin"], ["signin", "clients"]]
+    /// The agent options that follow the managed file once it pins the agent (names it in `preference` or `allow`,
+    /// or gives it an `[agent-options.<name>]` table): they decide which program runs and how — `executable`
+    /// (the binary), `extra-args` (any flag: another profile, no sandbox, Chromium's `--renderer-cmd-prefix` runs
+    /// another program) and `headless` (an invisible browser, for CI). The managed file lets users set some of them
+    /// again with ``userOptions``. The others (`profile`, `private`, `ephemeral`, `new-window`, a plugin's own) stay
+    /// the person's choice unless the managed file sets them, which pins them like any key.
+    static let lockedAgentOptions = ["executable", "extra-args", "headless"]
+
+    /// `agent-options.<agent>.user-options`, read from the managed file only: the ``lockedAgentOptions`` it lets
+    /// other layers set for that agent. Never passed to the agent.
+    static let userOptions = "user-options"
+
+    static let tables: Set<[String]> = [["receiver"], ["login"], ["logout"], ["logout", "end-session"], ["timeouts"], ["pages"], ["agent-options"], ["storage"], ["signin"], ["signin", "clients"]]
 
     /// Whether `path` names a table (`[receiver]`, `[agent-options.firefox]`, `[signin.clients."https://id.example.com"]`).
     static func isTable(_ path: [String]) -> Bool {
@@ -67,6 +82,7 @@ enum ConfigurationSchema {
     static func shape(of key: ConfigurationKey) -> Shape? {
         if let shape = keys[key] { return shape }
         if key.signinClientBinding != nil { return .textList }
+        if key.components.count == 3, key.components[0] == "logout", key.components[1] == "end-session" { return .endSession }
         if key.agentOptionAgent != nil {
             return agentOptions[key.components[2]] ?? .optionValue
         }
@@ -119,6 +135,8 @@ enum ConfigurationSchema {
             return value.stringValue == nil ? got : nil
         case .storageBackend:
             return ["secret-service", "file"].contains(value.stringValue ?? "") ? nil : got
+        case .endSession:
+            return ["client-id", "hint-post", "hint-get"].contains(value.stringValue ?? "") ? nil : got
         case .agentList:
             guard let ids = value.stringList else { return got }
             let isID = { (entry: String) in
@@ -143,6 +161,13 @@ enum ConfigurationSchema {
             return nil
         case .textList:
             return value.stringList == nil ? got : nil
+        case .lockedOptionList:
+            guard let names = value.stringList else { return got }
+            if let bad = names.first(where: { !lockedAgentOptions.contains($0) }) {
+                return "got the entry \"\(bad)\", which is not locked (only \(lockedAgentOptions.joined(separator: ", ")) "
+                    + "follow the managed file; every other option is the person's unless the managed file sets it)"
+            }
+            return nil
         case .maxAge:
             guard let seconds = value.integerValue else { return got }
             return (0...Int(Int32.max)).contains(seconds) ? nil : "got \(seconds)"

@@ -68,7 +68,7 @@ public final class PluginAgent: ExternalUserAgent {
         let logger = entry.plugin.logger
         let wire = PluginWire.AgentRequest(
             url: request.url.absoluteString, redirectURI: request.redirectURI.absoluteString,
-            timeoutSeconds: request.timeout.map(Self.seconds))
+            timeoutSeconds: request.timeout.map(Self.seconds), purpose: request.purpose.rawValue)
         try await instance.start(requestJSON: wire.jsonText,
                                  returnTimeout: entry.plugin.callTimeout) { event in
             switch event {

@@ -31,5 +31,11 @@ public struct PluginLoadFailure: Sendable, CustomStringConvertible {
     /// What went wrong and what to do.
     public var error: ExternalUserAgentError
 
+    /// `path` refused with `error`.
+    public init(path: String, error: ExternalUserAgentError) {
+        self.path = path
+        self.error = error
+    }
+
     public var description: String { "\(path): \(error.message)" }
 }

@@ -96,8 +96,9 @@ public struct PluginLoader: Sendable {
         return catalog
     }
 
-    /// The `*.so` files of the search path, in order, each file and folder once.
-    func candidateFiles() -> [String] {
+    /// The `*.so` files of the search path, in order, each file and folder once: what `load()` opens. Loading them
+    /// one after the other with ``load(file:into:)`` gives the catalog `load()` gives.
+    public func candidateFiles() -> [String] {
         var files: [String] = []
         var seenFolders = Set<String>()
         var seenFiles = Set<String>()

@@ -63,7 +63,7 @@ public final class PluginReceiver: RedirectReceiver {
         let logger = entry.plugin.logger
         let wire = PluginWire.ReceiverRequest(
             state: request.expectedState, path: options["path"],
-            timeoutSeconds: request.timeout.map(PluginAgent.seconds))
+            timeoutSeconds: request.timeout.map(PluginAgent.seconds), handOff: request.handOff?.wire)
         try await instance.start(requestJSON: wire.jsonText,
                                  returnTimeout: entry.plugin.callTimeout) { event in
             switch event {

@@ -17,6 +17,10 @@ public struct AgentCandidate: Sendable {
     public var reasons: [String]
     /// Where the agent comes from: a plugin or the app's code.
     public var source: Source
+    /// How a plugin's agent is made for a session, when not in this process by
+    /// ``PluginAgentEntry/makeAgent(options:dismissGrace:)`` (`nil`): the sign-in service runs each one in a child
+    /// process of its own, so that a plugin that crashes takes only that child with it.
+    public var pluginAgentMaker: (@Sendable (PluginAgentEntry, [String: String]) -> any ExternalUserAgent)?
 
     /// A plugin's agent, with the availability its plugin probed.
     public init(plugin entry: PluginAgentEntry) {
@@ -45,7 +49,7 @@ public struct AgentCandidate: Sendable {
     /// The agent, ready for one session; a plugin's agent gets `options`.
     public func makeAgent(options: [String: String] = [:]) -> any ExternalUserAgent {
         switch source {
-        case .plugin(let entry): entry.makeAgent(options: options)
+        case .plugin(let entry): pluginAgentMaker?(entry, options) ?? entry.makeAgent(options: options)
         case .code(let agent): agent
         }
     }

@@ -148,6 +148,8 @@ public enum AgentSelection {
             let how = preference.contains(where: verdicts[winner.index].candidate.descriptor.answers(to:))
                 ? "named at position \(winner.rank.0 + 1) of" : "matched by '*' (best kind first) in"
             verdicts[winner.index].reasons.append("chosen: passed every rule and is the first survivor, \(how) \(preferenceText)")
+            // A pinned agent runs the managed file's program: say what of the person's own settings is not used.
+            warnings += configuration.lockedOut(for: verdicts[winner.index].candidate.descriptor).map(\.description)
             for loser in survivors.dropFirst() {
                 verdicts[loser.index].reasons.append(
                     "passed every rule, but '\(verdicts[winner.index].id)' comes before it in \(preferenceText)")

@@ -19,11 +19,15 @@ import Synchronization
 /// registered that way, unsigned or HS256 with its secret: ``LocalAuthorizationServerOptions/keylessIDTokens``). Options can make it
 /// misbehave on purpose (``LocalAuthorizationServerOptions/Misbehavior``), so a client's checks can be tested.
 ///
+/// A test runs it for the length of a scope, which stops it however the test ends:
+///
 /// ```swift
-/// let server = try await LocalAuthorizationServer.start(.init(clientID: "my-app", subject: "alice"))
-/// defer { Task { await server.stop() } }
-/// // discover server.issuer, sign in with client id server.options.clientID …
+/// try await LocalAuthorizationServer.withServer(.init(clientID: "my-app", subject: "alice")) { server in
+///     // discover server.issuer, sign in with client id server.options.clientID …
+/// }
 /// ```
+///
+/// ``start(_:port:)`` and ``stop()`` are for a server whose life is not one scope (`eua demo`'s).
 public final class LocalAuthorizationServer: Sendable {
     /// What the token endpoint was asked, for tests to inspect.
     public struct TokenRequestRecord: Sendable {
@@ -75,7 +79,8 @@ public final class LocalAuthorizationServer: Sendable {
         }
     }
 
-    private struct Grant {
+    /// What a code or a refresh token stands for.
+    struct Grant {
         var clientID: String
         var redirectURI: String
         var codeChallenge: String
@@ -133,7 +138,8 @@ public final class LocalAuthorizationServer: Sendable {
         self.state = Mutex(State(options: options, signingKey: signingKey))
     }
 
-    /// Starts a server on 127.0.0.1 (`port` 0: a free one).
+    /// Starts a server on 127.0.0.1 (`port` 0: a free one); ``stop()`` stops it. A test uses
+    /// ``withServer(_:port:isolation:_:)``, which stops it however the test ends.
     public static func start(_ options: LocalAuthorizationServerOptions = .init(), port: Int = 0) async throws
         -> LocalAuthorizationServer {
         let key = try await SigningKey.make(options.signingAlgorithm, kid: "key-\(randomString(8))")
@@ -142,7 +148,7 @@ public final class LocalAuthorizationServer: Sendable {
         do {
             try http.serve { [weak server] request in
                 guard let server else { return .text(503, "stopped") }
-                return await server.respond(to: request)
+                return server.respond(to: request)
             }
         } catch {
             await http.close()
@@ -159,6 +165,7 @@ public final class LocalAuthorizationServer: Sendable {
     ///     let state = try await SignInFlow(issuer: server.issuer, client: ClientCredentials(clientID: "app")).run()
     /// }
     /// ```
+    @discardableResult
     public static func withServer<Result>(_ options: LocalAuthorizationServerOptions = .init(), port: Int = 0,
                                           isolation: isolated (any Actor)? = #isolation,
                                           _ body: (LocalAuthorizationServer) async throws -> Result) async throws
@@ -239,6 +246,46 @@ public final class LocalAuthorizationServer: Sendable {
     func subject(ofAccessToken token: String) -> String? { state.withLock { $0.accessTokens[token] } }
     /// Keeps a UserInfo request's record.
     func record(_ request: UserInfoRequestRecord) { state.withLock { $0.userInfoRequests.append(request) } }
+    /// Keeps a token request's record; returns its index, for ``refuseTokenRequest(_:with:)``.
+    func record(_ request: TokenRequestRecord) -> Int {
+        state.withLock {
+            $0.tokenRequests.append(request)
+            return $0.tokenRequests.count - 1
+        }
+    }
+    /// Notes in the record of token request `index` the OAuth error it was refused with.
+    func refuseTokenRequest(_ index: Int, with error: String) { state.withLock { $0.tokenRequests[index].refusal = error } }
+    /// The grant of an authorization code not used yet, which is used now; `nil` for an unknown or used code.
+    func takeCode(_ code: String) -> Grant? {
+        state.withLock { state in
+            guard var grant = state.codes[code], !grant.used else { return nil }
+            grant.used = true
+            state.codes[code] = grant
+            return grant
+        }
+    }
+    /// The grant of a live refresh token, used up when `rotating`; else `nil`, and whether it was a used one.
+    func takeRefreshToken(_ token: String, rotating: Bool) -> (grant: Grant?, wasUsed: Bool) {
+        state.withLock { state in
+            guard var grant = state.refreshTokens[token] else { return (nil, false) }
+            guard !grant.used else { return (nil, true) }
+            if rotating {
+                grant.used = true
+                state.refreshTokens[token] = grant
+            }
+            return (grant, false)
+        }
+    }
+    /// Keeps a refresh token just issued.
+    func store(refreshToken: String, for grant: Grant) { state.withLock { $0.refreshTokens[refreshToken] = grant } }
+    /// Keeps an access token (and ID token) just issued for `grant`: its subject and client.
+    func recordIssued(accessToken: String, idToken: String?, for grant: Grant) {
+        state.withLock {
+            $0.accessTokens[accessToken] = grant.subject
+            $0.accessTokenClients[accessToken] = grant.clientID
+            if let idToken { $0.issuedIDTokens[idToken] = grant.clientID }
+        }
+    }
     /// The key ID tokens are signed with now.
     var currentSigningKey: SigningKey { state.withLock { $0.signingKey } }
     /// Runs `change` on the registered clients, under the lock.
@@ -248,7 +295,9 @@ public final class LocalAuthorizationServer: Sendable {
 
     // MARK: - Endpoints
 
-    private func respond(to request: LocalHTTPServer.Request) async -> LocalHTTPServer.Response {
+    /// The answer to `request`, made on the connection's own thread (``LocalHTTPServer``): nothing here waits on
+    /// Swift's cooperative pool, so a test process that keeps the pool busy still gets its answers in time.
+    private func respond(to request: LocalHTTPServer.Request) -> LocalHTTPServer.Response {
         state.withLock {
             $0.requestLog.append(RequestRecord(method: request.method, target: request.target, version: request.version,
                                                headers: request.headers.map { (name: $0.0, value: $0.1) }))
@@ -265,9 +314,9 @@ public final class LocalAuthorizationServer: Sendable {
         case ("POST", "/authorize"):
             return submitLogin(request.form)
         case ("POST", "/token"):
-            return await token(request)
+            return token(request)
         case ("GET", "/userinfo") where options.servesUserinfo, ("POST", "/userinfo") where options.servesUserinfo:
-            return await userInfo(request)
+            return userInfo(request)
         case ("POST", "/register") where options.offersRegistration:
             return register(request)
         case ("POST", "/revoke"):
@@ -480,166 +529,6 @@ public final class LocalAuthorizationServer: Sendable {
             """
     }
 
-    private func token(_ request: LocalHTTPServer.Request) async -> LocalHTTPServer.Response {
-        let form = request.form
-        var (clientID, secret, method) = request.presentedClient
-        let options = self.options(for: clientID)
-        let assertion = form["client_assertion"] == nil ? nil : checkAssertion(form, options: options)
-        if let assertion { method = assertion.method }
-        let grantType = form["grant_type"] ?? ""
-        let index = state.withLock {
-            $0.tokenRequests.append(TokenRequestRecord(grantType: grantType, clientAuthentication: method, clientID: clientID,
-                                                       redirectURI: form["redirect_uri"], codeVerifier: form["code_verifier"],
-                                                       grantValue: form["code"] ?? form["refresh_token"], clientSecret: secret,
-                                                       clientAssertionAudience: assertion?.audience,
-                                                       parameters: request.orderedForm))
-            return $0.tokenRequests.count - 1
-        }
-        let refuse = { (status: Int, error: String, description: String) -> LocalHTTPServer.Response in
-            self.state.withLock { $0.tokenRequests[index].refusal = error }
-            return Self.oauthError(status, error, description)
-        }
-        if options.misbehaviors.contains(.slowTokenEndpoint) {
-            try? await Task.sleep(for: options.tokenEndpointDelay)
-        }
-        if options.misbehaviors.contains(.tokenEndpointServerError) {
-            return .text(500, "Internal Server Error")
-        }
-        if options.misbehaviors.contains(.tokenEndpointHTML) {
-            return .text(200, "<!doctype html><html><body><h1>Sign in</h1></body></html>", contentType: "text/html")
-        }
-        guard clientID == options.clientID else { return refuse(401, "invalid_client", "unknown client") }
-        if let assertion {
-            if let problem = assertion.refusal { return refuse(401, "invalid_client", problem) }
-        } else if let expected = options.clientSecret {
-            guard secret == expected else { return refuse(401, "invalid_client", "wrong or missing client secret") }
-        } else if secret != nil {
-            return refuse(401, "invalid_client", "this is a public client; it has no secret")
-        }
-
-        var proofKey: String?
-        switch dpop.check(request, url: issuer + "/token") {
-        case .accepted(let thumbprint): proofKey = thumbprint
-        case .refused(let response):
-            state.withLock { $0.tokenRequests[index].refusal = "dpop" }
-            return response
-        case .absent: proofKey = nil
-        }
-
-        let grant: Grant
-        switch grantType {
-        case "authorization_code":
-            let code = form["code"] ?? ""
-            let found = state.withLock { state -> Grant? in
-                guard var grant = state.codes[code], !grant.used else { return nil }
-                grant.used = true
-                state.codes[code] = grant
-                return grant
-            }
-            guard let found else { return refuse(400, "invalid_grant", "unknown or used code") }
-            guard form["redirect_uri"] == found.redirectURI else {
-                return refuse(400, "invalid_grant", "redirect_uri differs from the authorization request's")
-            }
-            guard let verifier = form["code_verifier"],
-                  Self.s256(verifier) == found.codeChallenge else {
-                return refuse(400, "invalid_grant", "PKCE verification failed")
-            }
-            grant = found
-        case "refresh_token":
-            let presented = form["refresh_token"] ?? ""
-            let found = state.withLock { state -> Grant? in
-                guard var grant = state.refreshTokens[presented], !grant.used else { return nil }
-                if options.rotatesRefreshTokens {
-                    grant.used = true
-                    state.refreshTokens[presented] = grant
-                }
-                return grant
-            }
-            guard let found else {
-                let used = state.withLock { $0.refreshTokens[presented]?.used ?? false }
-                return refuse(400, "invalid_grant", used ? "refresh token already used" : "unknown refresh token")
-            }
-            grant = found
-        case LocalDeviceAuthorization.grantType:
-            let polled = deviceAuthorization.poll(deviceCode: form["device_code"] ?? "")
-            guard let scope = polled.scope else { return polled.error ?? .text(500, "no answer") }
-            grant = Grant(clientID: options.clientID, redirectURI: "", codeChallenge: "", nonce: nil, scope: scope,
-                          subject: options.subject)
-        default:
-            return refuse(400, "unsupported_grant_type", "grant_type '\(grantType)' is not supported")
-        }
-
-        if let bound = grant.dpopJKT, bound != proofKey {
-            return refuse(400, "invalid_dpop_proof", proofKey == nil ? "this grant is bound to a DPoP key; send a proof"
-                : "the proof's key is not the one the grant is bound to (dpop_jkt or the refresh token's)")
-        }
-        let refreshToken = "rt-" + Self.randomString(32)
-        state.withLock { $0.refreshTokens[refreshToken] = Grant(clientID: grant.clientID, redirectURI: grant.redirectURI,
-                                                                 codeChallenge: "", nonce: nil, scope: grant.scope,
-                                                                 subject: grant.subject, dpopJKT: proofKey) }
-        var idToken: String?
-        if grant.scope.split(separator: " ").contains("openid") {
-            do {
-                idToken = try await makeIDToken(subject: grant.subject,
-                                                nonce: grantType == "authorization_code" ? grant.nonce : nil,
-                                                options: grant.context.adding(to: Self.adding(grant.idTokenClaims,
-                                                                                              subject: grant.subject, to: options)))
-            } catch {
-                return .text(500, "signing failed: \(error)")
-            }
-        }
-        let accessToken = "at-" + Self.randomString(32)
-        state.withLock {
-            $0.accessTokens[accessToken] = grant.subject
-            $0.accessTokenClients[accessToken] = grant.clientID
-            if let idToken { $0.issuedIDTokens[idToken] = grant.clientID }
-        }
-        if let proofKey { dpop.bind(accessToken: accessToken, to: proofKey) }
-        let tokenType = proofKey != nil && !dpop.settings.issuesBearer ? "DPoP" : "Bearer"
-        let document = TokenDocument(access_token: accessToken, token_type: tokenType,
-                                     expires_in: options.accessTokenLifetime, refresh_token: refreshToken,
-                                     id_token: idToken, scope: grant.scope)
-        guard !options.tokenResponseOverrides.isEmpty else { return .json(document) }
-        return .json(RawJSON.overriding(document, with: options.tokenResponseOverrides))
-    }
-
-    private func makeIDToken(subject: String, nonce: String?, options: LocalAuthorizationServerOptions) async throws
-        -> String {
-        let now = Int(Date().timeIntervalSince1970)
-        var claims = ServerIDTokenClaims(iss: issuer, sub: subject, aud: options.clientID, exp: now + 3600,
-                                         iat: now, nonce: nonce, azp: nil, email: "\(subject)@example.com",
-                                         preferred_username: subject)
-        let misbehaviors = options.misbehaviors
-        if misbehaviors.contains(.wrongIssuerInIDToken) { claims.iss = "http://issuer.invalid" }
-        if misbehaviors.contains(.wrongAudience) { claims.aud = "another-client" }
-        if misbehaviors.contains(.wrongNonce) { claims.nonce = "not-the-nonce" }
-        if misbehaviors.contains(.expiredIDToken) {
-            claims.iat = now - 7200
-            claims.exp = now - 3600
-        }
-        let key = misbehaviors.contains(.unknownKeyID)
-            ? try await SigningKey.make(options.signingAlgorithm, kid: "unpublished-\(Self.randomString(8))")
-            : state.withLock { $0.signingKey }
-        let payload = RawClaims(values: RawJSON.overriding(claims, with: options.idTokenClaimOverrides))
-        var token: String
-        if let keyless = options.keylessIDTokens {
-            token = try SymmetricJWT.make(payload, algorithm: keyless, secret: options.clientSecret)
-        } else {
-            token = options.idTokenClaimOverrides.isEmpty ? try await key.sign(claims) : try await key.sign(payload)
-        }
-        if misbehaviors.contains(.tamperedSignature), let dot = token.lastIndex(of: ".") {
-            // Change the signature's first character: still base64url, no longer valid.
-            let first = token.index(after: dot)
-            let replacement: Character = token[first] == "A" ? "B" : "A"
-            token.replaceSubrange(first...first, with: String(replacement))
-        }
-        return token
-    }
-
-    private static func oauthError(_ status: Int, _ error: String, _ description: String) -> LocalHTTPServer.Response {
-        .json(["error": error, "error_description": description], status: status)
-    }
-
     static func s256(_ verifier: String) -> String {
         SigningKey.base64URL(Data(SHA256.hash(data: Data(verifier.utf8))))
     }
@@ -679,13 +568,4 @@ private struct MetadataDocument: Encodable {
     var pushed_authorization_request_endpoint: String?
     var dpop_signing_alg_values_supported: [String]?
     var require_pushed_authorization_requests: Bool?
-}
-
-private struct TokenDocument: Encodable {
-    var access_token: String
-    var token_type: String
-    var expires_in: Int
-    var refresh_token: String
-    var id_token: String?
-    var scope: String
 }

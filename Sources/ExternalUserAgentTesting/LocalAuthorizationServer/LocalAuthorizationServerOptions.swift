@@ -62,6 +62,11 @@ public struct LocalAuthorizationServerOptions: Sendable {
         case slowTokenEndpoint
         /// The UserInfo endpoint answers about another subject than the access token's.
         case wrongUserInfoSubject
+        /// The registration endpoint refuses with 403 and an HTML page (as a proxy or a web framework does).
+        case registrationEndpointHTML
+        /// The end-session endpoint answers a request without `id_token_hint` with 200, an empty page and no redirect
+        /// (as Glewlwyd does): it ends a session only for a hint.
+        case endSessionNeedsHint
     }
 
     /// The one registered client.

@@ -35,6 +35,10 @@ extension LocalAuthorizationServer {
             self.record(record)
             return .text(400, "end-session request refused: \(reason)")
         }
+        if options.misbehaviors.contains(.endSessionNeedsHint), parameters["id_token_hint"] == nil {
+            self.record(record)
+            return .text(200, "", contentType: "text/html; charset=utf-8")
+        }
         var clientID = parameters["client_id"]
         if let hint = parameters["id_token_hint"] {
             guard let issuedTo = client(ofIDToken: hint) else { return refuse("id_token_hint is not an ID token this server issued") }

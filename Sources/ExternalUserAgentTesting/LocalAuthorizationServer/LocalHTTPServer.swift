@@ -5,7 +5,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Dispatch
 import ExternalUserAgent
 import ExternalUserAgentSystem
 #if canImport(Glibc)
@@ -82,7 +81,8 @@ struct LocalHTTPServer: Sendable {
         }
     }
 
-    typealias Handler = @Sendable (Request) async -> Response
+    /// Answers a request, on the connection's thread (not the cooperative pool's): it may block, never suspend.
+    typealias Handler = @Sendable (Request) -> Response
 
     /// The longest a connection may take to send its request; then it is closed unanswered.
     static let requestTimeout: Duration = .seconds(30)
@@ -155,7 +155,7 @@ struct LocalHTTPServer: Sendable {
         let connection = TCPConnection(accepted: fd, endpoint: "the client")
         let deadline = Deadline(after: requestTimeout)
         guard let request = read(connection, until: deadline) else { return }
-        let response = Self.wait(for: handler, request)
+        let response = handler(request)
         var lines = ["HTTP/1.1 \(response.status) \(HTTPStatus(code: response.status).reason)"]
         for (name, value) in response.headers
         where !["content-length", "connection"].contains(name.lowercased()) {
@@ -164,19 +164,6 @@ struct LocalHTTPServer: Sendable {
         lines += ["Content-Length: \(response.body.count)", "Connection: close", "", ""]
         // A client that went away or stopped reading is not waited for past the deadline.
         try? connection.send(Array(lines.joined(separator: "\r\n").utf8) + response.body, until: deadline)
-    }
-
-    /// The handler's answer, waited for on this (non-task) thread.
-    private static func wait(for handler: @escaping Handler, _ request: Request) -> Response {
-        let answer = Mutex<Response?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            let response = await handler(request)
-            answer.withLock { $0 = response }
-            done.signal()
-        }
-        done.wait()
-        return answer.withLock { $0 } ?? .text(500, "no answer")
     }
 
     /// The request: its head (strictly parsed, at most ``maximumHeadBytes``) and a `Content-Length` body (at most

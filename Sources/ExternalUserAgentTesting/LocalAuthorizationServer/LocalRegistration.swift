@@ -69,6 +69,12 @@ extension LocalAuthorizationServer {
     /// unless it authenticates with `none` or `private_key_jwt`), or 400 with `invalid_redirect_uri` /
     /// `invalid_client_metadata`.
     func register(_ request: LocalHTTPServer.Request) -> LocalHTTPServer.Response {
+        if options.misbehaviors.contains(.registrationEndpointHTML) {
+            return .text(403, "<!doctype html><html><head><title>403 Forbidden</title><style>h1 { color: red }</style>"
+                + "<script>var x = '<b>';</script></head><body><h1>Forbidden</h1><p>Dynamic registration is closed "
+                + "for this realm: ask the administrator&#39;s desk &amp; try again.</p></body></html>",
+                         contentType: "text/html; charset=utf-8")
+        }
         guard request.header("Content-Type")?.lowercased().hasPrefix("application/json") == true,
               case .object(let metadata)? = try? JSONDecoder().decode(JSONValue.self, from: Data(request.body)) else {
             return .json(["error": "invalid_client_metadata", "error_description": "the body must be a JSON object"],

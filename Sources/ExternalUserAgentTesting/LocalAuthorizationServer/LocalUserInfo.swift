@@ -20,7 +20,7 @@ public struct UserInfoRequestRecord: Sendable {
 extension LocalAuthorizationServer {
     /// `GET|POST /userinfo` (OpenID Connect Core §5.3): the claims of the access token's subject, as JSON or,
     /// with ``LocalAuthorizationServerOptions/signsUserInfo``, as a JWT signed with the ID token key.
-    func userInfo(_ request: LocalHTTPServer.Request) async -> LocalHTTPServer.Response {
+    func userInfo(_ request: LocalHTTPServer.Request) -> LocalHTTPServer.Response {
         let options = self.options
         var token: String?
         var placement = "none"
@@ -62,7 +62,7 @@ extension LocalAuthorizationServer {
         }
         guard options.signsUserInfo else { return .json(claims) }
         do {
-            let jwt = try await currentSigningKey.sign(RawClaims(values: claims))
+            let jwt = try currentSigningKey.sign(RawClaims(values: claims))
             return .text(200, jwt, contentType: "application/jwt")
         } catch {
             return .text(500, "signing failed: \(error)")

@@ -22,10 +22,19 @@ struct SigningKey: Sendable {
         case p256(P256.Signing.PrivateKey)
     }
 
+    /// A new key, made on a thread of its own (``BlockingCall``): an RSA key takes seconds in a debug build, and
+    /// Dispatch's global queue is no way out — on Linux its threads are the cooperative pool's, so two keys made there
+    /// at once stall every task of the process.
     static func make(_ algorithm: LocalAuthorizationServerOptions.SigningAlgorithm, kid: String) async throws -> SigningKey {
+        try await BlockingCall.run(name: "eua-test-key") { try generate(algorithm, kid: kid) }
+    }
+
+    /// A new key, made on the calling thread, which it blocks for seconds (RSA): for threads that are not the pool's,
+    /// such as the server's connection threads.
+    static func generate(_ algorithm: LocalAuthorizationServerOptions.SigningAlgorithm, kid: String) throws -> SigningKey {
         switch algorithm {
         case .rs256:
-            let privateKey = try await generateOffThePool { try _RSA.Signing.PrivateKey(keySize: .bits2048) }
+            let privateKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
             let primitives = try privateKey.publicKey.getKeyPrimitives()
             return SigningKey(kid: kid, algorithm: algorithm, privateKey: .rsa(privateKey), publicJWK: [
                 "kty": "RSA", "use": "sig", "alg": "RS256", "kid": kid,
@@ -41,15 +50,8 @@ struct SigningKey: Sendable {
         }
     }
 
-    /// `make` on a thread of its own (``BlockingCall``): an RSA key takes seconds in a debug build, and Dispatch's
-    /// global queue is no way out — on Linux its threads are the cooperative pool's, so two keys made there at once
-    /// stall every task of the process.
-    private static func generateOffThePool<Key: Sendable>(_ make: @escaping @Sendable () throws -> Key) async throws -> Key {
-        try await BlockingCall.run(name: "eua-test-key", make)
-    }
-
     /// `claims` as a compact JWS: `{"alg","kid","typ":"JWT"}`, the claims as JSON, and the signature.
-    func sign(_ claims: some Encodable) async throws -> String {
+    func sign(_ claims: some Encodable) throws -> String {
         let input = try Self.signingInput(header: ["alg": algorithm.rawValue, "kid": kid, "typ": "JWT"], claims: claims)
         let signature: Data = switch privateKey {
         case .rsa(let key): try key.signature(for: SHA256.hash(data: Data(input.utf8)), padding: .insecurePKCS1v1_5).rawRepresentation

@@ -15,9 +15,10 @@ Usage (DIR holds the database, the key and the log):
   provider.py serve --dir DIR [--device] [--localhost-loopback] [--registration]
       prints "listening http://127.0.0.1:PORT" on stdout once it answers; the issuer is that URL + "/o"
   provider.py user --dir DIR --username U --password P [--name N] [--email E] [--group G ...]
+      prints the user it added
   provider.py app --dir DIR --client-id ID [--secret S] [--grant code|device] [--skip-authorization]
                   [--redirect-uri URI ...] [--post-logout-redirect-uri URI ...] [--algorithm RS256|HS256|none]
-      without --secret the client is public; with it, confidential
+      without --secret the client is public; with it, confidential; prints the client it added
   provider.py approve-device --dir DIR --user-code CODE --username U [--deny]
   provider.py records --dir DIR
       one JSON object: grants, access_tokens, refresh_tokens, id_tokens, device_grants, applications
@@ -260,6 +261,8 @@ def add_user(arguments):
     )
     for name in arguments.group:
         user.groups.add(Group.objects.get_or_create(name=name)[0])
+    groups = " in " + ", ".join(arguments.group) if arguments.group else ""
+    print("added user %s%s; sign in on the provider's login page with that password" % (user.username, groups))
 
 
 def add_app(arguments):
@@ -285,6 +288,10 @@ def add_app(arguments):
         algorithm=algorithm,
         name=arguments.client_id,
     )
+    kind = "confidential" if arguments.secret else "public"
+    uris = " ".join(arguments.redirect_uri) or "none"
+    print("added %s client %s (grant %s, ID tokens %s), redirect URIs: %s"
+          % (kind, arguments.client_id, arguments.grant, arguments.algorithm, uris))
 
 
 def approve_device(arguments):

@@ -10,10 +10,17 @@ scopes (the consent page's Grant button) — then goes back to `callback_url` wi
 Continue button does, and follows redirects
 until it leaves the provider: that last GET (the loopback redirect URI) is the hand-off to the signing-in program.
 
+A sign-out it walks the same way. Opened at `eua`'s one-time loopback page (`/eua-hand-off/…`, a form that a script
+submits at once), it submits that form as a browser does (GET or POST); on the provider's end-session page
+(`/login.html?prompt=end_session&sid=…`) it makes the calls EndSession.js makes when the person confirms — GET
+/api/PLUGIN/session/SID/CLIENT, DELETE /api/PLUGIN/session/SID, DELETE /api/auth/ — then goes to `callback_url`.
+Its cookies are kept in GLEWLWYD_BROWSER_COOKIES (when set) between runs, as a browser keeps them.
+
 Environment: GLEWLWYD_BROWSER_USERNAME, GLEWLWYD_BROWSER_PASSWORD (the person), GLEWLWYD_BROWSER_RECORD (a file it
 appends one JSON line to per request: method, path, status — never a query value, so no code or token).
 Every request has a 10 s deadline and the whole walk 60 s; at most 20 requests.
 """
+import html.parser
 import http.cookiejar
 import json
 import os
@@ -33,21 +40,51 @@ class NoRedirect(urllib.request.HTTPRedirectHandler):
         return None
 
 
+class FormReader(html.parser.HTMLParser):
+    """The first form of a page: its method, action and fields (hidden and text inputs), in order."""
+
+    def __init__(self):
+        super().__init__()
+        self.form = None
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if tag == "form" and self.form is None:
+            self.form = {"method": (attributes.get("method") or "get").lower(), "action": attributes.get("action") or "",
+                         "fields": []}
+        elif tag == "input" and self.form is not None and attributes.get("name"):
+            self.form["fields"].append((attributes["name"], attributes.get("value") or ""))
+
+
 class Browser:
-    def __init__(self, record):
-        self.jar = http.cookiejar.CookieJar()
+    def __init__(self, record, cookies=None):
+        self.jar = http.cookiejar.MozillaCookieJar(cookies) if cookies else http.cookiejar.CookieJar()
+        if cookies and os.path.exists(cookies):
+            self.jar.load(ignore_discard=True, ignore_expires=True)
+        self.cookies = cookies
         self.opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar), NoRedirect())
         self.record = record
         self.requests = 0
         self.deadline = time.monotonic() + WALK_DEADLINE
 
-    def fetch(self, method, url, body=None):
+    def save(self):
+        if self.cookies:
+            self.jar.save(ignore_discard=True, ignore_expires=True)
+            os.chmod(self.cookies, 0o600)
+
+    def fetch(self, method, url, body=None, form=None):
         self.requests += 1
         if self.requests > MAXIMUM_REQUESTS or time.monotonic() > self.deadline:
             raise SystemExit(f"browser stand-in: gave up after {self.requests - 1} requests at {url.split('?')[0]}")
-        data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(url, data=data, method=method,
-                                         headers={"Content-Type": "application/json"} if data else {})
+        headers = {}
+        data = None
+        if form is not None:
+            data = urllib.parse.urlencode(form).encode()
+            headers["Content-Type"] = "application/x-www-form-urlencoded"
+        elif body is not None:
+            data = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+        request = urllib.request.Request(url, data=data, method=method, headers=headers)
         try:
             with self.opener.open(request, timeout=REQUEST_TIMEOUT) as response:
                 status, headers, text = response.status, response.headers, response.read().decode(errors="replace")
@@ -67,16 +104,56 @@ def main():
         raise SystemExit("usage: browser.py URL")
     username = os.environ.get("GLEWLWYD_BROWSER_USERNAME", "")
     password = os.environ.get("GLEWLWYD_BROWSER_PASSWORD", "")
-    browser = Browser(os.environ.get("GLEWLWYD_BROWSER_RECORD"))
-    url = sys.argv[1]
+    browser = Browser(os.environ.get("GLEWLWYD_BROWSER_RECORD"), os.environ.get("GLEWLWYD_BROWSER_COOKIES"))
+    try:
+        walk(browser, sys.argv[1], username, password)
+    finally:
+        browser.save()
+
+
+def walk(browser, url, username, password):
+    method, form = "GET", None
+    if urllib.parse.urlsplit(url).path.startswith("/eua-hand-off/"):
+        # eua's one-time page: its script submits the form at once; so does this browser.
+        status, _, text = browser.fetch("GET", url)
+        reader = FormReader()
+        reader.feed(text)
+        if status != 200 or reader.form is None:
+            raise SystemExit(f"browser stand-in: the hand-off page answered {status} without a form")
+        action = urllib.parse.urljoin(url, reader.form["action"])
+        if reader.form["method"] == "post":
+            method, form, url = "POST", reader.form["fields"], action
+        else:
+            url = action + ("&" if "?" in action else "?") + urllib.parse.urlencode(reader.form["fields"])
     provider = urllib.parse.urlsplit(url)
     origin = f"{provider.scheme}://{provider.netloc}"
     signed_in = False
     while True:
-        status, headers, text = browser.fetch("GET", url)
+        status, headers, text = browser.fetch(method, url, form=form)
+        method, form = "GET", None
         parts = urllib.parse.urlsplit(url)
         if f"{parts.scheme}://{parts.netloc}" != origin:
             return  # the redirect URI: handed over
+        if parts.path.endswith("/login.html") and dict(urllib.parse.parse_qsl(parts.query)).get("prompt") == "end_session":
+            # EndSession.js, the person confirming: the session's clients, then the session and the sign-in ended.
+            query = dict(urllib.parse.parse_qsl(parts.query))
+            plugin, sid, client_id = query.get("plugin"), query.get("sid"), query.get("client_id")
+            if not plugin or not sid or not client_id:
+                raise SystemExit("browser stand-in: the end-session page was opened without plugin, sid or client_id")
+            api = origin + "/api/" + urllib.parse.quote(plugin, safe="")
+            sub = "/session/" + urllib.parse.quote(sid, safe="")
+            status, _, text = browser.fetch("GET", api + sub + "/" + urllib.parse.quote(client_id, safe=""))
+            if status != 200:
+                raise SystemExit(f"browser stand-in: the session's clients were refused ({status}): {text[:200]}")
+            for target in (api + sub, origin + "/api/auth/"):
+                status, _, text = browser.fetch("DELETE", target)
+                if status != 200:
+                    raise SystemExit(f"browser stand-in: DELETE {urllib.parse.urlsplit(target).path} was refused "
+                                     f"({status}): {text[:200]}")
+            if not query.get("callback_url"):
+                return  # no post-logout redirect: the provider's own "signed out" page
+            url = urllib.parse.urljoin(url, query["callback_url"])
+            continue
         if parts.path.endswith("/login.html"):
             if signed_in:
                 raise SystemExit("browser stand-in: the provider showed its login page again after signing in")

@@ -184,6 +184,8 @@ def plugin_parameters(issuer, folder, par_required):
         "register-client-credentials-scope": SCOPES,
         "register-client-management-allowed": False,
         "session-management-allowed": True,
+        # The end-session page sends the browser back to post_logout_redirect_uri only with front-channel logout on.
+        "front-channel-logout-allowed": True,
         "session-cookie-name": "GLEWLWYD2_OIDC_SID",
         "session-cookie-expiration": 3600,
         "oauth-par-allowed": True,
@@ -267,6 +269,14 @@ def serve(arguments):
                                           "password_required": True, "password_max_age": 0, "scheme": {}})
     admin.request("PUT", "/scope/openid", {"name": "openid", "display_name": "Open ID", "description": "OpenID Connect",
                                            "password_required": True, "password_max_age": 0, "scheme": {}})
+    # The end-session endpoint checks a client's post_logout_redirect_uris (an array), which the default client
+    # module's data format does not hold (it has a single post_logout_redirect_uri): the admin adds it.
+    module = admin.request("GET", "/mod/client/database")
+    module["parameters"]["data-format"]["post_logout_redirect_uris"] = {"multiple": True, "read": True, "write": True}
+    admin.request("PUT", "/mod/client/database", {key: module[key] for key in
+                                                   ("module", "name", "display_name", "order", "parameters", "readonly")
+                                                   if key in module})
+    admin.request("PUT", "/mod/client/database/reset")
     issuer = base_url + "/api/" + PLUGIN
     admin.request("POST", "/mod/plugin/", {"module": "oidc", "name": PLUGIN, "display_name": "OpenID Connect",
                                            "enabled": True,
@@ -312,7 +322,7 @@ def add_client(arguments):
         client["client_secret"] = arguments.secret
         client["token_endpoint_auth_method"] = ["client_secret_basic", "client_secret_post"]
     if arguments.post_logout_redirect_uri:
-        client["post_logout_redirect_uri"] = arguments.post_logout_redirect_uri
+        client["post_logout_redirect_uris"] = [arguments.post_logout_redirect_uri]
     if arguments.dpop_required:
         client["dpop_client_bound"] = "1"
     admin.request("POST", "/client/", client)
@@ -339,6 +349,7 @@ def records(arguments):
                                "ORDER BY gpor_id"),
         "access_tokens": rows("SELECT gpoa_client_id AS client_id, gpoa_username AS username, gpoa_jti AS jti, "
                               "gpoa_enabled AS enabled FROM gpo_access_token ORDER BY gpoa_id"),
+        "user_sessions": rows("SELECT gus_username AS username, gus_enabled AS enabled FROM g_user_session ORDER BY gus_id"),
         "dpop_proofs": rows("SELECT gpod_client_id AS client_id, gpod_jkt AS jkt, gpod_htm AS htm, gpod_htu AS htu "
                             "FROM gpo_dpop ORDER BY gpod_id"),
     }

@@ -2,7 +2,7 @@
 import CExternalUserAgentPlugin
 import ExternalUserAgentPluginKit
 
-/// An agent plugin written in Swift outside the ExternalUserAgent package: the README's "Writing one in Swift",
+/// An agent plugin written in Swift outside the ExternalUserAgent package: docs/guides/plugins.md's whole plugin,
 /// compiled here. It "presents" a URL by answering at once with a redirect carrying a code and the request's state,
 /// as a company's own single-sign-on helper might.
 @_cdecl("eua_plugin_entry_v1")

@@ -16,30 +16,30 @@ import Glibc
 struct SignInAppTests {
     @Test("through the headless agent plugin (follow mode), found beside the test binary")
     func headlessPlugin() async throws {
-        let server = try await LocalAuthorizationServer.start(.init(clientID: "sign-in-app", subject: "alice"))
-        defer { Task { await server.stop() } }
-        let catalog = await PluginLoader().load()
-        #expect(catalog.agent(id: "headless") != nil, "libEUAHeadless.so was built beside the tests")
-        #expect(catalog.receiver(id: "loopback") != nil)
-        var code = CodeConfiguration(preference: ["headless"], allowTestAgents: true,
-                                     agentOptions: ["headless": ["mode": "follow"]])
-        code.namedAgent = "headless"
-        let who = try await AppSignIn.run(issuer: server.issuer, clientID: "sign-in-app", code: code, catalog: catalog)
-        #expect(who == "alice")
-        #expect(server.tokenRequests.count == 1 && server.tokenRequests[0].refusal == nil)
+        try await LocalAuthorizationServer.withServer(.init(clientID: "sign-in-app", subject: "alice")) { server in
+            let catalog = await PluginLoader().load()
+            #expect(catalog.agent(id: "headless") != nil, "libEUAHeadless.so was built beside the tests")
+            #expect(catalog.receiver(id: "loopback") != nil)
+            var code = CodeConfiguration(preference: ["headless"], allowTestAgents: true,
+                                         agentOptions: ["headless": ["mode": "follow"]])
+            code.namedAgent = "headless"
+            let who = try await AppSignIn.run(issuer: server.issuer, clientID: "sign-in-app", code: code, catalog: catalog)
+            #expect(who == "alice")
+            #expect(server.tokenRequests.count == 1 && server.tokenRequests[0].refusal == nil)
+        }
     }
 
     @Test("with the in-process fake agent: no plugin, milliseconds")
     func fakeAgent() async throws {
-        let server = try await LocalAuthorizationServer.start(.init(clientID: "sign-in-app"))
-        defer { Task { await server.stop() } }
-        let fake = FakeExternalUserAgent(script: .signIn(at: server, as: "bob"))
-        let flow = SignInFlow(issuer: server.issuer, client: ClientCredentials(clientID: "sign-in-app"),
-                              candidates: [AgentCandidate(agent: fake)],
-                              configuration: try Configuration.load(code: CodeConfiguration(allowTestAgents: true)),
-                              receiver: SignInFlow.Receiver { _ in FakeRedirectReceiver() })
-        let state = try await flow.run()
-        #expect(await state.idTokenClaims?.subject == "bob")
+        try await LocalAuthorizationServer.withServer(.init(clientID: "sign-in-app")) { server in
+            let fake = FakeExternalUserAgent(script: .signIn(at: server, as: "bob"))
+            let flow = SignInFlow(issuer: server.issuer, client: ClientCredentials(clientID: "sign-in-app"),
+                                  candidates: [AgentCandidate(agent: fake)],
+                                  configuration: try Configuration.load(code: CodeConfiguration(allowTestAgents: true)),
+                                  receiver: SignInFlow.Receiver { _ in FakeRedirectReceiver() })
+            let state = try await flow.run()
+            #expect(await state.idTokenClaims?.subject == "bob")
+        }
     }
 }
 
