@@ -36,7 +36,7 @@ enum SchemeFiles {
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         var pid: pid_t = 0
         let argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for argument in argv { free(argument) } }
         guard posix_spawn(&pid, arguments[0], &actions, nil, argv, environ) == 0 else { return false }
         let deadline = ContinuousClock.now + .seconds(seconds)
         var status: Int32 = 0

@@ -52,7 +52,8 @@ enum AgentStep {
             Log.error("\(role) is for the service's own use (it is given its pid)")
             exit(2)
         }
-        _ = prctl?(1 /* PR_SET_PDEATHSIG */, UInt(SIGKILL), 0, 0, 0)
+        let setParentDeathSignal: Int32 = 1  // PR_SET_PDEATHSIG
+        _ = prctl?(setParentDeathSignal, UInt(SIGKILL), 0, 0, 0)
         guard getppid() == parent else { exit(3) }
         let control = fcntl(0, F_DUPFD_CLOEXEC, 3), output = fcntl(1, F_DUPFD_CLOEXEC, 3)
         guard control >= 0, output >= 0 else { exit(4) }

@@ -21,7 +21,7 @@ struct ProcessEnvironmentTests {
     func hostileEntries() {
         let texts = ["A=first", "B=", "A=second", "NOEQUALS", "=nameless", "C=x=y"]
         var pointers: [UnsafeMutablePointer<CChar>?] = texts.map { strdup($0) } + [nil]
-        defer { pointers.forEach { free($0) } }
+        defer { for pointer in pointers { free(pointer) } }
         let variables = pointers.withUnsafeMutableBufferPointer { ProcessEnvironment.variables(in: $0.baseAddress!) }
         #expect(variables == ["A": "first", "B": "", "C": "x=y"])
     }

@@ -79,7 +79,8 @@ struct SessionTests {
             ("http://127.0.0.1:49152/callbackX?code=x&state=\(Self.state)", .redirectMismatch),  // path
             ("http://127.0.0.1:49152/callback?code=x", .stateMismatch),  // no state
             ("http://127.0.0.1:49152/callback?code=x&state=other", .stateMismatch),  // wrong state
-            ("http://127.0.0.1:49152/callback?code=x&state=\(Self.state)&state=\(Self.state)", .stateMismatch),  // repeated
+            // repeated
+            ("http://127.0.0.1:49152/callback?code=x&state=\(Self.state)&state=\(Self.state)", .stateMismatch),
         ]
         for (text, code) in wrong {
             do {

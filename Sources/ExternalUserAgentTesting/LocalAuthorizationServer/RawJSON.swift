@@ -28,6 +28,5 @@ enum RawJSON {
 struct RawClaims: Encodable {
     var values: [String: JSONValue]
 
-    init(values: [String: JSONValue]) { self.values = values }
     func encode(to encoder: any Encoder) throws { try values.encode(to: encoder) }
 }

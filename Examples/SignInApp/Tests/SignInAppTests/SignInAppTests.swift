@@ -53,7 +53,7 @@ struct SignInAppConfigurationTests {
         #expect(mkdir(folder, 0o700) == 0)
         var written: [String] = []
         defer {
-            written.forEach { unlink($0) }
+            for file in written { unlink(file) }
             rmdir(folder)
         }
         func write(_ text: String?, _ name: String) -> String? {
