@@ -27,7 +27,7 @@ let package = Package(
     name: "ExternalUserAgent",
     platforms: [.macOS(.v15)],
     products: [
-        .library(name: "ExternalUserAgent", targets: ["ExternalUserAgent"]),
+        .library(name: "ExternalUserAgentCore", targets: ["ExternalUserAgentCore"]),
         .library(name: "ExternalUserAgentPluginKit", targets: ["ExternalUserAgentPluginKit"]),
         .library(name: "ExternalUserAgentTesting", targets: ["ExternalUserAgentTesting"]),
         .library(name: "ExternalUserAgentOAuth", targets: ["ExternalUserAgentOAuth"]),
@@ -68,26 +68,34 @@ let package = Package(
         // The JSON values that cross the C ABI, shared by host and plugin kit.
         .target(name: "ExternalUserAgentABI"),
         // The wire rules host and plugins share: redirect matching, form and query coding, HTML and terminal escaping.
-        .target(name: "ExternalUserAgentWire"),
+        .target(name: "ExternalUserAgentRules"),
         // Small files, the environment and threads for blocking calls (`BlockingCall`), with plain system calls, for the
         // host, the commands and the plugins alike: no FileManager, URL or ProcessInfo (whose first use costs start-up
         // work inside FoundationEssentials).
         .target(name: "ExternalUserAgentSystem"),
+        // HTTP/1.1 on plain POSIX sockets (request and response parsers, deadlines, a stop signal, threads of their
+        // own), for the plugins, the OAuth client's plain http and the testing kit's server. No SwiftNIO: a plugin
+        // embeds a copy of every Swift library it uses, so NIO in a plugin meant several NIOs in one process.
+        .target(name: "CExternalUserAgentNet"),
+        .target(
+            name: "ExternalUserAgentNet",
+            dependencies: ["CExternalUserAgentNet", "ExternalUserAgentSystem"]
+        ),
         // libcurl, opened with dlopen on first use (only its header, from Debian's libcurl4-openssl-dev, at build
         // time), and the blocking HTTP(S) client built on it: the headless agent's follow mode uses it.
         .target(name: "CCurl"),
-        .target(name: "CurlClient", dependencies: ["CCurl", "PluginNet"]),
+        .target(name: "CurlClient", dependencies: ["CCurl", "ExternalUserAgentNet", "ExternalUserAgentSystem"]),
         // libsecret (the freedesktop Secret Service), opened with dlopen on first use (no header needed to build;
         // Debian's libsecret-1-0 to run): the token store's secret-service back end.
         .target(name: "CSecret"),
         // The TOML v1.0.0 reader the configuration files are read with: standard library only.
         .target(name: "TOMLReader"),
         .target(
-            name: "ExternalUserAgent",
+            name: "ExternalUserAgentCore",
             dependencies: [
                 "CExternalUserAgentPlugin",
                 "ExternalUserAgentABI",
-                "ExternalUserAgentWire",
+                "ExternalUserAgentRules",
                 "ExternalUserAgentSystem",
                 "TOMLReader",
                 .product(name: "Logging", package: "swift-log"),
@@ -95,14 +103,14 @@ let package = Package(
         ),
         .target(
             name: "ExternalUserAgentPluginKit",
-            dependencies: ["CExternalUserAgentPlugin", "ExternalUserAgentABI", "ExternalUserAgentWire", "ExternalUserAgentSystem"]
+            dependencies: ["CExternalUserAgentPlugin", "ExternalUserAgentABI", "ExternalUserAgentRules", "ExternalUserAgentSystem"]
         ),
         .target(
             name: "ExternalUserAgentOAuth",
             dependencies: [
-                "ExternalUserAgent",
+                "ExternalUserAgentCore",
                 "ExternalUserAgentABI",
-                "ExternalUserAgentWire",
+                "ExternalUserAgentRules",
                 "ExternalUserAgentSystem",
                 "CSecret",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -111,32 +119,32 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 // Plain-http requests to IP literals and localhost over blocking sockets; everything else (https)
                 // through libcurl, opened with dlopen on first use: no SwiftNIO in the OAuth client.
-                "PluginNet",
+                "ExternalUserAgentNet",
                 "CurlClient",
             ]
         ),
         .target(
             name: "ExternalUserAgentTesting",
             dependencies: [
-                "ExternalUserAgent",
+                "ExternalUserAgentCore",
                 "ExternalUserAgentSystem",
-                "ExternalUserAgentWire",
+                "ExternalUserAgentRules",
                 "ExternalUserAgentABI",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 // The local server's sockets and strict request parser: no SwiftNIO in the testing kit.
-                "PluginNet",
-                "CPluginNet",
+                "ExternalUserAgentNet",
+                "CExternalUserAgentNet",
             ]
         ),
         // What both command-line programs share: output, blocking bridge, logging set-up, forwarding.
         .target(
             name: "EUACommandSupport",
             dependencies: [
-                "ExternalUserAgent",
+                "ExternalUserAgentCore",
                 // The hint table (CommandHints) spells the OAuth module's remedies too.
                 "ExternalUserAgentOAuth",
-                "ExternalUserAgentWire",
+                "ExternalUserAgentRules",
                 "ExternalUserAgentSystem",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -146,18 +154,18 @@ let package = Package(
         .executableTarget(
             name: "eua",
             dependencies: [
-                "EUACore",
+                "EUAAgentCommands",
                 "EUAOAuthCommands",
                 "EUACommandSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // The commands of the core: agents, capabilities, open, receive, scheme.
+        // The agent commands: agents, capabilities, open, receive, scheme.
         .target(
-            name: "EUACore",
+            name: "EUAAgentCommands",
             dependencies: [
-                "ExternalUserAgent",
-                "ExternalUserAgentWire",
+                "ExternalUserAgentCore",
+                "ExternalUserAgentRules",
                 "ExternalUserAgentSystem",
                 "EUACommandSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -168,8 +176,8 @@ let package = Package(
         .target(
             name: "EUAOAuthCommands",
             dependencies: [
-                "ExternalUserAgent",
-                "ExternalUserAgentWire",
+                "ExternalUserAgentCore",
+                "ExternalUserAgentRules",
                 "ExternalUserAgentSystem",
                 "ExternalUserAgentOAuth",
                 "EUACommandSupport",
@@ -182,7 +190,7 @@ let package = Package(
         .executableTarget(
             name: "EUADemo",
             dependencies: [
-                "ExternalUserAgent",
+                "ExternalUserAgentCore",
                 "ExternalUserAgentSystem",
                 "ExternalUserAgentOAuth",
                 "EUACommandSupport",
@@ -198,7 +206,7 @@ let package = Package(
             dependencies: [
                 "CGIO",
                 "CSecret",
-                "ExternalUserAgent",
+                "ExternalUserAgentCore",
                 "ExternalUserAgentSystem",
                 "ExternalUserAgentOAuth",
             ],
@@ -206,31 +214,22 @@ let package = Package(
         ),
 
         // Plugins
-        // What the networking plugins share: HTTP/1.1 on plain POSIX sockets (request and response parsers,
-        // deadlines, a stop signal, threads of their own). No SwiftNIO: a plugin embeds a copy of every Swift
-        // library it uses, so NIO in a plugin meant several NIOs (and their threads) in one process.
-        .target(name: "CPluginNet", path: "Plugins/CPluginNet"),
-        .target(
-            name: "PluginNet",
-            dependencies: ["CPluginNet", "ExternalUserAgentSystem"],
-            path: "Plugins/PluginNet"
-        ),
         .target(
             name: "EUAHeadless",
-            dependencies: ["ExternalUserAgentPluginKit", "ExternalUserAgentWire", "ExternalUserAgentSystem", "PluginNet", "CurlClient"],
+            dependencies: ["ExternalUserAgentPluginKit", "ExternalUserAgentRules", "ExternalUserAgentSystem", "ExternalUserAgentNet", "CurlClient"],
             path: "Plugins/EUAHeadless"
         ),
 
         .target(
             name: "EUALoopback",
-            dependencies: ["ExternalUserAgentPluginKit", "ExternalUserAgentWire", "PluginNet"],
+            dependencies: ["ExternalUserAgentPluginKit", "ExternalUserAgentRules", "ExternalUserAgentNet"],
             path: "Plugins/EUALoopback"
         ),
 
         // The private-use URI scheme receiver: hand-offs over a Unix socket in $XDG_RUNTIME_DIR.
         .target(
             name: "EUAScheme",
-            dependencies: ["ExternalUserAgentPluginKit", "ExternalUserAgentWire", "PluginNet", "CPluginNet"],
+            dependencies: ["ExternalUserAgentPluginKit", "ExternalUserAgentRules", "ExternalUserAgentNet", "CExternalUserAgentNet"],
             path: "Plugins/EUAScheme"
         ),
 
@@ -272,32 +271,32 @@ let package = Package(
         // Example: an app's login code and its tests against the local authorization server.
         .target(
             name: "AppLogin",
-            dependencies: ["ExternalUserAgent", "ExternalUserAgentOAuth"],
+            dependencies: ["ExternalUserAgentCore", "ExternalUserAgentOAuth"],
             path: "Examples/AppLogin"
         ),
         .testTarget(
             name: "AppLoginTests",
-            dependencies: ["AppLogin", "ExternalUserAgent", "ExternalUserAgentTesting"],
+            dependencies: ["AppLogin", "ExternalUserAgentCore", "ExternalUserAgentTesting"],
             path: "Examples/AppLoginTests"
         ),
 
         // Benchmarks
         .executableTarget(
             name: "ReceiverLatencyBenchmark",
-            dependencies: ["ExternalUserAgent", "ExternalUserAgentTesting"],
+            dependencies: ["ExternalUserAgentCore", "ExternalUserAgentTesting"],
             path: "Benchmarks/ReceiverLatencyBenchmark"
         ),
 
         // Tests
         .target(
             name: "EUATestSupport",
-            dependencies: ["ExternalUserAgent", "ExternalUserAgentTesting"],
+            dependencies: ["ExternalUserAgentCore", "ExternalUserAgentTesting"],
             path: "Tests/EUATestSupport"
         ),
         .testTarget(
-            name: "ExternalUserAgentTests",
+            name: "ExternalUserAgentCoreTests",
             dependencies: [
-                "ExternalUserAgent", "ExternalUserAgentABI", "ExternalUserAgentSystem", "ExternalUserAgentTesting",
+                "ExternalUserAgentCore", "ExternalUserAgentABI", "ExternalUserAgentSystem", "ExternalUserAgentTesting",
                 "ExternalUserAgentPluginKit", "CExternalUserAgentPlugin",
                 "EUATestSupport",
                 .product(name: "Logging", package: "swift-log"),
@@ -305,20 +304,20 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "ExternalUserAgentWireTests",
-            dependencies: ["ExternalUserAgentWire"]
+            name: "ExternalUserAgentRulesTests",
+            dependencies: ["ExternalUserAgentRules"]
         ),
         .testTarget(
             name: "HeadlessPluginTests",
-            dependencies: ["ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport"]
+            dependencies: ["ExternalUserAgentCore", "ExternalUserAgentTesting", "EUATestSupport"]
         ),
         .testTarget(
             name: "EUAExampleCTests",
-            dependencies: ["ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport"]
+            dependencies: ["ExternalUserAgentCore", "ExternalUserAgentTesting", "EUATestSupport"]
         ),
         .testTarget(
             name: "LoopbackReceiverTests",
-            dependencies: ["ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport", "PluginNet"]
+            dependencies: ["ExternalUserAgentCore", "ExternalUserAgentTesting", "EUATestSupport", "ExternalUserAgentNet"]
         ),
         .testTarget(
             name: "SystemBrowserTests",
@@ -332,14 +331,14 @@ let package = Package(
         .testTarget(
             name: "SelectionTests",
             dependencies: [
-                "ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport",
+                "ExternalUserAgentCore", "ExternalUserAgentTesting", "EUATestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]
         ),
         .testTarget(
             name: "BrowserAgentTests",
-            dependencies: ["BrowserAgentSupport", "ExternalUserAgent", "ExternalUserAgentTesting", "EUATestSupport"]
+            dependencies: ["BrowserAgentSupport", "ExternalUserAgentCore", "ExternalUserAgentTesting", "EUATestSupport"]
         ),
         .testTarget(
             name: "EUACommandTests",
@@ -348,7 +347,7 @@ let package = Package(
         .testTarget(
             name: "ExternalUserAgentOAuthTests",
             dependencies: [
-                "ExternalUserAgentOAuth", "ExternalUserAgent", "ExternalUserAgentABI", "ExternalUserAgentTesting",
+                "ExternalUserAgentOAuth", "ExternalUserAgentCore", "ExternalUserAgentABI", "ExternalUserAgentTesting",
                 "EUATestSupport",
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -360,11 +359,11 @@ let package = Package(
         ),
         .testTarget(
             name: "HeadlessFollowTests",
-            dependencies: ["EUAHeadless", "PluginNet", "CurlClient", "ExternalUserAgentWire", "EUATestSupport"]
+            dependencies: ["EUAHeadless", "ExternalUserAgentNet", "CurlClient", "ExternalUserAgentRules", "EUATestSupport"]
         ),
         .testTarget(
             name: "SchemeReceiverTests",
-            dependencies: ["ExternalUserAgentWire"]
+            dependencies: ["ExternalUserAgentRules"]
         ),
         // The sign-in service: caller identification over fixtures, and the service on a private bus with a keyring.
         .testTarget(
@@ -388,14 +387,14 @@ let package = Package(
 // supplies their `main`; the inputs they found are kept as regression tests in the ordinary suites.
 if Context.environment["EUA_FUZZ"] == "1" {
     let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
-        ("FuzzTOML", ["ExternalUserAgent"]),
-        ("FuzzPluginJSON", ["ExternalUserAgent", "ExternalUserAgentABI"]),
-        ("FuzzLoopbackRequest", ["EUALoopback", "PluginNet", "ExternalUserAgent", "ExternalUserAgentWire"]),
+        ("FuzzTOML", ["ExternalUserAgentCore"]),
+        ("FuzzPluginJSON", ["ExternalUserAgentCore", "ExternalUserAgentABI"]),
+        ("FuzzLoopbackRequest", ["EUALoopback", "ExternalUserAgentNet", "ExternalUserAgentCore", "ExternalUserAgentRules"]),
         ("FuzzOAuthResponses", ["ExternalUserAgentOAuth"]),
         ("FuzzIDToken", ["ExternalUserAgentOAuth", .product(name: "Crypto", package: "swift-crypto")]),
-        ("FuzzHTTPResponse", ["PluginNet", "ExternalUserAgentWire"]),
-        ("FuzzHTMLPage", ["EUAHeadless", "ExternalUserAgentWire"]),
-        ("FuzzPluginIndex", ["ExternalUserAgent"]),
+        ("FuzzHTTPResponse", ["ExternalUserAgentNet", "ExternalUserAgentRules"]),
+        ("FuzzHTMLPage", ["EUAHeadless", "ExternalUserAgentRules"]),
+        ("FuzzPluginIndex", ["ExternalUserAgentCore"]),
     ]
     for target in fuzzTargets {
         package.targets.append(.executableTarget(name: target.name, dependencies: target.dependencies,

@@ -2,7 +2,7 @@
 // Redirect → resume latency of the loopback receiver plugin: the time from the redirect request being
 // written to the receiver's socket to the caller awaiting `session.run` resuming. Idle, and under a
 // 64-connection junk flood. Run it with `Benchmarks/receiver-latency` (builds in release first).
-import ExternalUserAgent
+import ExternalUserAgentCore
 import ExternalUserAgentTesting
 import Foundation
 #if canImport(Glibc)

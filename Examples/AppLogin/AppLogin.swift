@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgent
+import ExternalUserAgentCore
 import ExternalUserAgentOAuth
 
 /// An app's own sign-in code, as an app would write it: the code its tests run against a real

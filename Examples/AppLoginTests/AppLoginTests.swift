@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import AppLogin
-import ExternalUserAgent
+import ExternalUserAgentCore
 import ExternalUserAgentTesting
 import Testing
 

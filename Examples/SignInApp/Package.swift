@@ -20,7 +20,7 @@ let package = Package(
         .executableTarget(
             name: "SignInApp",
             dependencies: [
-                .product(name: "ExternalUserAgent", package: "ExternalUserAgent"),
+                .product(name: "ExternalUserAgentCore", package: "ExternalUserAgent"),
                 .product(name: "ExternalUserAgentOAuth", package: "ExternalUserAgent"),
                 // The one step that gives the app its agents: list the plugin products. SwiftPM builds each as a
                 // shared library beside the app, and the loader looks there first.
@@ -36,7 +36,7 @@ let package = Package(
         .target(
             name: "ReadmeSnippets",
             dependencies: [
-                .product(name: "ExternalUserAgent", package: "ExternalUserAgent"),
+                .product(name: "ExternalUserAgentCore", package: "ExternalUserAgent"),
                 .product(name: "ExternalUserAgentOAuth", package: "ExternalUserAgent"),
                 .product(name: "ExternalUserAgentTesting", package: "ExternalUserAgent"),
             ]

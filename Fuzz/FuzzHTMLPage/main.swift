@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import EUAHeadless
-import ExternalUserAgentWire
+import ExternalUserAgentRules
 import FoundationEssentials
 
 /// libFuzzer target: a provider's page as the headless agent's follow mode reads it — the forms it would fill

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgentWire
-import PluginNet
+import ExternalUserAgentRules
+import ExternalUserAgentNet
 
 /// libFuzzer target: raw bytes as the headless agent's HTTP client reads a response, through its response
 /// parser, with small limits so that they are reached. Properties on top of "no crash, no hang":

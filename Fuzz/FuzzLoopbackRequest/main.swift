@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgent
-import ExternalUserAgentWire
+import ExternalUserAgentCore
+import ExternalUserAgentRules
 import FoundationEssentials
 import EUALoopback
-import PluginNet
+import ExternalUserAgentNet
 
 /// The receiver the bytes are fed to (static members: made once and kept, so the leak checker sees them
 /// reachable; a top-level variable of a libFuzzer main.swift is never set up, as top-level code does not run).

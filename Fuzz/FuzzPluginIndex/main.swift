@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgent
+import ExternalUserAgentCore
 
 /// libFuzzer target: the plugin index (`$XDG_CACHE_HOME/eua/plugin-index`), which every `eua open` and
 /// `eua login` reads. Any bytes must give entries or none, never a trap or a hang, and what was read must

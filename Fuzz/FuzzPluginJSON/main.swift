@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgent
+import ExternalUserAgentCore
 import ExternalUserAgentABI
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -31,9 +31,9 @@ public func fuzzPluginJSON(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
             fatalError("the ABI's JSON reader accepted a text JSONDecoder refuses or reads differently")
         }
     }
-    if let event = try? PluginWire.Event(jsonText: text) {
-        guard (try? PluginWire.Event(jsonText: event.jsonText)) == event,
-              (try? PluginWire.decode(PluginWire.Event.self, from: event.jsonText)) == event else {
+    if let event = try? PluginABI.Event(jsonText: text) {
+        guard (try? PluginABI.Event(jsonText: event.jsonText)) == event,
+              (try? PluginABI.decode(PluginABI.Event.self, from: event.jsonText)) == event else {
             fatalError("a plugin event does not survive write → read")
         }
     }

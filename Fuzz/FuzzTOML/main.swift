@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgent
+import ExternalUserAgentCore
 
 /// libFuzzer target: a configuration file as `eua` reads one — the TOML reader (size, UTF-8, depth and
 /// syntax checks included) and then the schema of a managed file, the strictest layer. Any input must give

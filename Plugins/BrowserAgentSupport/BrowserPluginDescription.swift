@@ -6,7 +6,7 @@ import FoundationEssentials
 /// What a browser plugin offers here: one agent per installed browser of its family.
 public enum BrowserPluginDescription {
     public static func components(for browsers: [InstalledBrowser],
-                                  environment: [String: String]? = nil) -> [PluginWire.Component] {
+                                  environment: [String: String]? = nil) -> [PluginABI.Component] {
         let environment = environment ?? ProcessEnvironment.current()
         let hasDisplay = !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
         return browsers.map { browser in
@@ -15,7 +15,7 @@ public enum BrowserPluginDescription {
             if !hasDisplay {
                 reasons.append("\(label): no display (neither DISPLAY nor WAYLAND_DISPLAY is set); only headless=true is possible")
             }
-            return PluginWire.Component(
+            return PluginABI.Component(
                 id: browser.family.id, kind: "externalBrowser", family: browser.family.family, name: browser.family.name, version: browser.version,
                 available: reasons.isEmpty, reasons: reasons,
                 details: ["executable": .string(browser.executable), "found_in": .string(browser.foundIn)])

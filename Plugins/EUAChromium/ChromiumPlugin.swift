@@ -12,8 +12,8 @@ public func euaPluginEntry(_ host: UnsafePointer<eua_host_table>?) -> UnsafePoin
 /// The Chromium family (chromium, google-chrome, brave-browser, microsoft-edge, vivaldi, opera):
 /// one agent per installed browser.
 enum ChromiumPlugin: ExternalUserAgentPlugin {
-    static func describe() -> PluginWire.PluginDescription {
-        PluginWire.PluginDescription(
+    static func describe() -> PluginABI.PluginDescription {
+        PluginABI.PluginDescription(
             id: "chromium-family", name: "Chromium-family agents", version: "1.0.0",
             agents: BrowserPluginDescription.components(for: BrowserDiscovery.find(BrowserFamily.chromium)))
     }

@@ -11,8 +11,8 @@ public func euaPluginEntry(_ host: UnsafePointer<eua_host_table>?) -> UnsafePoin
 
 /// Firefox and Firefox ESR, one agent per installed browser.
 enum FirefoxPlugin: ExternalUserAgentPlugin {
-    static func describe() -> PluginWire.PluginDescription {
-        PluginWire.PluginDescription(
+    static func describe() -> PluginABI.PluginDescription {
+        PluginABI.PluginDescription(
             id: "firefox", name: "Firefox agents", version: "1.0.0",
             agents: BrowserPluginDescription.components(for: BrowserDiscovery.find(BrowserFamily.firefox)))
     }

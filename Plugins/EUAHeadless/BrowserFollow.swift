@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgentWire
+import ExternalUserAgentRules
 import FoundationEssentials
 import ExternalUserAgentPluginKit
-import PluginNet
+import ExternalUserAgentNet
 
 /// `mode=follow`: acts like a browser with no person at it, against the real authorization server (`http` over
 /// plain sockets, `https` through libcurl, one cookie jar for the flow: ``FollowTransport``). GETs the authorization

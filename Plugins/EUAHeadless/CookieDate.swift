@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgentWire
+import ExternalUserAgentRules
 import FoundationEssentials
 
 /// A cookie's `Expires` date by RFC 6265 §5.1.1's lenient algorithm (`Thu, 01 Jan 1970 00:00:00 GMT` and the

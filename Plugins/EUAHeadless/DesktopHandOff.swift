@@ -3,7 +3,7 @@
 import Glibc
 #endif
 import ExternalUserAgentPluginKit
-import PluginNet
+import ExternalUserAgentNet
 
 /// `deliver=desktop`: hands the redirect to the desktop as a browser does with a private-use scheme URL — by
 /// running the real `gio open URL` (else `xdg-open URL`), which starts the scheme's registered handler.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import CurlClient
 import FoundationEssentials
-import PluginNet
+import ExternalUserAgentNet
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -2,7 +2,7 @@
 import FoundationEssentials
 import ExternalUserAgentPluginKit
 import ExternalUserAgentSystem
-import PluginNet
+import ExternalUserAgentNet
 import Synchronization
 
 /// One run of the headless agent: plays its script against one authorization request, on a thread of its
@@ -21,7 +21,7 @@ final class HeadlessAgent: PluginComponent {
     }
 
     func start(_ request: PluginStartRequest, events: PluginEvents) {
-        let parsed: PluginWire.AgentRequest
+        let parsed: PluginABI.AgentRequest
         do {
             parsed = try request.agentRequest()
         } catch {
@@ -60,7 +60,7 @@ final class HeadlessAgent: PluginComponent {
         }?.raise()
     }
 
-    private static func play(_ script: HeadlessScript, request: PluginWire.AgentRequest, events: PluginEvents,
+    private static func play(_ script: HeadlessScript, request: PluginABI.AgentRequest, events: PluginEvents,
                              stop: StopSignal) {
         if script.mode == .fail {
             events.failed(.presentationFailed, "headless agent: scripted failure to present (mode=fail)")

@@ -12,10 +12,10 @@ public func euaPluginEntry(_ host: UnsafePointer<eua_host_table>?) -> UnsafePoin
 enum HeadlessPlugin: ExternalUserAgentPlugin {
     static let version = "1.0.0"
 
-    static func describe() -> PluginWire.PluginDescription {
-        PluginWire.PluginDescription(
+    static func describe() -> PluginABI.PluginDescription {
+        PluginABI.PluginDescription(
             id: "headless", name: "Headless test agent", version: version,
-            agents: [PluginWire.Component(
+            agents: [PluginABI.Component(
                 id: "headless", kind: "testDouble", name: "Headless test agent (scripted, no browser)",
                 version: version)])
     }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import PluginNet
+import ExternalUserAgentNet
 
 /// A small HTTP/1.1 client on plain blocking sockets: one request per connection (`Connection: close`),
 /// plain `http` only (follow mode's `http` requests and the redirect's delivery). Connecting has its own deadline, and sending plus reading the whole response another;

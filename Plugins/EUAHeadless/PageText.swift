@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgentWire
+import ExternalUserAgentRules
 
 /// The words a provider's page shows a person, for the errors follow mode reports: text only (no markup,
 /// no scripts, nothing hidden), whitespace collapsed, cut to ``limit`` characters, and escaped for a terminal

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import PluginNet
+import ExternalUserAgentNet
 
 /// What to answer one request: the verdict of ``CallbackValidation`` as a page, a redirect or a refusal.
 extension LoopbackServer {

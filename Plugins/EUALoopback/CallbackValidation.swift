@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgentWire
-import PluginNet
+import ExternalUserAgentRules
+import ExternalUserAgentNet
 
 /// Decides what one request to the loopback listener is: the real redirect, or something to refuse.
 ///

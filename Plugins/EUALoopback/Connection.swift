@@ -2,7 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import PluginNet
+import ExternalUserAgentNet
 
 /// One accepted connection, owned by the serve loop's thread: it reads one request head, writes one
 /// reply, then closes. The socket is non-blocking and close-on-exec.

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import ExternalUserAgentPluginKit
-import ExternalUserAgentWire
+import ExternalUserAgentRules
 import FoundationEssentials
-import PluginNet
+import ExternalUserAgentNet
 
 /// The one-time page of a hand-off form (`hand_off` in the receiver request): a form with the host's fields, which
 /// a script submits at once (its button does it by hand). Every value is escaped; the script runs only by its
@@ -10,7 +10,7 @@ import PluginNet
 enum HandOffPage {
     /// Why `handOff` cannot be served, or `nil`: a path under `/eua-hand-off/` of URL-safe characters, an absolute
     /// http(s) action, `post` or `get`.
-    static func problem(with handOff: PluginWire.HandOff) -> String? {
+    static func problem(with handOff: PluginABI.HandOff) -> String? {
         let safe = handOff.path.utf8.allSatisfy { byte in
             (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
                 || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || [UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "/")].contains(byte)
@@ -35,7 +35,7 @@ enum HandOffPage {
     }
 
     /// The whole response: the page, with headers that let only its own script run and its form go only where it must.
-    static func reply(_ handOff: PluginWire.HandOff, redirectURI: String) -> [UInt8] {
+    static func reply(_ handOff: PluginABI.HandOff, redirectURI: String) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
         let nonce = String((0..<4).map { _ in String(generator.next(), radix: 36) }.joined().prefix(32))
         var fields = handOff.fields

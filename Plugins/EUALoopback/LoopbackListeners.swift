@@ -2,7 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import PluginNet
+import ExternalUserAgentNet
 
 /// The listening sockets of one flow: 127.0.0.1 and (when it exists) [::1] on the same port, and the
 /// redirect URI they answer.

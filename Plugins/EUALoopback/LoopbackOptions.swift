@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import ExternalUserAgentPluginKit
-import ExternalUserAgentWire
+import ExternalUserAgentRules
 
 /// The loopback receiver's options (all strings, as they cross the ABI).
 ///

@@ -12,11 +12,11 @@ public func euaPluginEntry(_ host: UnsafePointer<eua_host_table>?) -> UnsafePoin
 enum LoopbackPlugin: ExternalUserAgentPlugin {
     static let version = "1.0.0"
 
-    static func describe() -> PluginWire.PluginDescription {
+    static func describe() -> PluginABI.PluginDescription {
         let loopback = LoopbackAvailability.probe()
-        return PluginWire.PluginDescription(
+        return PluginABI.PluginDescription(
             id: "loopback", name: "Loopback redirect receiver", version: version,
-            receivers: [PluginWire.Component(
+            receivers: [PluginABI.Component(
                 id: "loopback", name: "Loopback HTTP redirect receiver (127.0.0.1 / [::1])", version: version,
                 available: loopback.ipv4 || loopback.ipv6, reasons: loopback.reasons,
                 details: ["ipv4": .bool(loopback.ipv4), "ipv6": .bool(loopback.ipv6)])])

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import ExternalUserAgentPluginKit
-import PluginNet
+import ExternalUserAgentNet
 
 /// One flow's loopback receiver: listens on a thread of its own, hands back the first valid redirect,
 /// then closes.
@@ -13,7 +13,7 @@ final class LoopbackReceiver: PluginComponent {
     }
 
     func start(_ request: PluginStartRequest, events: PluginEvents) {
-        let parsed: PluginWire.ReceiverRequest
+        let parsed: PluginABI.ReceiverRequest
         do {
             parsed = try request.receiverRequest()
         } catch {

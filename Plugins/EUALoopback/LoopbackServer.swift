@@ -2,9 +2,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CPluginNet
+import CExternalUserAgentNet
 import ExternalUserAgentPluginKit
-import PluginNet
+import ExternalUserAgentNet
 
 /// One flow's loopback listener at work: a `poll()` loop on a thread of its own over the listening
 /// sockets, the accepted connections and the stop signal. No other thread touches its state.
@@ -24,13 +24,13 @@ final class LoopbackServer {
     /// After running out of descriptors, accepting waits until then.
     private var acceptPausedUntil: ContinuousClock.Instant?
     /// The form served once before the redirect (`hand_off`), until it has been.
-    private var handOff: PluginWire.HandOff?
+    private var handOff: PluginABI.HandOff?
 
     /// How long the reply to a request may take to be written and read, and how long stopping waits for it.
     static let replyTime = Duration.seconds(2)
 
     private init(options: LoopbackOptions, listeners: LoopbackListeners, expectedState: String?,
-                 handOff: PluginWire.HandOff?, stop: StopSignal, events: PluginEvents) {
+                 handOff: PluginABI.HandOff?, stop: StopSignal, events: PluginEvents) {
         self.handOff = handOff
         self.options = options
         self.listeners = listeners
@@ -43,7 +43,7 @@ final class LoopbackServer {
 
     /// The whole life of one flow's listener, on the calling thread: binds, says `listening`, serves until
     /// the redirect is answered or `stop` is raised, closes everything, and says `finished` (or `failed`).
-    static func run(options: LoopbackOptions, expectedState: String?, handOff: PluginWire.HandOff? = nil, stop: StopSignal,
+    static func run(options: LoopbackOptions, expectedState: String?, handOff: PluginABI.HandOff? = nil, stop: StopSignal,
                     events: PluginEvents) {
         var listeners: LoopbackListeners
         do {
@@ -129,7 +129,7 @@ final class LoopbackServer {
     /// Accepts what is waiting on `listener` (a bounded batch; the rest comes with the next round).
     private func accept(on listener: Int32) {
         for _ in 0..<64 {
-            let fd = plugin_net_accept(listener)
+            let fd = eua_net_accept(listener)
             if fd < 0 {
                 switch errno {
                 case EINTR, ECONNABORTED:

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgentWire
-import PluginNet
+import ExternalUserAgentRules
+import ExternalUserAgentNet
 
 /// The pages the browser sees after the redirect: plain, self-contained, no scripts, nothing echoed unescaped.
 enum Pages {

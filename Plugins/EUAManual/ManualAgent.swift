@@ -23,7 +23,7 @@ final class ManualAgent: PluginComponent {
 
     func start(_ request: PluginStartRequest, events: PluginEvents) {
         self.events.withLock { $0 = events }
-        let parsed: PluginWire.AgentRequest
+        let parsed: PluginABI.AgentRequest
         do {
             parsed = try request.agentRequest()
         } catch {

@@ -11,10 +11,10 @@ public func euaPluginEntry(_ host: UnsafePointer<eua_host_table>?) -> UnsafePoin
 /// The manual agent: shows the URL to the person (on stderr) with what to do next, and accepts the
 /// final URL pasted on standard input when the redirect cannot reach this machine.
 enum ManualPlugin: ExternalUserAgentPlugin {
-    static func describe() -> PluginWire.PluginDescription {
-        PluginWire.PluginDescription(
+    static func describe() -> PluginABI.PluginDescription {
+        PluginABI.PluginDescription(
             id: "manual", name: "Manual agent", version: "1.0.0",
-            agents: [PluginWire.Component(
+            agents: [PluginABI.Component(
                 id: "manual", kind: "manual", name: "Manual: open the URL yourself (paste the result if needed)",
                 version: "1.0.0")])
     }

@@ -2,10 +2,10 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CPluginNet
+import CExternalUserAgentNet
 import ExternalUserAgentPluginKit
-import ExternalUserAgentWire
-import PluginNet
+import ExternalUserAgentRules
+import ExternalUserAgentNet
 
 /// One flow's hand-off listener at work: a `poll()` loop on a thread of its own over the socket and the
 /// stop signal. Hand-offs are served one at a time, each within the hand-off deadline; the first valid
@@ -44,7 +44,7 @@ enum HandOffServer {
                 continue
             }
             guard entries[0].revents == 0, entries[1].revents != 0 else { continue }
-            let connection = plugin_net_accept(socket.fd)
+            let connection = eua_net_accept(socket.fd)
             guard connection >= 0 else { continue }
             redirect = serve(connection, check: check, timeout: .milliseconds(options.handOffTimeoutMilliseconds),
                              events: events)

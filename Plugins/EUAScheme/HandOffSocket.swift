@@ -2,8 +2,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import ExternalUserAgentWire
-import PluginNet
+import ExternalUserAgentRules
+import ExternalUserAgentNet
 
 /// The scheme's listening Unix socket in `$XDG_RUNTIME_DIR/eua/` (folder 0700, socket 0600), close-on-exec
 /// and non-blocking. One flow per scheme: a second start finds the first one listening and says which process it is.

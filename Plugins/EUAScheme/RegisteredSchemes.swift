@@ -3,7 +3,7 @@
 import Glibc
 #endif
 import ExternalUserAgentPluginKit
-import ExternalUserAgentWire
+import ExternalUserAgentRules
 
 /// The schemes `eua scheme register` left desktop entries for, and the default the user's `mimeapps.list` names
 /// for each: a cheap read of two files for the capability report (`eua scheme status` asks GIO itself).

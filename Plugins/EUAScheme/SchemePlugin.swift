@@ -4,7 +4,7 @@ import Glibc
 #endif
 import CExternalUserAgentPlugin
 import ExternalUserAgentPluginKit
-import ExternalUserAgentWire
+import ExternalUserAgentRules
 
 /// The plugin's entry symbol.
 @_cdecl("eua_plugin_entry_v1")
@@ -17,7 +17,7 @@ public func euaPluginEntry(_ host: UnsafePointer<eua_host_table>?) -> UnsafePoin
 enum SchemePlugin: ExternalUserAgentPlugin {
     static let version = "1.0.0"
 
-    static func describe() -> PluginWire.PluginDescription {
+    static func describe() -> PluginABI.PluginDescription {
         let runtime = getenv("XDG_RUNTIME_DIR").map { String(cString: $0) }
         let folder = PrivateUseScheme.socketFolder(runtimeDirectory: runtime)
         let sandbox = SandboxFacts.current()
@@ -28,9 +28,9 @@ enum SchemePlugin: ExternalUserAgentPlugin {
         var details: [String: JSONValue] = ["socketFolder": folder.map(JSONValue.string) ?? .null,
                                             "schemes": RegisteredSchemes.report()]
         details.merge(sandbox.details) { $1 }
-        return PluginWire.PluginDescription(
+        return PluginABI.PluginDescription(
             id: "scheme", name: "Private-use URI scheme redirect receiver", version: version,
-            receivers: [PluginWire.Component(
+            receivers: [PluginABI.Component(
                 id: "scheme", name: "Private-use URI scheme receiver (x-scheme-handler hand-off)", version: version,
                 available: folder != nil, reasons: reasons, details: details)])
     }

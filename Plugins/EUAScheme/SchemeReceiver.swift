@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import ExternalUserAgentPluginKit
-import PluginNet
+import ExternalUserAgentNet
 
 /// One flow's scheme receiver: waits on the scheme's hand-off socket on a thread of its own, hands back the
 /// first valid redirect, then removes the socket.
@@ -13,7 +13,7 @@ final class SchemeReceiver: PluginComponent {
     }
 
     func start(_ request: PluginStartRequest, events: PluginEvents) {
-        let parsed: PluginWire.ReceiverRequest
+        let parsed: PluginABI.ReceiverRequest
         do {
             parsed = try request.receiverRequest()
         } catch {

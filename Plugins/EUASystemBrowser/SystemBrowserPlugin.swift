@@ -13,11 +13,11 @@ public func euaPluginEntry(_ host: UnsafePointer<eua_host_table>?) -> UnsafePoin
 enum SystemBrowserPlugin: ExternalUserAgentPlugin {
     static let version = "1.0.0"
 
-    static func describe() -> PluginWire.PluginDescription {
+    static func describe() -> PluginABI.PluginDescription {
         let probe = BrowserProbe.run()
-        return PluginWire.PluginDescription(
+        return PluginABI.PluginDescription(
             id: "system-browser", name: "System browser (GIO)", version: version,
-            agents: [PluginWire.Component(
+            agents: [PluginABI.Component(
                 id: "system-browser", kind: "externalBrowser", name: probe.name, version: nil,
                 available: probe.reasons.isEmpty, reasons: probe.reasons, details: probe.details)])
     }

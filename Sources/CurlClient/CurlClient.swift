@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+import ExternalUserAgentSystem
 import CCurl
-import PluginNet
+import ExternalUserAgentNet
 #if canImport(Glibc)
 import Glibc
 #endif

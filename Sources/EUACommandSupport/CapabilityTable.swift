@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgent
+import ExternalUserAgentCore
 
 /// The plain-text form of a ``CapabilityReport``, shared by `eua capabilities` and `eua doctor`.
 package enum CapabilityTable {

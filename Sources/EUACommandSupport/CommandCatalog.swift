@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgent
+import ExternalUserAgentCore
 
 /// How the command-line tools load plugins: the standard search path, with the plugin index in the
 /// user's cache so a command that names its agent opens only the plugins it needs.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgentWire
-import ExternalUserAgent
+import ExternalUserAgentRules
+import ExternalUserAgentCore
 
 /// A command's failure, printed as `Error: <message>` by the argument parser; the message is escaped for the
 /// terminal (``TerminalText``; its line breaks are kept, as in ``Output/errorMessage(_:)``), since it often

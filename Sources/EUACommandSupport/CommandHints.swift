@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgent
+import ExternalUserAgentCore
 import ExternalUserAgentOAuth
 
 /// How the command line spells the remedies that the libraries' errors name: the one table that turns "give the

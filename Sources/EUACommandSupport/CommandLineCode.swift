@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgent
+import ExternalUserAgentCore
 
 extension CodeConfiguration {
     /// The code layer of an `eua` command: its values name the flags that set them, so a reason reads

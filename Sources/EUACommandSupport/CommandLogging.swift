@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgentWire
-import ExternalUserAgent
+import ExternalUserAgentRules
+import ExternalUserAgentCore
 import Logging
 
 /// Logging for the command-line tools: stderr only (stdout is for results), level from EUA_LOG_LEVEL.

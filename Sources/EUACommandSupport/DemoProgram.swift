@@ -2,7 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import ExternalUserAgent
+import ExternalUserAgentCore
 
 /// `eua demo` and the program that runs it, `eua-demo`, beside `eua`: the testing kit's local authorization server
 /// is not linked into what every sign-in starts, and `eua demo …` replaces itself with `eua-demo demo …`. The other

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgentWire
+import ExternalUserAgentRules
 #if canImport(Glibc)
-import ExternalUserAgent
+import ExternalUserAgentCore
 import Glibc
 #endif
 

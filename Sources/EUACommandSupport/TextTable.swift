@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgentWire
-import ExternalUserAgent
+import ExternalUserAgentRules
+import ExternalUserAgentCore
 
 /// Left-aligned columns, padded to the widest cell, two spaces apart. Cells are escaped for the terminal
 /// (``TerminalText``) before they are measured, so a cell from a plugin neither breaks a row nor the columns.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import ArgumentParser
 import EUACommandSupport
-import ExternalUserAgent
+import ExternalUserAgentCore
 import ExternalUserAgentOAuth
 import ExternalUserAgentSystem
 import Logging

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import ArgumentParser
 import EUACommandSupport
-import ExternalUserAgent
+import ExternalUserAgentCore
 import ExternalUserAgentOAuth
 import ExternalUserAgentSystem
-import ExternalUserAgentWire
+import ExternalUserAgentRules
 import Logging
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import EUACommandSupport
-import ExternalUserAgent
+import ExternalUserAgentCore
 import ExternalUserAgentOAuth
 #if canImport(FoundationEssentials)
 import FoundationEssentials

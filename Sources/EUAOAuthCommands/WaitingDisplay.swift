@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgentWire
-import ExternalUserAgent
+import ExternalUserAgentRules
+import ExternalUserAgentCore
 import EUACommandSupport
 import Dispatch
 import Synchronization

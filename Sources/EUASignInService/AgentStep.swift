@@ -8,7 +8,7 @@ import Foundation
 import Glibc
 #endif
 import Dispatch
-import ExternalUserAgent
+import ExternalUserAgentCore
 import ExternalUserAgentSystem
 import Synchronization
 

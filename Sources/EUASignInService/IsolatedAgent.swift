@@ -7,7 +7,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import ExternalUserAgent
+import ExternalUserAgentCore
 import ExternalUserAgentSystem
 import Synchronization
 

@@ -7,7 +7,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import ExternalUserAgent
+import ExternalUserAgentCore
 
 /// Each plugin's `describe()` tried first in a child of the service (`eua-signin-service --plugin-check PARENT`), so
 /// that a plugin that crashes while it is loaded is refused instead of taking the service down: the service then loads

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgent
+import ExternalUserAgentCore
 
 /// What the host's configuration (its `[signin]` table, the managed layer over the others, as `eua explain` shows)
 /// lets a caller do: use the service at all, sign in to an issuer, use a client id.

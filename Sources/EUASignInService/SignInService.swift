@@ -5,7 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import CGIO
-import ExternalUserAgent
+import ExternalUserAgentCore
 import ExternalUserAgentSystem
 import ExternalUserAgentOAuth
 import Synchronization

@@ -5,7 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-extension PluginWire {
+extension PluginABI {
     /// Encodes `value` as compact UTF-8 JSON text with sorted keys.
     public static func encode<Value: Encodable>(_ value: Value) throws -> String {
         let encoder = JSONEncoder()

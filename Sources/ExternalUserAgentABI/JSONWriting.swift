@@ -104,7 +104,7 @@ extension JSONValue {
     }
 }
 
-extension PluginWire.PluginDescription {
+extension PluginABI.PluginDescription {
     /// The description as JSON text, the way `describe()` returns it (see ``JSONValue/jsonText``).
     public var jsonText: String {
         JSONValue.object([
@@ -114,7 +114,7 @@ extension PluginWire.PluginDescription {
     }
 }
 
-extension PluginWire.Component {
+extension PluginABI.Component {
     /// The component as a JSON value; absent optionals are left out, as `JSONEncoder` does.
     public var jsonValue: JSONValue {
         var members: [String: JSONValue] = [

@@ -9,7 +9,7 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
-import ExternalUserAgent
+import ExternalUserAgentCore
 
 /// Several signed-in accounts, one ``AuthStateFile`` each in a private folder, keyed by issuer, client
 /// and subject (``AccountKey``): a new sign-in with the same key replaces its account, another subject

@@ -4,7 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ExternalUserAgent
+import ExternalUserAgentCore
 import Logging
 
 /// The outcome of a sign-in, kept fresh: the last authorization and token responses, and the

@@ -13,7 +13,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import ExternalUserAgent
+import ExternalUserAgentCore
 
 /// Where an ``AuthState`` is saved: a private JSON file, written atomically, changed under a lock.
 ///

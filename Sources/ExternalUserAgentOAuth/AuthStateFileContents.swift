@@ -4,7 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ExternalUserAgent
+import ExternalUserAgentCore
 import ExternalUserAgentABI
 
 /// What an ``AuthStateFile`` holds, and how it is read and written: the state itself (``Contents``), the parts of it

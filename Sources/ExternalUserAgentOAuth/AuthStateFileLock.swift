@@ -6,7 +6,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import ExternalUserAgent
+import ExternalUserAgentCore
 import Synchronization
 
 /// The lock of an ``AuthStateFile``: an advisory `flock` on ``AuthStateFile/lockPath`` that processes changing the

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgent
+import ExternalUserAgentCore
 import ExternalUserAgentSystem
 
 /// The file's reading and writing, awaited from async code on a thread of their own (``BlockingCall``): a read, a

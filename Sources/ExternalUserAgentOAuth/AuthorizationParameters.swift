@@ -4,7 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ExternalUserAgent
+import ExternalUserAgentCore
 
 /// The typed parameters of an authorization request an app may add (OpenID Connect Core §3.1.2.1,
 /// RFC 8707), with the free extras for the authorization and token requests, and the checks the ID token

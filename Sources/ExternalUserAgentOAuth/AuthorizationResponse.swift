@@ -4,7 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ExternalUserAgent
+import ExternalUserAgentCore
 
 /// A successful authorization response: the code, checked against its request.
 public struct AuthorizationResponse: Sendable, Hashable {

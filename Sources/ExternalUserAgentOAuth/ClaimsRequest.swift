@@ -4,7 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ExternalUserAgent
+import ExternalUserAgentCore
 
 /// The `claims` authorization request parameter (OpenID Connect Core §5.5): which claims to return in the
 /// ID token and from the UserInfo endpoint, and which are essential.

@@ -4,7 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ExternalUserAgent
+import ExternalUserAgentCore
 
 /// The `client_assertion` of the JWT client authentication methods (RFC 7523 §2.2, OpenID Connect Core §9):
 /// `private_key_jwt` signs with the client's key, `client_secret_jwt` with its secret (HS256).

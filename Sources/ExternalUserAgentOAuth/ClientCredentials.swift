@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import ExternalUserAgentABI
-import ExternalUserAgent
+import ExternalUserAgentCore
 
 /// Who the client is to the authorization server, and how it proves it at the token endpoint.
 public struct ClientCredentials: Sendable, Hashable, Codable {

@@ -4,7 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ExternalUserAgent
+import ExternalUserAgentCore
 import Logging
 
 /// Registers a client at a provider's registration endpoint (RFC 7591 §3, OpenID Connect Registration §3),

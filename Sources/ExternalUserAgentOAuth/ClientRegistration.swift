@@ -4,7 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ExternalUserAgent
+import ExternalUserAgentCore
 
 /// A client the provider registered (RFC 7591 §3.2.1): what ``ClientRegistrar`` returns and
 /// ``ClientRegistrationFile`` keeps. ``clientSecret`` and ``registrationAccessToken`` are secrets: never

@@ -4,7 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ExternalUserAgent
+import ExternalUserAgentCore
 
 /// Where a dynamically registered client is kept: a private JSON file beside the state file it signs in to
 /// (`auth-state.json` → `auth-state.json.client.json`), written atomically with mode 0600. It holds the

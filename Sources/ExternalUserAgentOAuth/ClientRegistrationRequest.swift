@@ -4,7 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ExternalUserAgent
+import ExternalUserAgentCore
 
 /// The metadata of a native client to register dynamically (RFC 7591 §2, OpenID Connect Registration §2).
 ///

@@ -6,7 +6,7 @@ import Foundation
 #endif
 import Crypto
 import CryptoExtras
-import ExternalUserAgent
+import ExternalUserAgentCore
 
 /// The client's own private key, for the JWTs it signs: request objects (RFC 9101) and `private_key_jwt`
 /// client authentication (RFC 7523). RSA (`RS256`) or EC P-256 (`ES256`), read from a JWK (with `d`) or a PEM

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import CurlClient
-import PluginNet
+import ExternalUserAgentNet
 
 /// One request of ``HTTPRequestClient`` through libcurl (`CurlClient`, opened with dlopen on first use): `https`,
 /// and plain `http` to a DNS name. libcurl verifies the certificate chain against the system's trust store (or

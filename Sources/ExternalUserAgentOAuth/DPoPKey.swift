@@ -6,7 +6,7 @@ import Foundation
 #endif
 import ExternalUserAgentABI
 import Crypto
-import ExternalUserAgent
+import ExternalUserAgentCore
 
 /// The key pair a DPoP sign-in (RFC 9449) proves possession of: ES256 (P-256), made fresh for each sign-in and kept
 /// with its tokens, since a refresh must prove the same key.

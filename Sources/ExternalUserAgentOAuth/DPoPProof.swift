@@ -5,7 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Crypto
-import ExternalUserAgent
+import ExternalUserAgentCore
 
 /// A DPoP proof JWT (RFC 9449 §4.2) for one HTTP request: header `typ` `dpop+jwt`, `alg` `ES256` and the public
 /// `jwk`; claims `jti` (fresh), `htm`, `htu` (the URL without query and fragment), `iat`, and `nonce` and `ath`

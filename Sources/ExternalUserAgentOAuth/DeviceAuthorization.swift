@@ -4,7 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ExternalUserAgent
+import ExternalUserAgentCore
 import Logging
 
 /// A device authorization endpoint's answer (RFC 8628 §3.2): the codes and where the person enters them.

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgentWire
+import ExternalUserAgentRules
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ExternalUserAgent
+import ExternalUserAgentCore
 
 /// An end-session (sign-out) request, OpenID Connect RP-Initiated Logout 1.0 §2, presented through any agent.
 ///

@@ -5,10 +5,10 @@ import FoundationEssentials
 import Foundation
 #endif
 import ExternalUserAgentSystem
-import PluginNet
+import ExternalUserAgentNet
 
 /// One HTTP request with the whole response read into memory: plain `http` to an IP literal or localhost over
-/// PluginNet's sockets (``PlainHTTPExchange``), `https` and plain `http` to a DNS name through libcurl
+/// ExternalUserAgentNet's sockets (``PlainHTTPExchange``), `https` and plain `http` to a DNS name through libcurl
 /// (``CurlExchange``, opened with dlopen on the first such request).
 ///
 /// No SwiftNIO: an event loop, its threads and a second TLS stack in every `eua login` process cost more start-up
@@ -42,8 +42,8 @@ struct HTTPRequestClient: Sendable {
         timeout.spoken + (limitedByDeadline ? ", what was left of the whole sign-in's time limit" : "")
     }
 
-    /// Whether `target` goes over PluginNet's plain sockets: plain `http` where no name server is asked (an IP
-    /// literal, localhost). PluginNet's blocking name lookup would not end at the deadline or on cancellation;
+    /// Whether `target` goes over ExternalUserAgentNet's plain sockets: plain `http` where no name server is asked (an IP
+    /// literal, localhost). ExternalUserAgentNet's blocking name lookup would not end at the deadline or on cancellation;
     /// libcurl's does, so an `http` DNS name goes through libcurl like `https`.
     static func usesPlainSockets(_ target: HTTPTarget) -> Bool {
         !target.isTLS && (target.isIPLiteral || target.host.lowercased() == "localhost")

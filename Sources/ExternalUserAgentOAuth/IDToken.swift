@@ -5,7 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import ExternalUserAgentABI
-import ExternalUserAgent
+import ExternalUserAgentCore
 
 /// The claims of an OpenID Connect ID token (OIDC Core §2), as this client reads them.
 ///

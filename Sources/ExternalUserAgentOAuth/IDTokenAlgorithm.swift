@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgent
+import ExternalUserAgentCore
 
 /// The algorithm a client registered for its ID tokens (`id_token_signed_response_alg`, OpenID Connect
 /// Registration §2), when it is not the default.

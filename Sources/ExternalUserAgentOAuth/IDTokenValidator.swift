@@ -4,7 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ExternalUserAgent
+import ExternalUserAgentCore
 import Logging
 
 /// Validates ID tokens as OpenID Connect Core §3.1.3.7 asks, signature included.

@@ -4,7 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ExternalUserAgent
+import ExternalUserAgentCore
 import ExternalUserAgentABI
 
 /// Reads the fields of a JSON object from the network with one set of rules: a missing required field,

@@ -4,7 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ExternalUserAgent
+import ExternalUserAgentCore
 import Logging
 
 /// The provider's signing keys, fetched from `jwks_uri` when first needed (or ahead, ``prefetch()``) and

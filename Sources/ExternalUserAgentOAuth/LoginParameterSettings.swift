@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgent
+import ExternalUserAgentCore
 
 /// The request parameters a configuration's `[login]` table sets (`prompt`, `login-hint`, `max-age`, `acr-values`,
 /// `ui-locales`, `resource`), under the ones given in code.

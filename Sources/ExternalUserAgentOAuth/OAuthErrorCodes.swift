@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgent
+import ExternalUserAgentCore
 
 /// The error codes of the OAuth client: added to the core's extensible `ExternalUserAgentError.Code`.
 extension ExternalUserAgentError.Code {

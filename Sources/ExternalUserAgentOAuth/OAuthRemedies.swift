@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgent
+import ExternalUserAgentCore
 
 /// The remedies of the OAuth client's errors: added to the core's ``ExternalUserAgentError/Remedy``, which a
 /// program maps to its own words (a command line to its flags).

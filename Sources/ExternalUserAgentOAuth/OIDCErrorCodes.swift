@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgent
+import ExternalUserAgentCore
 
 /// The error codes of the OpenID Connect relying-party features: UserInfo, registration, WebFinger.
 extension ExternalUserAgentError.Code {

@@ -7,9 +7,9 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import PluginNet
+import ExternalUserAgentNet
 
-/// One plain-`http` request of ``HTTPRequestClient`` over PluginNet's blocking sockets and its fuzzed response
+/// One plain-`http` request of ``HTTPRequestClient`` over ExternalUserAgentNet's blocking sockets and its fuzzed response
 /// parser (`FuzzHTTPResponse`), on a Dispatch worker so no task thread blocks, and libcurl is never opened for it.
 /// Used for IP literals and localhost only (``HTTPRequestClient``): there is then no DNS query, whose blocking
 /// lookup neither the deadline nor a cancellation would end. Cancelling the task ends every other wait at once,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgent
+import ExternalUserAgentCore
 
 /// A value of the OpenID Connect `prompt` parameter (Core §3.1.2.1): what the provider should show the person.
 ///

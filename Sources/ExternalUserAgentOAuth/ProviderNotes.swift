@@ -4,7 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ExternalUserAgent
+import ExternalUserAgentCore
 import ExternalUserAgentABI
 
 /// What `eua` learned about providers by using them, for `eua doctor`: kept in `provider-notes.json` beside the

@@ -4,7 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ExternalUserAgentWire
+import ExternalUserAgentRules
 
 /// The words of a provider's answer that is not JSON — an HTML error page, or plain text — made fit for a
 /// message: the visible text only (no tags, scripts or styles), entities decoded, white space collapsed,

@@ -4,8 +4,8 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ExternalUserAgent
-import ExternalUserAgentWire
+import ExternalUserAgentCore
+import ExternalUserAgentRules
 
 /// An authorization request passed as a signed request object (RFC 9101 §4, OpenID Connect Core §6.1).
 ///

@@ -4,7 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ExternalUserAgent
+import ExternalUserAgentCore
 import ExternalUserAgentABI
 
 /// The tokens a sign-out revoked, saved in the state before anything else happens (the browser step may be

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import CSecret
-import ExternalUserAgent
-import PluginNet
+import ExternalUserAgentCore
+import ExternalUserAgentSystem
 
 /// The freedesktop Secret Service through libsecret (opened on first use): items of the schema
 /// `org.externaluseragent.Token`, found by their issuer, client and subject attributes.

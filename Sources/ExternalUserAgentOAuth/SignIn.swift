@@ -4,8 +4,8 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ExternalUserAgent
-import ExternalUserAgentWire
+import ExternalUserAgentCore
+import ExternalUserAgentRules
 import Logging
 import Synchronization
 #if canImport(Glibc)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgent
+import ExternalUserAgentCore
 
 /// One way to get the person signed in.
 public enum SignInStep: String, Sendable, CaseIterable, CustomStringConvertible {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgent
+import ExternalUserAgentCore
 import ExternalUserAgentSystem
 
 /// Which ``StorageBackend`` new sign-ins are saved to, and why: `[storage] backend` (or `EUA_STORAGE`) when

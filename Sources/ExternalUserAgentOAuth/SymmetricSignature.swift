@@ -5,7 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Crypto
-import ExternalUserAgent
+import ExternalUserAgentCore
 
 /// The two signatures of a JWS that need no key set: an HMAC with the client secret (`HS256`, `HS384`,
 /// `HS512`; RFC 7518 §3.2) and the empty signature of an unsigned token (`none`; RFC 7518 §3.6).

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgentWire
+import ExternalUserAgentRules
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ExternalUserAgent
+import ExternalUserAgentCore
 import Logging
 
 /// Talks to the token endpoint: exchanges a code (RFC 6749 §4.1.3) and refreshes (§6).

@@ -4,7 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ExternalUserAgent
+import ExternalUserAgentCore
 import Logging
 
 /// Revokes tokens at the provider's `revocation_endpoint` (RFC 7009).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgentWire
-import ExternalUserAgent
+import ExternalUserAgentRules
+import ExternalUserAgentCore
 
 /// Text from the network (a key id, an issuer, a field's value), made safe to put in a message:
 /// escaped by the project's one rule (`TerminalText`), so that no control character reaches a

@@ -5,7 +5,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import ExternalUserAgentABI
-import ExternalUserAgent
+import ExternalUserAgentCore
 
 /// Who signed in, as the provider's UserInfo endpoint says (OpenID Connect Core §5.3), kept with the state when a
 /// sign-in brought no ID token (the device grant): the few claims that name a person.

@@ -4,7 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ExternalUserAgent
+import ExternalUserAgentCore
 
 /// The claims a provider's UserInfo endpoint returned about the signed-in person (OpenID Connect Core
 /// §5.3.2), after its checks: `sub` is the ID token's, and a signed response's signature, `iss` and `aud`.

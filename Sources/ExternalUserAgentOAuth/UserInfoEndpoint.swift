@@ -4,7 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ExternalUserAgent
+import ExternalUserAgentCore
 import Logging
 
 /// Asks the provider's UserInfo endpoint about the signed-in person (OpenID Connect Core §5.3).

@@ -4,8 +4,8 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ExternalUserAgent
-import ExternalUserAgentWire
+import ExternalUserAgentCore
+import ExternalUserAgentRules
 import Logging
 
 /// Finds the issuer of an account with WebFinger (RFC 7033; OpenID Connect Discovery §2).

@@ -14,7 +14,7 @@ import CExternalUserAgentPlugin
 public protocol ExternalUserAgentPlugin {
     /// The plugin and what it offers on this machine. Called once per load; must be fast
     /// (no subprocesses): probe with files and the environment, cache the rest.
-    static func describe() -> PluginWire.PluginDescription
+    static func describe() -> PluginABI.PluginDescription
 
     /// A new instance of the agent or receiver `componentID` with `options` (string values).
     /// Throw ``PluginError`` for options that cannot work.
@@ -98,12 +98,12 @@ public struct PluginStartRequest: Sendable {
     public let json: String
 
     /// The request for an agent.
-    public func agentRequest() throws -> PluginWire.AgentRequest {
-        try PluginWire.AgentRequest(jsonText: json)
+    public func agentRequest() throws -> PluginABI.AgentRequest {
+        try PluginABI.AgentRequest(jsonText: json)
     }
 
     /// The request for a receiver.
-    public func receiverRequest() throws -> PluginWire.ReceiverRequest {
-        try PluginWire.ReceiverRequest(jsonText: json)
+    public func receiverRequest() throws -> PluginABI.ReceiverRequest {
+        try PluginABI.ReceiverRequest(jsonText: json)
     }
 }

@@ -26,7 +26,7 @@ public final class PluginEvents: Sendable {
     public func finished() { send(.finished) }
     /// Terminal: failed with `code` and a message saying what to do.
     public func failed(_ code: PluginError.Code, _ message: String) {
-        send(.failed(PluginWire.ErrorValue(code: code.rawValue, message: message)))
+        send(.failed(PluginABI.ErrorValue(code: code.rawValue, message: message)))
     }
 
     /// Terminal: failed with `error`'s code and message.
@@ -35,7 +35,7 @@ public final class PluginEvents: Sendable {
     /// Whether the terminal event has been sent.
     public var hasEnded: Bool { ended.withLock { $0 } }
 
-    private func send(_ event: PluginWire.Event) {
+    private func send(_ event: PluginABI.Event) {
         let allowed = ended.withLock { ended -> Bool in
             guard !ended else { return false }
             if event.isTerminal { ended = true }

@@ -66,7 +66,7 @@ public enum PluginExport {
     private static func create(componentID: UnsafePointer<CChar>?, options: UnsafePointer<CChar>?,
                                error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> UnsafeMutableRawPointer? {
         func fail(_ failure: PluginError) -> UnsafeMutableRawPointer? {
-            let value = PluginWire.ErrorValue(code: failure.code.rawValue, message: failure.message)
+            let value = PluginABI.ErrorValue(code: failure.code.rawValue, message: failure.message)
             error?.pointee = strdup(value.jsonText)
             return nil
         }
@@ -75,7 +75,7 @@ public enum PluginExport {
         }
         let id = componentID.map { String(cString: $0) } ?? ""
         do {
-            let parsed = try PluginWire.options(fromJSONText: options.map { String(cString: $0) })
+            let parsed = try PluginABI.options(fromJSONText: options.map { String(cString: $0) })
             let component = try type.makeInstance(componentID: id, options: parsed)
             return Unmanaged.passRetained(ComponentBox(component)).toOpaque()
         } catch let failure as PluginError {

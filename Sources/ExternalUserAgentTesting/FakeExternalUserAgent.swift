@@ -4,7 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ExternalUserAgent
+import ExternalUserAgentCore
 import Synchronization
 
 /// An in-process agent with a scripted outcome and a record of what it was asked to do,

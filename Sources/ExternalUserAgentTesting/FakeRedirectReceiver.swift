@@ -4,7 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import ExternalUserAgent
+import ExternalUserAgentCore
 import Synchronization
 
 /// An in-process redirect receiver: gives a fixed redirect URI and lets a test deliver

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import ArgumentParser
 import EUACommandSupport
-import EUACore
+import EUAAgentCommands
 import EUAOAuthCommands
 
 /// `eua`: run and inspect OAuth sign-in through external user agents — every command in one program, but `demo`,

@@ -9,8 +9,8 @@ import Testing
 struct LibraryMessagesTests {
     /// Every module an app or the service links, and every plugin.
     static let libraryFolders = [
-        "Sources/ExternalUserAgent", "Sources/ExternalUserAgentOAuth", "Sources/ExternalUserAgentABI",
-        "Sources/ExternalUserAgentWire", "Sources/ExternalUserAgentSystem", "Sources/ExternalUserAgentPluginKit",
+        "Sources/ExternalUserAgentCore", "Sources/ExternalUserAgentOAuth", "Sources/ExternalUserAgentABI",
+        "Sources/ExternalUserAgentRules", "Sources/ExternalUserAgentSystem", "Sources/ExternalUserAgentPluginKit",
         "Sources/ExternalUserAgentTesting", "Sources/CurlClient", "Sources/TOMLReader", "Plugins",
     ]
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import Crypto
-import ExternalUserAgent
+import ExternalUserAgentCore
 @testable import ExternalUserAgentOAuth
 import ExternalUserAgentTesting
 import Foundation

@@ -4,7 +4,7 @@ import EUATestSupport
 import Foundation
 import Testing
 
-/// The OAuth client's plain-http path (PluginNet's sockets, no NIO event loop): what it refuses to send, and
+/// The OAuth client's plain-http path (ExternalUserAgentNet's sockets, no NIO event loop): what it refuses to send, and
 /// that cancelling the task ends its wait at once. Asserted on what the scripted server received.
 @Suite("the OAuth client's plain-http requests over blocking sockets")
 struct PlainHTTPExchangeTests {

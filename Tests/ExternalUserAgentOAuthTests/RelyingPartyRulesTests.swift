@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import Crypto
-import ExternalUserAgent
+import ExternalUserAgentCore
 import ExternalUserAgentOAuth
 import Foundation
 import Testing

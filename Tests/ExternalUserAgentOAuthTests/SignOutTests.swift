@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import EUATestSupport
-import ExternalUserAgent
+import ExternalUserAgentCore
 import ExternalUserAgentOAuth
-import ExternalUserAgentWire
+import ExternalUserAgentRules
 import ExternalUserAgentTesting
 import Foundation
 import Testing

@@ -7,7 +7,7 @@ import CurlClient
 import ExternalUserAgentPluginKit
 import FoundationEssentials
 import ExternalUserAgentSystem
-import PluginNet
+import ExternalUserAgentNet
 import EUATestSupport
 import Testing
 

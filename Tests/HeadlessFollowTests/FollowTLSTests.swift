@@ -2,7 +2,7 @@
 @testable import EUAHeadless
 import ExternalUserAgentPluginKit
 import Foundation
-import PluginNet
+import ExternalUserAgentNet
 import EUATestSupport
 import Testing
 

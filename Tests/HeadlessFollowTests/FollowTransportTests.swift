@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 @testable import EUAHeadless
 import Foundation
-import PluginNet
+import ExternalUserAgentNet
 import EUATestSupport
 import Testing
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import PluginNet
+import ExternalUserAgentNet
 import EUATestSupport
 import Testing
 

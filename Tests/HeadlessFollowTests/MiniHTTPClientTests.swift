@@ -4,7 +4,7 @@ import Glibc
 #endif
 @testable import EUAHeadless
 import ExternalUserAgentSystem
-import PluginNet
+import ExternalUserAgentNet
 import Synchronization
 import EUATestSupport
 import Testing

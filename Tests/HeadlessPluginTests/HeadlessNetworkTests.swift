@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import EUATestSupport
-import ExternalUserAgent
+import ExternalUserAgentCore
 import ExternalUserAgentTesting
 import Foundation
 import Testing

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgentWire
+import ExternalUserAgentRules
 import Testing
 
 /// The scheme receiver's rules for a post-logout redirect (`expect=sign-out`), and the private-use redirect URI

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import EUATestSupport
-@testable import ExternalUserAgent
+@testable import ExternalUserAgentCore
 import ExternalUserAgentTesting
 import Foundation
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 import EUATestSupport
 import ExternalUserAgentTesting
-@testable import ExternalUserAgent
+@testable import ExternalUserAgentCore
 import Testing
 
 /// A small deterministic generator, so a failure can be replayed from its seed.

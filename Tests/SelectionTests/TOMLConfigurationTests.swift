@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-@testable import ExternalUserAgent
+@testable import ExternalUserAgentCore
 import EUATestSupport
 import Testing
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgent
-import ExternalUserAgentWire
+import ExternalUserAgentCore
+import ExternalUserAgentRules
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

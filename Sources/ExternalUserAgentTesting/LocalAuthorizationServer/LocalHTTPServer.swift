@@ -1,20 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgentWire
+import ExternalUserAgentRules
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import ExternalUserAgent
+import ExternalUserAgentCore
 import ExternalUserAgentSystem
 #if canImport(Glibc)
 import Glibc
 #endif
-import CPluginNet
-import PluginNet
+import CExternalUserAgentNet
+import ExternalUserAgentNet
 import Synchronization
 
-/// A small HTTP/1.1 server on blocking sockets (PluginNet's strict request parser): one request per connection,
+/// A small HTTP/1.1 server on blocking sockets (ExternalUserAgentNet's strict request parser): one request per connection,
 /// each on a thread of its own, answered by a handler. No SwiftNIO, so `eua demo` (which runs it in process)
 /// starts no event loop and `eua` links no NIO.
 struct LocalHTTPServer: Sendable {
@@ -140,7 +140,7 @@ struct LocalHTTPServer: Sendable {
             guard poll(&entries, 2, -1) >= 0 || errno == EINTR else { return }
             if entries[1].revents != 0 { return }
             guard entries[0].revents != 0 else { continue }
-            let connection = plugin_net_accept(listener)
+            let connection = eua_net_accept(listener)
             guard connection >= 0 else { continue }
             do {
                 _ = try BlockingCall.start(name: "eua-local-conn") { Self.answer(connection, handler) }

@@ -11,10 +11,10 @@ public func euaPluginEntry(_ host: UnsafePointer<eua_host_table>?) -> UnsafePoin
 }
 
 enum AppAgentPlugin: ExternalUserAgentPlugin {
-    static func describe() -> PluginWire.PluginDescription {
-        PluginWire.PluginDescription(
+    static func describe() -> PluginABI.PluginDescription {
+        PluginABI.PluginDescription(
             id: "app-agent", name: "The app's own agent", version: "1.0.0",
-            agents: [PluginWire.Component(id: "app-agent", kind: "testDouble", name: "The app's own agent")])
+            agents: [PluginABI.Component(id: "app-agent", kind: "testDouble", name: "The app's own agent")])
     }
 
     static func makeInstance(componentID: String, options: [String: String]) throws -> any PluginComponent {

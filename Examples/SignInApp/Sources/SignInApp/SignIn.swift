@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-import ExternalUserAgent
+import ExternalUserAgentCore
 import ExternalUserAgentOAuth
 
 /// The app's sign-in: the agent chosen by the configuration (system, user and managed files, the environment)
