@@ -103,7 +103,9 @@ let package = Package(
         ),
         .target(
             name: "ExternalUserAgentPluginKit",
-            dependencies: ["CExternalUserAgentPlugin", "ExternalUserAgentABI", "ExternalUserAgentRules", "ExternalUserAgentSystem"]
+            dependencies: [
+                "CExternalUserAgentPlugin", "ExternalUserAgentABI", "ExternalUserAgentRules", "ExternalUserAgentSystem",
+            ]
         ),
         .target(
             name: "ExternalUserAgentOAuth",
@@ -216,7 +218,10 @@ let package = Package(
         // Plugins
         .target(
             name: "EUAHeadless",
-            dependencies: ["ExternalUserAgentPluginKit", "ExternalUserAgentRules", "ExternalUserAgentSystem", "ExternalUserAgentNet", "CurlClient"],
+            dependencies: [
+                "ExternalUserAgentPluginKit", "ExternalUserAgentRules", "ExternalUserAgentSystem",
+                "ExternalUserAgentNet", "CurlClient",
+            ],
             path: "Plugins/EUAHeadless"
         ),
 
@@ -229,7 +234,9 @@ let package = Package(
         // The private-use URI scheme receiver: hand-offs over a Unix socket in $XDG_RUNTIME_DIR.
         .target(
             name: "EUAScheme",
-            dependencies: ["ExternalUserAgentPluginKit", "ExternalUserAgentRules", "ExternalUserAgentNet", "CExternalUserAgentNet"],
+            dependencies: [
+                "ExternalUserAgentPluginKit", "ExternalUserAgentRules", "ExternalUserAgentNet", "CExternalUserAgentNet",
+            ],
             path: "Plugins/EUAScheme"
         ),
 
@@ -317,7 +324,9 @@ let package = Package(
         ),
         .testTarget(
             name: "LoopbackReceiverTests",
-            dependencies: ["ExternalUserAgentCore", "ExternalUserAgentTesting", "EUATestSupport", "ExternalUserAgentNet"]
+            dependencies: [
+                "ExternalUserAgentCore", "ExternalUserAgentTesting", "EUATestSupport", "ExternalUserAgentNet",
+            ]
         ),
         .testTarget(
             name: "SystemBrowserTests",
@@ -338,7 +347,9 @@ let package = Package(
         ),
         .testTarget(
             name: "BrowserAgentTests",
-            dependencies: ["BrowserAgentSupport", "ExternalUserAgentCore", "ExternalUserAgentTesting", "EUATestSupport"]
+            dependencies: [
+                "BrowserAgentSupport", "ExternalUserAgentCore", "ExternalUserAgentTesting", "EUATestSupport",
+            ]
         ),
         .testTarget(
             name: "EUACommandTests",
@@ -359,7 +370,9 @@ let package = Package(
         ),
         .testTarget(
             name: "HeadlessFollowTests",
-            dependencies: ["EUAHeadless", "ExternalUserAgentNet", "CurlClient", "ExternalUserAgentRules", "EUATestSupport"]
+            dependencies: [
+                "EUAHeadless", "ExternalUserAgentNet", "CurlClient", "ExternalUserAgentRules", "EUATestSupport",
+            ]
         ),
         .testTarget(
             name: "SchemeReceiverTests",
@@ -389,7 +402,10 @@ if Context.environment["EUA_FUZZ"] == "1" {
     let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
         ("FuzzTOML", ["ExternalUserAgentCore"]),
         ("FuzzPluginJSON", ["ExternalUserAgentCore", "ExternalUserAgentABI"]),
-        ("FuzzLoopbackRequest", ["EUALoopback", "ExternalUserAgentNet", "ExternalUserAgentCore", "ExternalUserAgentRules"]),
+        (
+            "FuzzLoopbackRequest",
+            ["EUALoopback", "ExternalUserAgentNet", "ExternalUserAgentCore", "ExternalUserAgentRules"]
+        ),
         ("FuzzOAuthResponses", ["ExternalUserAgentOAuth"]),
         ("FuzzIDToken", ["ExternalUserAgentOAuth", .product(name: "Crypto", package: "swift-crypto")]),
         ("FuzzHTTPResponse", ["ExternalUserAgentNet", "ExternalUserAgentRules"]),
@@ -397,8 +413,10 @@ if Context.environment["EUA_FUZZ"] == "1" {
         ("FuzzPluginIndex", ["ExternalUserAgentCore"]),
     ]
     for target in fuzzTargets {
-        package.targets.append(.executableTarget(name: target.name, dependencies: target.dependencies,
-                                                 path: "Fuzz/\(target.name)"))
+        package.targets.append(
+            .executableTarget(
+                name: target.name, dependencies: target.dependencies,
+                path: "Fuzz/\(target.name)"))
         package.products.append(.executable(name: target.name, targets: [target.name]))
     }
 }

@@ -22,9 +22,14 @@ func connectLoopback(_ port: Int) -> Int32? {
     var one: Int32 = 1
     setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
     let ok = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
     }
-    if ok != 0 { close(fd); return nil }
+    if ok != 0 {
+        close(fd)
+        return nil
+    }
     return fd
 }
 
@@ -39,9 +44,21 @@ final class Flood: @unchecked Sendable {
     private var port = 0
     private var running = true
 
-    func target(_ port: Int) { lock.lock(); self.port = port; lock.unlock() }
-    func stop() { lock.lock(); running = false; lock.unlock() }
-    private func current() -> (Int, Bool) { lock.lock(); defer { lock.unlock() }; return (port, running) }
+    func target(_ port: Int) {
+        lock.lock()
+        self.port = port
+        lock.unlock()
+    }
+    func stop() {
+        lock.lock()
+        running = false
+        lock.unlock()
+    }
+    private func current() -> (Int, Bool) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (port, running)
+    }
 
     private struct Slot {
         var fd: Int32 = -1
@@ -55,7 +72,10 @@ final class Flood: @unchecked Sendable {
             while true {
                 let (port, running) = current()
                 if !running { break }
-                if port == 0 { usleep(1000); continue }
+                if port == 0 {
+                    usleep(1000)
+                    continue
+                }
                 for index in slots.indices where slots[index].fd < 0 {
                     slots[index] = Slot(fd: Self.connectNonBlocking(port), sent: false)
                 }
@@ -66,7 +86,9 @@ final class Flood: @unchecked Sendable {
                     let fd = slots[index].fd
                     if fd < 0 { continue }
                     if events & Int32(POLLERR | POLLHUP) != 0 {
-                        close(fd); slots[index].fd = -1; continue
+                        close(fd)
+                        slots[index].fd = -1
+                        continue
                     }
                     if events & Int32(POLLOUT) != 0, !slots[index].sent {
                         switch index % 3 {
@@ -77,7 +99,8 @@ final class Flood: @unchecked Sendable {
                         slots[index].sent = true
                     }
                     if events & Int32(POLLIN) != 0, recv(fd, &buffer, buffer.count, 0) <= 0 {
-                        close(fd); slots[index].fd = -1
+                        close(fd)
+                        slots[index].fd = -1
                     }
                 }
             }
@@ -92,7 +115,9 @@ final class Flood: @unchecked Sendable {
         address.sin_port = UInt16(port).bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         return fd
     }
@@ -106,7 +131,11 @@ final class DismissClock: ExternalUserAgent, @unchecked Sendable {
     private var dismissedAt: ContinuousClock.Instant?
     func present(_ request: AgentRequest, session: ExternalUserAgentSession) async throws {}
     func dismiss() async { lock.withLock { dismissedAt = .now } }
-    var dismissed: ContinuousClock.Instant? { lock.lock(); defer { lock.unlock() }; return dismissedAt }
+    var dismissed: ContinuousClock.Instant? {
+        lock.lock()
+        defer { lock.unlock() }
+        return dismissedAt
+    }
 }
 
 func milliseconds(_ duration: Duration) -> Double {
@@ -118,7 +147,9 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
 }
 
 /// Each redirect's latency to `run` returning, and to the session completing; both sorted.
-func measure(flood: Flood?, receiver entry: PluginReceiverEntry) async throws -> (resumed: [Double], completed: [Double]) {
+func measure(flood: Flood?, receiver entry: PluginReceiverEntry) async throws -> (
+    resumed: [Double], completed: [Double]
+) {
     var samples: [Double] = []
     var completionSamples: [Double] = []
     let clock = ContinuousClock()
@@ -148,7 +179,8 @@ func measure(flood: Flood?, receiver entry: PluginReceiverEntry) async throws ->
 let folder = PluginSearchPath.executableDirectory() ?? "."
 let catalog = PluginLoader(searchPath: PluginSearchPath(folders: [folder])).load()
 guard let entry = catalog.receiver(id: "loopback") else {
-    FileHandle.standardError.write(Data("libEUALoopback.so not found next to this program (\(folder)); build it first\n".utf8))
+    FileHandle.standardError.write(
+        Data("libEUALoopback.so not found next to this program (\(folder)); build it first\n".utf8))
     exit(2)
 }
 _ = try await measure(flood: nil, receiver: entry)  // warm-up
@@ -163,12 +195,20 @@ print("redirect → resume latency, \(iterations) redirects each (ms)")
 print("condition                 p50      p99      target p99")
 var measures: [String] = []
 for (name, samples, target) in rows {
-    let p50 = percentile(samples, 0.50), p99 = percentile(samples, 0.99)
-    print(name.padding(toLength: 24, withPad: " ", startingAt: 0), String(format: "%7.3f  %7.3f  ≤ %.0f %@", p50, p99, target, p99 <= target ? "met" : "MISSED"))
+    let p50 = percentile(samples, 0.50)
+    let p99 = percentile(samples, 0.99)
+    print(
+        name.padding(toLength: 24, withPad: " ", startingAt: 0),
+        String(format: "%7.3f  %7.3f  ≤ %.0f %@", p50, p99, target, p99 <= target ? "met" : "MISSED"))
     let key = name == "idle" ? "redirect_resume_idle" : "redirect_resume_flood"
-    measures.append(String(format: "{\"name\":\"%@_p50\",\"ours\":%.4f,\"unit\":\"ms\"},{\"name\":\"%@_p99\",\"ours\":%.4f,\"target\":%.0f,\"unit\":\"ms\"}", key, p50, key, p99, target))
+    measures.append(
+        String(
+            format:
+                "{\"name\":\"%@_p50\",\"ours\":%.4f,\"unit\":\"ms\"},{\"name\":\"%@_p99\",\"ours\":%.4f,\"target\":%.0f,\"unit\":\"ms\"}",
+            key, p50, key, p99, target))
 }
-print("of which: redirect written → session completed (the agent is dismissed), p50/p99 ms: idle "
-    + String(format: "%.3f/%.3f", percentile(idleCompletion, 0.5), percentile(idleCompletion, 0.99))
-    + ", flood " + String(format: "%.3f/%.3f", percentile(floodCompletion, 0.5), percentile(floodCompletion, 0.99)))
+print(
+    "of which: redirect written → session completed (the agent is dismissed), p50/p99 ms: idle "
+        + String(format: "%.3f/%.3f", percentile(idleCompletion, 0.5), percentile(idleCompletion, 0.99))
+        + ", flood " + String(format: "%.3f/%.3f", percentile(floodCompletion, 0.5), percentile(floodCompletion, 0.99)))
 print("{\"measures\":[\(measures.joined(separator: ","))]}")

@@ -9,12 +9,15 @@ public enum AppLogin {
     /// settings, over it) chooses among `catalog`'s agents — a browser, the device grant or the manual
     /// agent — and returns who signed in. Without `catalog`, the installed plugins are loaded (off Swift's cooperative
     /// pool: loading waits for each plugin with a deadline).
-    public static func signIn(issuer: String, clientID: String, catalog: PluginCatalog? = nil,
-                              code: CodeConfiguration = CodeConfiguration()) async throws -> String {
+    public static func signIn(
+        issuer: String, clientID: String, catalog: PluginCatalog? = nil,
+        code: CodeConfiguration = CodeConfiguration()
+    ) async throws -> String {
         let catalog = if let catalog { catalog } else { await PluginLoader().load() }
-        let flow = SignInFlow(issuer: issuer, client: ClientCredentials(clientID: clientID), scopes: ["openid", "email"],
-                              timeout: .seconds(30), candidates: AgentSelection.candidates(catalog: catalog),
-                              configuration: try Configuration.load(code: code), receiver: .plugin(in: catalog))
+        let flow = SignInFlow(
+            issuer: issuer, client: ClientCredentials(clientID: clientID), scopes: ["openid", "email"],
+            timeout: .seconds(30), candidates: AgentSelection.candidates(catalog: catalog),
+            configuration: try Configuration.load(code: code), receiver: .plugin(in: catalog))
         return try await flow.run().idTokenClaims?.displayName ?? "someone"
     }
 }

@@ -10,8 +10,9 @@ import Testing
 @Suite("AppLogin against a local authorization server")
 struct AppLoginTests {
     /// The app's settings in its tests: the headless agent, in follow mode.
-    static let headless = CodeConfiguration(preference: ["headless"], allowTestAgents: true,
-                                            agentOptions: ["headless": ["mode": "follow"]])
+    static let headless = CodeConfiguration(
+        preference: ["headless"], allowTestAgents: true,
+        agentOptions: ["headless": ["mode": "follow"]])
 
     @Test("signs in as the server's user")
     func signsIn() async throws {
@@ -23,7 +24,8 @@ struct AppLoginTests {
 
     @Test("a tampered ID token is refused")
     func refusesATamperedToken() async throws {
-        try await LocalAuthorizationServer.withServer(.init(clientID: "my-app", misbehaviors: [.tamperedSignature])) { server in
+        try await LocalAuthorizationServer.withServer(.init(clientID: "my-app", misbehaviors: [.tamperedSignature])) {
+            server in
             await #expect {
                 try await AppLogin.signIn(issuer: server.issuer, clientID: "my-app", code: Self.headless)
             } throws: { ($0 as? ExternalUserAgentError)?.code == .idTokenInvalid }

@@ -11,10 +11,10 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         // An agent plugin of the app's own, in Swift: a shared library the loader finds beside the app.
-        .library(name: "AppAgent", type: .dynamic, targets: ["AppAgent"]),
+        .library(name: "AppAgent", type: .dynamic, targets: ["AppAgent"])
     ],
     dependencies: [
-        .package(name: "ExternalUserAgent", path: "../.."),
+        .package(name: "ExternalUserAgent", path: "../..")
     ],
     targets: [
         .executableTarget(

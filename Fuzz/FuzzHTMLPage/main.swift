@@ -23,9 +23,12 @@ public func fuzzHTMLPage(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         }
     }
     for form in HTMLForm.forms(in: html) {
-        guard form.method == "GET" || form.method == "POST" else { fatalError("a form method other than GET or POST: \(form.method)") }
+        guard form.method == "GET" || form.method == "POST" else {
+            fatalError("a form method other than GET or POST: \(form.method)")
+        }
         _ = try? SubmitButtonRule.button(in: form, choice: nil, given: [])
-        _ = try? SubmitButtonRule.button(in: form, choice: SubmitButtonRule.Choice("allow"), given: [("username", "alice")])
+        _ = try? SubmitButtonRule.button(
+            in: form, choice: SubmitButtonRule.Choice("allow"), given: [("username", "alice")])
     }
     var jar = CookieJar()
     let origin = URL(string: "https://idp.example.com/login/form")!

@@ -32,7 +32,8 @@ public func fuzzHTTPResponse(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt
         fatalError("the parser returned an interim status or a body over its limit")
     }
     if response.header("Transfer-Encoding") == nil, response.status != 204, response.status != 304,
-       let length = response.header("Content-Length"), let expected = Int(length), expected != response.body.count {
+        let length = response.header("Content-Length"), let expected = Int(length), expected != response.body.count
+    {
         fatalError("the body does not have the length its Content-Length says")
     }
     return 0

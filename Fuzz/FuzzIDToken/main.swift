@@ -16,20 +16,23 @@ enum Fixture {
     /// recognise as a pointer, so a Data held for the whole run is reported as leaked.
     static let keySet: String = {
         let raw = key.publicKey.rawRepresentation
-        let x = base64URL(raw.prefix(32)), y = base64URL(raw.suffix(32))
-        return #"{"keys":[{"kty":"EC","crv":"P-256","kid":"k1","use":"sig","alg":"ES256","x":"\#(x)","y":"\#(y)"},{"kty":"RSA","kid":"r1","n":"AQAB","e":"AQAB"}]}"#
+        let x = base64URL(raw.prefix(32))
+        let y = base64URL(raw.suffix(32))
+        return
+            #"{"keys":[{"kty":"EC","crv":"P-256","kid":"k1","use":"sig","alg":"ES256","x":"\#(x)","y":"\#(y)"},{"kty":"RSA","kid":"r1","n":"AQAB","e":"AQAB"}]}"#
     }()
 }
 
 func base64URL(_ bytes: some Sequence<UInt8>) -> String {
-    String(Data(bytes).base64EncodedString().compactMap { character -> Character? in
-        switch character {
-        case "+": "-"
-        case "/": "_"
-        case "=": nil
-        default: character
-        }
-    })
+    String(
+        Data(bytes).base64EncodedString().compactMap { character -> Character? in
+            switch character {
+            case "+": "-"
+            case "/": "_"
+            case "=": nil
+            default: character
+            }
+        })
 }
 
 func blocking<T: Sendable>(_ work: @escaping @Sendable () async -> T) -> T {
@@ -59,12 +62,15 @@ public func fuzzIDToken(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         token = String(decoding: input, as: UTF8.self)
     }
     let claims = blocking { () -> IDTokenClaims? in
-        try? await UntrustedInput.idToken(Data(token.utf8), keySet: Data(Fixture.keySet.utf8), issuer: Fixture.issuer,
-                                          clientID: Fixture.clientID, nonce: Fixture.nonce, now: Fixture.now)
+        try? await UntrustedInput.idToken(
+            Data(token.utf8), keySet: Data(Fixture.keySet.utf8), issuer: Fixture.issuer,
+            clientID: Fixture.clientID, nonce: Fixture.nonce, now: Fixture.now)
     }
     if let claims {
-        guard claims.issuer == Fixture.issuer, claims.audience.contains(Fixture.clientID), claims.nonce == Fixture.nonce,
-              claims.expiration > Fixture.now.addingTimeInterval(-60) else {
+        guard claims.issuer == Fixture.issuer, claims.audience.contains(Fixture.clientID),
+            claims.nonce == Fixture.nonce,
+            claims.expiration > Fixture.now.addingTimeInterval(-60)
+        else {
             fatalError("accepted an ID token that is not this sign-in's")
         }
     }

@@ -23,8 +23,9 @@ public func fuzzPluginIndex(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt 
     let parts = UnsafeBufferPointer(start: data, count: count).split(separator: 0, omittingEmptySubsequences: false)
         .map { String(decoding: $0, as: UTF8.self) }
     if let path = parts.first, PluginIndex.holds(path: path, ids: Array(parts.dropFirst())) {
-        let entry = PluginIndex.Entry(stamp: PluginIndex.FileStamp(device: 1, inode: 2, size: 3, modified: 4, changed: 5),
-                                      ids: parts.dropFirst().sorted())
+        let entry = PluginIndex.Entry(
+            stamp: PluginIndex.FileStamp(device: 1, inode: 2, size: 3, modified: 4, changed: 5),
+            ids: parts.dropFirst().sorted())
         guard PluginIndex.entries(parsing: Array(PluginIndex.text(of: [path: entry]).utf8)) == [path: entry] else {
             fatalError("an entry the loader may record does not read back: \(path.debugDescription) \(entry.ids)")
         }

@@ -27,13 +27,15 @@ public func fuzzPluginJSON(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         }
         // JSONDecoder refuses a zero with an unsigned exponent (`0e3`), which RFC 8259 allows and the reader reads
         // (Fuzz/regressions/FuzzPluginJSON/zero-with-exponent.json): such texts are not compared.
-        guard (try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))) == value || hasZeroWithExponent(text) else {
+        guard (try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))) == value || hasZeroWithExponent(text)
+        else {
             fatalError("the ABI's JSON reader accepted a text JSONDecoder refuses or reads differently")
         }
     }
     if let event = try? PluginABI.Event(jsonText: text) {
         guard (try? PluginABI.Event(jsonText: event.jsonText)) == event,
-              (try? PluginABI.decode(PluginABI.Event.self, from: event.jsonText)) == event else {
+            (try? PluginABI.decode(PluginABI.Event.self, from: event.jsonText)) == event
+        else {
             fatalError("a plugin event does not survive write → read")
         }
     }
@@ -43,10 +45,15 @@ public func fuzzPluginJSON(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
 /// Whether `text` holds `0e` or `0E` followed by a digit where a number may start with that zero.
 private func hasZeroWithExponent(_ text: String) -> Bool {
     let bytes = Array(text.utf8)
-    for index in bytes.indices.dropLast(2) where bytes[index] == UInt8(ascii: "0")
-        && (bytes[index + 1] | 0x20) == UInt8(ascii: "e") && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index + 2]) {
+    for index in bytes.indices.dropLast(2)
+    where bytes[index] == UInt8(ascii: "0")
+        && (bytes[index + 1] | 0x20) == UInt8(ascii: "e")
+        && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index + 2])
+    {
         let before = index == 0 ? nil : bytes[index - 1]
-        if before.map({ !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) && $0 != UInt8(ascii: ".") }) ?? true { return true }
+        if before.map({ !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) && $0 != UInt8(ascii: ".") }) ?? true {
+            return true
+        }
     }
     return false
 }

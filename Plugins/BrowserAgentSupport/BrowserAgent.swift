@@ -34,10 +34,13 @@ public final class BrowserAgent: PluginComponent {
         let environment = ProcessEnvironment.current()
         let root = options.ownsInstance ? BrowserProcess.makeEphemeralRoot(environment: environment) : nil
         let isRoot = geteuid() == 0
-        let plan = LaunchPlan.make(family: browser.family, executable: options.executable ?? browser.executable,
-                                   options: options, url: url, ephemeralRoot: root, isRoot: isRoot)
+        let plan = LaunchPlan.make(
+            family: browser.family, executable: options.executable ?? browser.executable,
+            options: options, url: url, ephemeralRoot: root, isRoot: isRoot)
         if isRoot, browser.family.style == .chromium {
-            PluginHost.log(.debug, "\(browser.family.id): running as root, so --no-sandbox is added (Chromium refuses root otherwise)")
+            PluginHost.log(
+                .debug,
+                "\(browser.family.id): running as root, so --no-sandbox is added (Chromium refuses root otherwise)")
         }
         let id = browser.family.id
         let owned = plan.owned
@@ -51,8 +54,10 @@ public final class BrowserAgent: PluginComponent {
                 processBox.withLock { $0 }?.terminate(grace: 0)
                 let code = (status & 0x7f) == 0 ? "exit status \((status >> 8) & 0xff)" : "signal \(status & 0x7f)"
                 if ProcessSpawn.monotonicSeconds() - started < 1.5, (status >> 8) & 0xff != 0 {
-                    events.failed(.presentationFailed, "\(id) exited right after starting (\(code)); without a display "
-                        + "only headless=true can work")
+                    events.failed(
+                        .presentationFailed,
+                        "\(id) exited right after starting (\(code)); without a display "
+                            + "only headless=true can work")
                 } else {
                     events.failed(.userCanceled, "the browser (\(id)) was closed (\(code)) before the sign-in finished")
                 }
@@ -64,8 +69,10 @@ public final class BrowserAgent: PluginComponent {
                 events.presented()
             } else {
                 process.forget()
-                PluginHost.log(.debug, "\(id): handed the URL to the browser (pid \(process.pid)); it may go to a "
-                    + "running instance, which is the user's and not ours to close")
+                PluginHost.log(
+                    .debug,
+                    "\(id): handed the URL to the browser (pid \(process.pid)); it may go to a "
+                        + "running instance, which is the user's and not ours to close")
                 events.presented()
                 events.finished()
             }
@@ -86,7 +93,8 @@ public final class BrowserAgent: PluginComponent {
         let grace = options.profile == nil ? 0.5 : 3
         PluginThread.detach {
             process.terminate(grace: grace)
-            PluginHost.log(.debug, "\(self.browser.family.id): ended the owned instance and removed its temporary profile")
+            PluginHost.log(
+                .debug, "\(self.browser.family.id): ended the owned instance and removed its temporary profile")
             events?.finished()
         }
     }

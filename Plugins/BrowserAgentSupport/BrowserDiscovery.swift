@@ -19,8 +19,10 @@ public struct InstalledBrowser: Sendable, Equatable {
 
 /// Finds the browsers of a family: on PATH, then in desktop entries (GIO's list of https handlers).
 public enum BrowserDiscovery {
-    public static func find(_ families: [BrowserFamily],
-                            environment: [String: String]? = nil) -> [InstalledBrowser] {
+    public static func find(
+        _ families: [BrowserFamily],
+        environment: [String: String]? = nil
+    ) -> [InstalledBrowser] {
         let environment = environment ?? ProcessEnvironment.current()
         let path = (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":").map(String.init)
         let desktopEntries = httpsHandlers()
@@ -35,13 +37,17 @@ public enum BrowserDiscovery {
                     break
                 }
             }
-            if executable == nil, let entry = desktopEntries.first(where: { family.executables.contains(lastComponent($0.executable)) }) {
+            if executable == nil,
+                let entry = desktopEntries.first(where: { family.executables.contains(lastComponent($0.executable)) })
+            {
                 executable = entry.executable.hasPrefix("/") ? entry.executable : nil
                 foundIn = "desktop entry \(entry.id)"
             }
             guard let executable, !isAliasOfAnother(executable, family: family) else { continue }
-            found.append(InstalledBrowser(family: family, executable: executable,
-                                          version: version(of: family, executable: executable, cache: cache), foundIn: foundIn))
+            found.append(
+                InstalledBrowser(
+                    family: family, executable: executable,
+                    version: version(of: family, executable: executable, cache: cache), foundIn: foundIn))
         }
         cache.save()
         return found
@@ -51,7 +57,8 @@ public enum BrowserDiscovery {
     /// firefox-esr otherwise: without `firefox.real` it is the same browser, listed once as firefox-esr.
     static func isAliasOfAnother(_ executable: String, family: BrowserFamily) -> Bool {
         guard family.id == "firefox", access(executable + ".real", X_OK) != 0,
-              let bytes = try? SmallFiles.read(executable, limit: 4095), bytes.starts(with: Array("#!".utf8)) else { return false }
+            let bytes = try? SmallFiles.read(executable, limit: 4095), bytes.starts(with: Array("#!".utf8))
+        else { return false }
         return String(decoding: bytes, as: UTF8.self).contains("exec firefox-esr")
     }
 
@@ -62,14 +69,16 @@ public enum BrowserDiscovery {
         let folder = String(real[..<(real.lastIndex(of: "/") ?? real.endIndex)])
         for ini in [folder + "/application.ini", family.applicationINI].compactMap({ $0 }) {
             if let text = (try? SmallFiles.read(ini, limit: 1 << 20)).map({ String(decoding: $0, as: UTF8.self) }),
-               let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Version=") }) {
+                let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Version=") })
+            {
                 return String(line.dropFirst("Version=".count))
             }
         }
         let binary = family.binaryHint.flatMap { access($0, X_OK) == 0 ? $0 : nil } ?? real
         if let cached = cache.version(for: binary) { return cached }
         guard let output = try? ProcessSpawn.output([binary, "--version"], timeout: 3),
-              let version = parseVersion(output) else { return nil }
+            let version = parseVersion(output)
+        else { return nil }
         cache.store(version, for: binary)
         return version
     }
@@ -79,7 +88,9 @@ public enum BrowserDiscovery {
         for word in text.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
             let trimmed = String(word.filter { !",;()".contains($0) })
             let parts = trimmed.split(separator: ".", omittingEmptySubsequences: false)
-            if parts.count >= 2, parts.allSatisfy({ part in !part.isEmpty && part.allSatisfy { $0.isASCII && $0.isNumber } }) {
+            if parts.count >= 2,
+                parts.allSatisfy({ part in !part.isEmpty && part.allSatisfy { $0.isASCII && $0.isNumber } })
+            {
                 return trimmed
             }
         }

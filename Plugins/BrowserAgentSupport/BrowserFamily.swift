@@ -21,29 +21,41 @@ public struct BrowserFamily: Sendable, Hashable {
 
     /// Snap's Firefox is `/snap/bin/firefox`; Flathub's exports `org.mozilla.firefox`.
     public static let firefox: [BrowserFamily] = [
-        BrowserFamily(id: "firefox", family: "firefox", name: "Firefox", executables: ["firefox", "org.mozilla.firefox"],
-                      style: .firefox, binaryHint: nil, applicationINI: "/usr/lib/firefox/application.ini"),
-        BrowserFamily(id: "firefox-esr", family: "firefox", name: "Firefox ESR", executables: ["firefox-esr"],
-                      style: .firefox, binaryHint: nil, applicationINI: "/usr/lib/firefox-esr/application.ini"),
-        BrowserFamily(id: "firefox-developer-edition", family: "firefox", name: "Firefox Developer Edition",
-                      executables: ["firefox-developer-edition"], style: .firefox, binaryHint: nil,
-                      applicationINI: "/usr/lib/firefox-developer-edition/application.ini"),
+        BrowserFamily(
+            id: "firefox", family: "firefox", name: "Firefox", executables: ["firefox", "org.mozilla.firefox"],
+            style: .firefox, binaryHint: nil, applicationINI: "/usr/lib/firefox/application.ini"),
+        BrowserFamily(
+            id: "firefox-esr", family: "firefox", name: "Firefox ESR", executables: ["firefox-esr"],
+            style: .firefox, binaryHint: nil, applicationINI: "/usr/lib/firefox-esr/application.ini"),
+        BrowserFamily(
+            id: "firefox-developer-edition", family: "firefox", name: "Firefox Developer Edition",
+            executables: ["firefox-developer-edition"], style: .firefox, binaryHint: nil,
+            applicationINI: "/usr/lib/firefox-developer-edition/application.ini"),
     ]
 
     public static let chromium: [BrowserFamily] = [
-        BrowserFamily(id: "chromium", family: "chromium", name: "Chromium",
-                      executables: ["chromium", "chromium-browser", "org.chromium.Chromium"], style: .chromium,
-                      binaryHint: "/usr/lib/chromium/chromium", applicationINI: nil),
-        BrowserFamily(id: "google-chrome", family: "chrome", name: "Google Chrome",
-                      executables: ["google-chrome-stable", "google-chrome", "com.google.Chrome"],
-                      style: .chromium, binaryHint: "/opt/google/chrome/chrome", applicationINI: nil),
-        BrowserFamily(id: "brave-browser", family: "brave-browser", name: "Brave", executables: ["brave-browser", "brave-browser-stable"],
-                      style: .chromium, binaryHint: "/opt/brave.com/brave/brave", applicationINI: nil),
-        BrowserFamily(id: "microsoft-edge", family: "microsoft-edge", name: "Microsoft Edge", executables: ["microsoft-edge-stable", "microsoft-edge"],
-                      style: .chromium, binaryHint: "/opt/microsoft/msedge/msedge", applicationINI: nil),
-        BrowserFamily(id: "vivaldi", family: "vivaldi", name: "Vivaldi", executables: ["vivaldi-stable", "vivaldi"], style: .chromium,
-                      binaryHint: "/opt/vivaldi/vivaldi", applicationINI: nil),
-        BrowserFamily(id: "opera", family: "opera", name: "Opera", executables: ["opera"], style: .chromium,
-                      binaryHint: "/usr/lib/x86_64-linux-gnu/opera/opera", applicationINI: nil),
+        BrowserFamily(
+            id: "chromium", family: "chromium", name: "Chromium",
+            executables: ["chromium", "chromium-browser", "org.chromium.Chromium"], style: .chromium,
+            binaryHint: "/usr/lib/chromium/chromium", applicationINI: nil),
+        BrowserFamily(
+            id: "google-chrome", family: "chrome", name: "Google Chrome",
+            executables: ["google-chrome-stable", "google-chrome", "com.google.Chrome"],
+            style: .chromium, binaryHint: "/opt/google/chrome/chrome", applicationINI: nil),
+        BrowserFamily(
+            id: "brave-browser", family: "brave-browser", name: "Brave",
+            executables: ["brave-browser", "brave-browser-stable"],
+            style: .chromium, binaryHint: "/opt/brave.com/brave/brave", applicationINI: nil),
+        BrowserFamily(
+            id: "microsoft-edge", family: "microsoft-edge", name: "Microsoft Edge",
+            executables: ["microsoft-edge-stable", "microsoft-edge"],
+            style: .chromium, binaryHint: "/opt/microsoft/msedge/msedge", applicationINI: nil),
+        BrowserFamily(
+            id: "vivaldi", family: "vivaldi", name: "Vivaldi", executables: ["vivaldi-stable", "vivaldi"],
+            style: .chromium,
+            binaryHint: "/opt/vivaldi/vivaldi", applicationINI: nil),
+        BrowserFamily(
+            id: "opera", family: "opera", name: "Opera", executables: ["opera"], style: .chromium,
+            binaryHint: "/usr/lib/x86_64-linux-gnu/opera/opera", applicationINI: nil),
     ]
 }

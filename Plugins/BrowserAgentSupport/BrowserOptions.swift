@@ -14,7 +14,9 @@ public struct BrowserOptions: Sendable, Equatable {
     public var extraArguments: [String] = []
     public var executable: String?
 
-    public static let knownKeys = ["private", "profile", "new-window", "ephemeral", "headless", "extra-args", "executable"]
+    public static let knownKeys = [
+        "private", "profile", "new-window", "ephemeral", "headless", "extra-args", "executable",
+    ]
 
     public init() {}
 
@@ -23,7 +25,9 @@ public struct BrowserOptions: Sendable, Equatable {
             switch key {
             case "private": privateWindow = try Self.flag(key, value)
             case "profile":
-                guard !value.isEmpty else { throw PluginError.invalidOptions("option profile= needs a profile name or directory") }
+                guard !value.isEmpty else {
+                    throw PluginError.invalidOptions("option profile= needs a profile name or directory")
+                }
                 profile = value
             case "new-window": newWindow = try Self.flag(key, value)
             case "ephemeral": ephemeral = try Self.flag(key, value)
@@ -35,21 +39,25 @@ public struct BrowserOptions: Sendable, Equatable {
                 }
                 executable = value
             default:
-                throw PluginError.invalidOptions("option '\(key)' is unknown to browser agents; known: "
-                    + Self.knownKeys.joined(separator: ", "))
+                throw PluginError.invalidOptions(
+                    "option '\(key)' is unknown to browser agents; known: "
+                        + Self.knownKeys.joined(separator: ", "))
             }
         }
         if ephemeral, profile != nil {
-            throw PluginError.invalidOptions("ephemeral=true and profile=\(profile!) cannot work together: an ephemeral "
-                + "flow uses a fresh temporary profile; drop one of them")
+            throw PluginError.invalidOptions(
+                "ephemeral=true and profile=\(profile!) cannot work together: an ephemeral "
+                    + "flow uses a fresh temporary profile; drop one of them")
         }
         if headless, newWindow {
-            throw PluginError.invalidOptions("headless=true and new-window=true cannot work together: a headless browser "
-                + "has no windows; drop new-window")
+            throw PluginError.invalidOptions(
+                "headless=true and new-window=true cannot work together: a headless browser "
+                    + "has no windows; drop new-window")
         }
         if headless, privateWindow {
-            throw PluginError.invalidOptions("headless=true and private=true cannot work together: use ephemeral=true "
-                + "for a browser that keeps nothing")
+            throw PluginError.invalidOptions(
+                "headless=true and private=true cannot work together: use ephemeral=true "
+                    + "for a browser that keeps nothing")
         }
     }
 

@@ -25,7 +25,10 @@ public final class BrowserProcess: Sendable {
         if let root = plan.ephemeralRoot {
             for folder in [root, root + "/profile", root + "/home", root + "/tmp"] {
                 guard mkdir(folder, 0o700) == 0 || errno == EEXIST else {
-                    throw ProcessSpawn.Failure(description: "could not create the temporary profile folder \(folder): \(String(cString: strerror(errno)))")
+                    throw ProcessSpawn.Failure(
+                        description:
+                            "could not create the temporary profile folder \(folder): \(String(cString: strerror(errno)))"
+                    )
                 }
             }
         }
@@ -83,7 +86,8 @@ public final class BrowserProcess: Sendable {
         var found: [pid_t] = []
         for entry in entries where entry.first?.isNumber == true {
             guard let pid = pid_t(entry), pid != getpid(),
-                  let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { continue }
+                let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline")
+            else { continue }
             if String(decoding: data, as: UTF8.self).contains(text) { found.append(pid) }
         }
         return found
@@ -120,9 +124,10 @@ public final class BrowserProcess: Sendable {
         let base = environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         var template = Array((base + "/eua-browser-XXXXXX").utf8CString)
         return template.withUnsafeMutableBufferPointer { buffer in
-            guard let made = mkdtemp(buffer.baseAddress!) else { return base + "/eua-browser-\(getpid())-\(UInt32.random(in: 0...UInt32.max))" }
+            guard let made = mkdtemp(buffer.baseAddress!) else {
+                return base + "/eua-browser-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            }
             return String(cString: made)
         }
     }
 }
-

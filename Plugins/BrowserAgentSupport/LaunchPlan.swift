@@ -13,8 +13,10 @@ public struct LaunchPlan: Sendable, Equatable {
     /// The plan for `family` at `executable` with `options`, opening `url`.
     /// `ephemeralRoot` is the fresh folder an ephemeral or headless instance lives in; `isRoot` adds
     /// Chromium's `--no-sandbox` (it refuses to run as root without it).
-    public static func make(family: BrowserFamily, executable: String, options: BrowserOptions, url: String,
-                            ephemeralRoot: String?, isRoot: Bool) -> LaunchPlan {
+    public static func make(
+        family: BrowserFamily, executable: String, options: BrowserOptions, url: String,
+        ephemeralRoot: String?, isRoot: Bool
+    ) -> LaunchPlan {
         var arguments = [executable]
         var environment: [String: String] = [:]
         let profileDirectory = ephemeralRoot.map { $0 + "/profile" }
@@ -44,14 +46,16 @@ public struct LaunchPlan: Sendable, Equatable {
             if let profileDirectory {
                 arguments += ["--user-data-dir=\(profileDirectory)", "--no-first-run", "--no-default-browser-check"]
             } else if let profile = options.profile {
-                arguments.append(profile.contains("/") ? "--user-data-dir=\(profile)" : "--profile-directory=\(profile)")
+                arguments.append(
+                    profile.contains("/") ? "--user-data-dir=\(profile)" : "--profile-directory=\(profile)")
             }
             if options.privateWindow { arguments.append("--incognito") }
             if options.newWindow { arguments.append("--new-window") }
             arguments += options.extraArguments
             arguments.append(url)
         }
-        return LaunchPlan(arguments: arguments, owned: options.ownsInstance, ephemeralRoot: ephemeralRoot,
-                          environment: environment)
+        return LaunchPlan(
+            arguments: arguments, owned: options.ownsInstance, ephemeralRoot: ephemeralRoot,
+            environment: environment)
     }
 }

@@ -14,7 +14,8 @@ private let addCloseFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file
     guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") else {
         return nil
     }
-    return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    return unsafeBitCast(
+        symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
 }()
 
 /// Starts programs without a shell: `posix_spawn` with explicit file actions.
@@ -25,8 +26,10 @@ public enum ProcessSpawn {
 
     /// Starts `arguments` in a session of its own (`setsid`, so the whole process group can be ended
     /// later), stdin/stdout/stderr on /dev/null, with `environment` merged over ours. Returns the pid.
-    public static func startDetached(_ arguments: [String], environment: [String: String] = [:],
-                                     newSession: Bool = true) throws -> pid_t {
+    public static func startDetached(
+        _ arguments: [String], environment: [String: String] = [:],
+        newSession: Bool = true
+    ) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -53,7 +56,8 @@ public enum ProcessSpawn {
         do {
             pid = try spawn(arguments, environment: [:], actions: &actions, newSession: true)
         } catch {
-            close(pipeEnds[0]); close(pipeEnds[1])
+            close(pipeEnds[0])
+            close(pipeEnds[1])
             throw error
         }
         close(pipeEnds[1])
@@ -76,8 +80,10 @@ public enum ProcessSpawn {
         return String(decoding: output, as: UTF8.self)
     }
 
-    private static func spawn(_ arguments: [String], environment: [String: String],
-                              actions: inout posix_spawn_file_actions_t, newSession: Bool) throws -> pid_t {
+    private static func spawn(
+        _ arguments: [String], environment: [String: String],
+        actions: inout posix_spawn_file_actions_t, newSession: Bool
+    ) throws -> pid_t {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

@@ -28,15 +28,19 @@ final class VersionCache: @unchecked Sendable {
     private var changed = false
 
     init(environment: [String: String]) {
-        let base = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        let base =
+            environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? environment["HOME"].map { $0 + "/.cache" }
         file = base.map { $0 + "/eua/browser-versions.json" }
-        let text = file.flatMap { try? SmallFiles.read($0, limit: Self.maximumSize) }.map { String(decoding: $0, as: UTF8.self) }
+        let text = file.flatMap { try? SmallFiles.read($0, limit: Self.maximumSize) }.map {
+            String(decoding: $0, as: UTF8.self)
+        }
         var entries: [String: Entry] = [:]
         if let text, case .object(let members)? = try? JSONValue(parsing: text) {
             for (binary, value) in members {
                 guard case .object(let fields) = value, let stamp = fields["stamp"]?.stringValue,
-                      let version = fields["version"]?.stringValue else { continue }
+                    let version = fields["version"]?.stringValue
+                else { continue }
                 entries[binary] = Entry(stamp: stamp, version: version)
             }
         }
@@ -57,9 +61,11 @@ final class VersionCache: @unchecked Sendable {
     /// Writes the cache (temp file + rename) if anything was added; failures only cost a later `--version`.
     func save() {
         guard changed, let file else { return }
-        let text = JSONValue.object(entries.mapValues { entry in
-            .object(["stamp": .string(entry.stamp), "version": .string(entry.version)])
-        }).jsonText
+        let text = JSONValue.object(
+            entries.mapValues { entry in
+                .object(["stamp": .string(entry.stamp), "version": .string(entry.version)])
+            }
+        ).jsonText
         guard SmallFiles.makeFolders(SmallFiles.folder(of: file), mode: 0o755) == nil else { return }
         _ = SmallFiles.replace(file, with: text, mode: 0o644)
     }

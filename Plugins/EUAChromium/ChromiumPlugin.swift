@@ -19,6 +19,7 @@ enum ChromiumPlugin: ExternalUserAgentPlugin {
     }
 
     static func makeInstance(componentID: String, options: [String: String]) throws -> any PluginComponent {
-        try BrowserPluginDescription.makeAgent(componentID: componentID, options: options, families: BrowserFamily.chromium)
+        try BrowserPluginDescription.makeAgent(
+            componentID: componentID, options: options, families: BrowserFamily.chromium)
     }
 }

@@ -18,6 +18,7 @@ enum FirefoxPlugin: ExternalUserAgentPlugin {
     }
 
     static func makeInstance(componentID: String, options: [String: String]) throws -> any PluginComponent {
-        try BrowserPluginDescription.makeAgent(componentID: componentID, options: options, families: BrowserFamily.firefox)
+        try BrowserPluginDescription.makeAgent(
+            componentID: componentID, options: options, families: BrowserFamily.firefox)
     }
 }

@@ -56,9 +56,10 @@ struct BrowserFollow {
                 // 307 and 308 repeat the request as it was; the others become a GET.
                 if response.status == 307 || response.status == 308 {
                     if request.carriesCredentials, next.scheme != "https", !Self.isLoopback(next) {
-                        throw Self.failure("\(Self.describe(url)) answered the login form with \(response.status), which "
-                            + "would send the credentials again over plain http to \(Self.describe(next)); they are sent "
-                            + "only over https (or to a loopback host)")
+                        throw Self.failure(
+                            "\(Self.describe(url)) answered the login form with \(response.status), which "
+                                + "would send the credentials again over plain http to \(Self.describe(next)); they are sent "
+                                + "only over https (or to a loopback host)")
                     }
                     request.url = next
                 } else {
@@ -68,7 +69,9 @@ struct BrowserFollow {
             }
             request = try submit(page: response, at: url)
         }
-        throw Self.failure("the redirect URI was not reached within \(script.maximumSteps) requests (max-steps); last at \(Self.describe(request.url))")
+        throw Self.failure(
+            "the redirect URI was not reached within \(script.maximumSteps) requests (max-steps); last at \(Self.describe(request.url))"
+        )
     }
 
     /// The request a page leads to: its chosen form, filled and submitted, under the rules of the type.
@@ -77,45 +80,57 @@ struct BrowserFollow {
         let isHTML = response.header("Content-Type")?.lowercased().contains("html") ?? true
         guard response.status < 400 else {
             let text = isHTML ? PageText.visibleText(in: page) : PageText.shown(page)
-            let hint = response.status < 500 ? "check the client id and the registered redirect URI"
+            let hint =
+                response.status < 500
+                ? "check the client id and the registered redirect URI"
                 : "the provider failed; try again later or ask its administrators"
-            throw Self.failure("the provider answered HTTP \(response.status) at \(Self.describe(url)): \"\(text)\"; "
-                + "the sign-in cannot go on (\(hint))")
+            throw Self.failure(
+                "the provider answered HTTP \(response.status) at \(Self.describe(url)): \"\(text)\"; "
+                    + "the sign-in cannot go on (\(hint))")
         }
         let forms = isHTML ? HTMLForm.forms(in: page) : []
         guard let form = choose(forms) else {
             let text = isHTML ? PageText.visibleText(in: page) : PageText.shown(page)
-            throw Self.failure("the provider's page at \(Self.describe(url)) (HTTP \(response.status)) has no form to "
-                + "submit and no redirect; it says: \"\(text)\"")
+            throw Self.failure(
+                "the provider's page at \(Self.describe(url)) (HTTP \(response.status)) has no form to "
+                    + "submit and no redirect; it says: \"\(text)\"")
         }
         let credentials = form.credentialFields(given: script.formFields)
         let pageError = { PageText.errorText(in: page) ?? PageText.visibleText(in: page) }
         if let again = credentials.first(where: { submittedCredentials.contains($0.name) }) {
-            throw Self.failure("the provider refused the credentials: its login form came back at \(Self.describe(url)) asking "
-                + "for '\(PageText.shown(again.name))' again (credentials are never submitted twice); it says: \"\(pageError())\"")
+            throw Self.failure(
+                "the provider refused the credentials: its login form came back at \(Self.describe(url)) asking "
+                    + "for '\(PageText.shown(again.name))' again (credentials are never submitted twice); it says: \"\(pageError())\""
+            )
         }
         let shape = Self.describe(url) + "\u{1E}" + (url.query ?? "") + "\u{1E}" + form.shape
         guard !submittedForms.contains(shape) else {
-            throw Self.failure("the provider showed the same form again at \(Self.describe(url)) after it was submitted; "
-                + "stopping, so nothing is submitted twice; it says: \"\(pageError())\"")
+            throw Self.failure(
+                "the provider showed the same form again at \(Self.describe(url)) after it was submitted; "
+                    + "stopping, so nothing is submitted twice; it says: \"\(pageError())\"")
         }
         let given = Set(script.formFields.map(\.name))
         if let password = credentials.first(where: { $0.type == "password" && !given.contains($0.name) }) {
-            throw Self.failure("the provider asks for a password ('\(PageText.shown(password.name))') at \(Self.describe(url)) "
-                + "and no option gives it; give the agent option form.\(PageText.shown(password.name))=... (an empty password is "
-                + "never submitted)")
+            throw Self.failure(
+                "the provider asks for a password ('\(PageText.shown(password.name))') at \(Self.describe(url)) "
+                    + "and no option gives it; give the agent option form.\(PageText.shown(password.name))=... (an empty password is "
+                    + "never submitted)")
         }
         let button: HTMLForm.SubmitButton?
         do {
             button = try SubmitButtonRule.button(in: form, choice: script.submitChoice, given: script.formFields)
         } catch {
             let found = error.buttons.map { PageText.shown($0.description) }.joined(separator: ", ")
-            throw Self.failure("the form at \(Self.describe(url)) has "
-                + (error.onlyDenies ? "only a button that refuses" : "no button that grants by the rule (allow, authorize, accept, approve, consent, yes, continue, sign in...)")
-                + "; buttons found: \(found); choose one with the agent option submit=NAME or submit=NAME=VALUE")
+            throw Self.failure(
+                "the form at \(Self.describe(url)) has "
+                    + (error.onlyDenies
+                        ? "only a button that refuses"
+                        : "no button that grants by the rule (allow, authorize, accept, approve, consent, yes, continue, sign in...)")
+                    + "; buttons found: \(found); choose one with the agent option submit=NAME or submit=NAME=VALUE")
         }
         let fields = form.submission(filling: script.formFields, pressing: button)
-        let encoded = fields.map { FormCoding.escape($0.name) + "=" + FormCoding.escape($0.value) }.joined(separator: "&")
+        let encoded = fields.map { FormCoding.escape($0.name) + "=" + FormCoding.escape($0.value) }.joined(
+            separator: "&")
         // No action (or an empty one) submits to the page's own URL, query included.
         let actionText = form.action.flatMap { $0.isEmpty ? nil : $0 }
         guard let action = actionText.map({ URL(string: $0, relativeTo: url)?.absoluteURL }) ?? url else {
@@ -123,20 +138,27 @@ struct BrowserFollow {
         }
         try Self.checkScheme(action, after: url)
         if !credentials.isEmpty, action.scheme != "https", !Self.isLoopback(action) {
-            throw Self.failure("the login form at \(Self.describe(url)) would send the credentials over plain http to "
-                + "\(Self.describe(action)); they are sent only over https (or to a loopback host)")
+            throw Self.failure(
+                "the login form at \(Self.describe(url)) would send the credentials over plain http to "
+                    + "\(Self.describe(action)); they are sent only over https (or to a loopback host)")
         }
         submittedForms.insert(shape)
         submittedCredentials.formUnion(credentials.map(\.name))
-        PluginHost.log(.debug, "headless agent submits a form (\(form.method), \(fields.count) fields, "
-            + "\(credentials.isEmpty ? "no credentials" : "credentials once"), button \(button.map { PageText.shown($0.description) } ?? "none")) on \(Self.describe(url))")
+        PluginHost.log(
+            .debug,
+            "headless agent submits a form (\(form.method), \(fields.count) fields, "
+                + "\(credentials.isEmpty ? "no credentials" : "credentials once"), button \(button.map { PageText.shown($0.description) } ?? "none")) on \(Self.describe(url))"
+        )
         if form.method == "POST" {
-            return Step(url: action, method: "POST", body: Array(encoded.utf8), referrer: url,
-                        carriesCredentials: !credentials.isEmpty)
+            return Step(
+                url: action, method: "POST", body: Array(encoded.utf8), referrer: url,
+                carriesCredentials: !credentials.isEmpty)
         }
         var components = URLComponents(url: action, resolvingAgainstBaseURL: false)
         components?.percentEncodedQuery = encoded
-        guard let target = components?.url else { throw Self.failure("could not build the form's URL on \(Self.describe(url))") }
+        guard let target = components?.url else {
+            throw Self.failure("could not build the form's URL on \(Self.describe(url))")
+        }
         return Step(url: target, method: "GET", body: nil, referrer: url)
     }
 
@@ -169,10 +191,12 @@ struct BrowserFollow {
             headers.append(("Referer", Self.origin(step.url) == origin ? referrer.absoluteString : origin + "/"))
         }
         do {
-            return try transport.send(method: step.method, url: step.url, headers: headers, body: step.body,
-                                      timeout: Self.requestTimeout, maximumBodyBytes: Self.maximumBodyBytes)
+            return try transport.send(
+                method: step.method, url: step.url, headers: headers, body: step.body,
+                timeout: Self.requestTimeout, maximumBodyBytes: Self.maximumBodyBytes)
         } catch let error as FollowTransport.Failure where error.untrustedCertificate {
-            throw Self.failure("\(error); if the provider uses a test CA, give its certificate with the agent option ca-file=PATH")
+            throw Self.failure(
+                "\(error); if the provider uses a test CA, give its certificate with the agent option ca-file=PATH")
         } catch let error as FollowTransport.Failure {
             throw Self.failure("\(error)")
         }
@@ -184,8 +208,9 @@ struct BrowserFollow {
             throw failure("follow mode fetches only http and https URLs, not \(describe(url))")
         }
         if previous?.scheme == "https", url.scheme == "http" {
-            throw failure("the provider sent the flow from https to plain http (\(describe(url))); follow mode never "
-                + "leaves https for http")
+            throw failure(
+                "the provider sent the flow from https to plain http (\(describe(url))); follow mode never "
+                    + "leaves https for http")
         }
     }
 

@@ -22,11 +22,14 @@ package enum CookieDate {
             } else if month == nil, token.count >= 3, let index = months.firstIndex(of: token.prefix(3).lowercased()) {
                 month = index + 1
             } else if year == nil, (2...4).contains(token.count), let value = Int(token) {
-                year = value < 70 && token.count <= 2 ? value + 2000 : value < 100 && token.count <= 2 ? value + 1900 : value
+                year =
+                    value < 70 && token.count <= 2
+                    ? value + 2000 : value < 100 && token.count <= 2 ? value + 1900 : value
             }
         }
         guard let (hour, minute, second) = time, let day, let month, let year, (1...31).contains(day), year >= 1601,
-              year <= 9999, hour <= 23, minute <= 59, second <= 59 else { return nil }
+            year <= 9999, hour <= 23, minute <= 59, second <= 59
+        else { return nil }
         let days = HTTPDate.daysFromCivil(year: Int64(year), month: month, day: Int64(day))
         let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
         return Date(timeIntervalSince1970: Double(seconds))
@@ -35,7 +38,8 @@ package enum CookieDate {
     private static func timeOfDay(_ token: Substring) -> (Int, Int, Int)? {
         let parts = token.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 3, parts.allSatisfy({ (1...2).contains($0.count) }),
-              let hour = Int(parts[0]), let minute = Int(parts[1]), let second = Int(parts[2]) else { return nil }
+            let hour = Int(parts[0]), let minute = Int(parts[1]), let second = Int(parts[2])
+        else { return nil }
         return (hour, minute, second)
     }
 }

@@ -39,9 +39,11 @@ package struct CookieJar {
         let name = Self.trimmed(pair[..<equals])
         let value = Self.trimmed(pair[pair.index(after: equals)...])
         guard !name.isEmpty, name.utf8.count + value.utf8.count <= Self.maximumCookieBytes,
-              !(name + value).unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || $0 == ";" }) else { return }
-        var cookie = Cookie(name: name, value: value, domain: host, hostOnly: true, path: Self.defaultPath(url),
-                            secure: false, expires: nil)
+            !(name + value).unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || $0 == ";" })
+        else { return }
+        var cookie = Cookie(
+            name: name, value: value, domain: host, hostOnly: true, path: Self.defaultPath(url),
+            secure: false, expires: nil)
         var maxAge: Int?
         for attribute in parts.dropFirst() {
             let pieces = attribute.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -51,7 +53,8 @@ package struct CookieJar {
             case "domain":
                 let domain = String(text.drop { $0 == "." }).lowercased()
                 guard !domain.isEmpty else { continue }
-                guard domain == host || (host.hasSuffix("." + domain) && domain.contains(".") && !Self.isAddress(host)) else { return }
+                guard domain == host || (host.hasSuffix("." + domain) && domain.contains(".") && !Self.isAddress(host))
+                else { return }
                 cookie.domain = domain
                 cookie.hostOnly = false
             case "path" where text.hasPrefix("/"):
@@ -66,7 +69,9 @@ package struct CookieJar {
                 continue
             }
         }
-        if let maxAge { cookie.expires = maxAge <= 0 ? .distantPast : now.addingTimeInterval(Double(min(maxAge, 400 * 86_400))) }
+        if let maxAge {
+            cookie.expires = maxAge <= 0 ? .distantPast : now.addingTimeInterval(Double(min(maxAge, 400 * 86_400)))
+        }
         guard !cookie.secure || url.scheme == "https" else { return }
         cookies.removeAll { $0.name == cookie.name && $0.domain == cookie.domain && $0.path == cookie.path }
         if let expires = cookie.expires, expires <= now { return }
@@ -83,7 +88,10 @@ package struct CookieJar {
             (cookie.hostOnly ? host == cookie.domain : host == cookie.domain || host.hasSuffix("." + cookie.domain))
                 && Self.pathMatches(path, cookie.path) && (!cookie.secure || url.scheme == "https")
                 && (cookie.expires.map { $0 > now } ?? true)
-        }.sorted { $0.element.path.count != $1.element.path.count ? $0.element.path.count > $1.element.path.count : $0.offset < $1.offset }
+        }.sorted {
+            $0.element.path.count != $1.element.path.count
+                ? $0.element.path.count > $1.element.path.count : $0.offset < $1.offset
+        }
         guard !sent.isEmpty else { return nil }
         return sent.map { "\($0.element.name)=\($0.element.value)" }.joined(separator: "; ")
     }

@@ -16,8 +16,10 @@ enum DesktopHandOff {
     static func open(_ url: String, stop: StopSignal) throws {
         let tools: [(String, [String])] = [("gio", ["gio", "open"]), ("xdg-open", ["xdg-open"])]
         guard let (_, command) = tools.first(where: { found($0.0) }) else {
-            throw PluginError(.presentationFailed, "headless agent: deliver=desktop needs gio (libglib2.0-bin) or xdg-open "
-                + "(xdg-utils) on PATH")
+            throw PluginError(
+                .presentationFailed,
+                "headless agent: deliver=desktop needs gio (libglib2.0-bin) or xdg-open "
+                    + "(xdg-utils) on PATH")
         }
         let arguments = command + [url]
         var pid: pid_t = 0
@@ -26,8 +28,9 @@ enum DesktopHandOff {
         defer { for pointer in argv { free(pointer) } }
         let spawned = posix_spawnp(&pid, arguments[0], nil, nil, argv, environ)
         guard spawned == 0 else {
-            throw PluginError(.presentationFailed,
-                              "headless agent: could not run \(arguments[0]): \(String(cString: strerror(spawned)))")
+            throw PluginError(
+                .presentationFailed,
+                "headless agent: could not run \(arguments[0]): \(String(cString: strerror(spawned)))")
         }
         let deadline = ContinuousClock.now + .seconds(deadlineSeconds)
         var status: Int32 = 0
@@ -35,14 +38,16 @@ enum DesktopHandOff {
             if ContinuousClock.now >= deadline || stop.wait(until: .now + .milliseconds(20)) {
                 kill(pid, SIGKILL)
                 _ = waitpid(pid, &status, 0)
-                throw PluginError(.presentationFailed,
-                                  "headless agent: \(arguments[0]) did not finish within \(deadlineSeconds) s")
+                throw PluginError(
+                    .presentationFailed,
+                    "headless agent: \(arguments[0]) did not finish within \(deadlineSeconds) s")
             }
         }
         guard (status & 0x7f) == 0, (status >> 8) & 0xff == 0 else {
-            throw PluginError(.presentationFailed,
-                              "headless agent: \(command.joined(separator: " ")) failed (wait status \(status)); "
-                                  + "is the scheme registered (a default x-scheme-handler desktop entry) and a flow waiting?")
+            throw PluginError(
+                .presentationFailed,
+                "headless agent: \(command.joined(separator: " ")) failed (wait status \(status)); "
+                    + "is the scheme registered (a default x-scheme-handler desktop entry) and a flow waiting?")
         }
         PluginHost.log(.debug, "headless agent handed the redirect to the desktop with \(arguments[0])")
     }

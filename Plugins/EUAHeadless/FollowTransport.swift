@@ -34,13 +34,20 @@ struct FollowTransport {
 
     /// Sends one request with the jar's cookies, stores the cookies of the answer, and returns it;
     /// throws ``NetworkError/stopped`` when stopped, else a ``Failure``.
-    mutating func send(method: String, url: URL, headers: [(String, String)], body: [UInt8]?,
-                       timeout: Duration, maximumBodyBytes: Int) throws -> HTTPResponse {
+    mutating func send(
+        method: String, url: URL, headers: [(String, String)], body: [UInt8]?,
+        timeout: Duration, maximumBodyBytes: Int
+    ) throws -> HTTPResponse {
         var headers = headers
         if let cookie = cookies.header(for: url) { headers.append(("Cookie", cookie)) }
-        let response = Self.needsLibcurl(url, proxy: Self.proxyVariable)
-            ? try sendOverCurl(method: method, url: url, headers: headers, body: body, timeout: timeout, maximumBodyBytes: maximumBodyBytes)
-            : try sendOverSocket(method: method, url: url, headers: headers, body: body, timeout: timeout, maximumBodyBytes: maximumBodyBytes)
+        let response =
+            Self.needsLibcurl(url, proxy: Self.proxyVariable)
+            ? try sendOverCurl(
+                method: method, url: url, headers: headers, body: body, timeout: timeout,
+                maximumBodyBytes: maximumBodyBytes)
+            : try sendOverSocket(
+                method: method, url: url, headers: headers, body: body, timeout: timeout,
+                maximumBodyBytes: maximumBodyBytes)
         for field in response.headers("Set-Cookie") { cookies.store(field, from: url) }
         return response
     }
@@ -59,19 +66,24 @@ struct FollowTransport {
         return nil
     }
 
-    private func sendOverSocket(method: String, url: URL, headers: [(String, String)], body: [UInt8]?,
-                                timeout: Duration, maximumBodyBytes: Int) throws -> HTTPResponse {
+    private func sendOverSocket(
+        method: String, url: URL, headers: [(String, String)], body: [UInt8]?,
+        timeout: Duration, maximumBodyBytes: Int
+    ) throws -> HTTPResponse {
         let place = "\(method) \(BrowserFollow.describe(url))"
         let components = URLComponents(url: url, resolvingAgainstBaseURL: false)
-        guard let host = components?.host, !host.isEmpty else { throw Failure(description: "\(place): the URL has no host") }
+        guard let host = components?.host, !host.isEmpty else {
+            throw Failure(description: "\(place): the URL has no host")
+        }
         var target = components?.percentEncodedPath ?? "/"
         if target.isEmpty { target = "/" }
         if let query = components?.percentEncodedQuery { target += "?" + query }
         do {
-            return try MiniHTTPClient.send(method: method, host: host, port: components?.port ?? 80, target: target,
-                                           headers: headers, body: body, stop: stop,
-                                           connectTimeout: min(timeout, MiniHTTPClient.connectTimeout), exchangeTimeout: timeout,
-                                           maximumBodyBytes: maximumBodyBytes)
+            return try MiniHTTPClient.send(
+                method: method, host: host, port: components?.port ?? 80, target: target,
+                headers: headers, body: body, stop: stop,
+                connectTimeout: min(timeout, MiniHTTPClient.connectTimeout), exchangeTimeout: timeout,
+                maximumBodyBytes: maximumBodyBytes)
         } catch let error as NetworkError where error.kind == .stopped {
             throw error
         } catch {
@@ -79,18 +91,23 @@ struct FollowTransport {
         }
     }
 
-    private mutating func sendOverCurl(method: String, url: URL, headers: [(String, String)], body: [UInt8]?,
-                                       timeout: Duration, maximumBodyBytes: Int) throws -> HTTPResponse {
+    private mutating func sendOverCurl(
+        method: String, url: URL, headers: [(String, String)], body: [UInt8]?,
+        timeout: Duration, maximumBodyBytes: Int
+    ) throws -> HTTPResponse {
         do throws(CurlError) {
             let client = try openedCurl(maximumBodyBytes: maximumBodyBytes)
-            let response = try client.send(CurlRequest(method: method, url: url.absoluteString,
-                                                       headers: headers.map { (name: $0.0, value: $0.1) }, body: body),
-                                           timeout: timeout, stopDescriptor: stop.descriptor)
-            return HTTPResponse(status: response.status, headers: response.headers.map { HTTPField(name: $0.name, value: $0.value) },
-                                body: response.body)
-        } catch where error.kind == .stopped {
+            let response = try client.send(
+                CurlRequest(
+                    method: method, url: url.absoluteString,
+                    headers: headers.map { (name: $0.0, value: $0.1) }, body: body),
+                timeout: timeout, stopDescriptor: stop.descriptor)
+            return HTTPResponse(
+                status: response.status, headers: response.headers.map { HTTPField(name: $0.name, value: $0.value) },
+                body: response.body)
+        } catch  where error.kind == .stopped {
             throw NetworkError.stopped
-        } catch where error.kind == .unavailable {
+        } catch  where error.kind == .unavailable {
             throw Failure(description: "https needs libcurl (libcurl4 or libcurl3-gnutls, 7.85 or newer): \(error)")
         } catch {
             throw Failure(description: "\(error)", untrustedCertificate: error.kind == .untrustedCertificate)
@@ -100,8 +117,10 @@ struct FollowTransport {
     /// The flow's libcurl client, made (and libcurl opened) on the first `https` request.
     private mutating func openedCurl(maximumBodyBytes: Int) throws(CurlError) -> CurlClient {
         if let curl { return curl }
-        let client = try CurlClient(.init(caFile: caFile, keepsCookies: false, maximumBodyBytes: maximumBodyBytes,
-                                          connectTimeout: .seconds(10), userAgent: "eua-headless/\(HeadlessPlugin.version)"))
+        let client = try CurlClient(
+            .init(
+                caFile: caFile, keepsCookies: false, maximumBodyBytes: maximumBodyBytes,
+                connectTimeout: .seconds(10), userAgent: "eua-headless/\(HeadlessPlugin.version)"))
         curl = client
         return client
     }

@@ -26,7 +26,8 @@ package struct HTMLForm: Equatable, Sendable {
 
         /// How a person would name it: `name=value "label"`.
         var description: String {
-            (name.isEmpty ? "(no name)" : name) + (value.isEmpty ? "" : "=" + value) + (label.isEmpty ? "" : " \"\(label)\"")
+            (name.isEmpty ? "(no name)" : name) + (value.isEmpty ? "" : "=" + value)
+                + (label.isEmpty ? "" : " \"\(label)\"")
         }
     }
 
@@ -49,8 +50,10 @@ package struct HTMLForm: Equatable, Sendable {
             switch (name, closing) {
             case ("form", false):
                 if let form = current { forms.append(form) }
-                current = HTMLForm(action: attribute("action"), method: (attribute("method") ?? "get").uppercased() == "POST" ? "POST" : "GET",
-                                   fields: [], submitButtons: [])
+                current = HTMLForm(
+                    action: attribute("action"),
+                    method: (attribute("method") ?? "get").uppercased() == "POST" ? "POST" : "GET",
+                    fields: [], submitButtons: [])
             case ("form", true):
                 if let form = current { forms.append(form) }
                 current = nil
@@ -65,7 +68,9 @@ package struct HTMLForm: Equatable, Sendable {
                 case _ where fieldName.isEmpty:
                     continue
                 case "checkbox", "radio":
-                    if attributes["checked"] != nil { current?.fields.append(Field(name: fieldName, value: value ?? "on", type: type)) }
+                    if attributes["checked"] != nil {
+                        current?.fields.append(Field(name: fieldName, value: value ?? "on", type: type))
+                    }
                 case "file", "reset", "image", "button":
                     continue
                 default:
@@ -75,8 +80,10 @@ package struct HTMLForm: Equatable, Sendable {
                 let type = (attribute("type") ?? "submit").lowercased()
                 let label = HTMLTokenizer.decodeEntities(PageText.stripTags(tokenizer.rawText(until: "button")))
                 if type == "submit", !isDisabled {
-                    current?.submitButtons.append(SubmitButton(name: attribute("name") ?? "", value: attribute("value") ?? "",
-                                                               label: PageText.collapsed(label)))
+                    current?.submitButtons.append(
+                        SubmitButton(
+                            name: attribute("name") ?? "", value: attribute("value") ?? "",
+                            label: PageText.collapsed(label)))
                 }
             case ("select", false):
                 openSelect = attribute("name").map { ($0, nil, nil) }
@@ -94,7 +101,8 @@ package struct HTMLForm: Equatable, Sendable {
             case ("textarea", false):
                 let text = tokenizer.rawText(until: "textarea")
                 if let fieldName = attribute("name") {
-                    current?.fields.append(Field(name: fieldName, value: HTMLTokenizer.decodeEntities(text), type: "textarea"))
+                    current?.fields.append(
+                        Field(name: fieldName, value: HTMLTokenizer.decodeEntities(text), type: "textarea"))
                 }
             default:
                 continue

@@ -54,7 +54,8 @@ struct HTMLTokenizer {
         var scan = index
         while let lt = position(of: "<", from: scan) {
             if lt + 1 < scalars.count, scalars[lt + 1] == "/" {
-                let candidate = String(String.UnicodeScalarView(scalars[(lt + 2)..<min(scalars.count, lt + 2 + name.count)]))
+                let candidate = String(
+                    String.UnicodeScalarView(scalars[(lt + 2)..<min(scalars.count, lt + 2 + name.count)]))
                 if candidate.lowercased() == name {
                     end = lt
                     break
@@ -80,7 +81,10 @@ struct HTMLTokenizer {
         while index < scalars.count {
             while index < scalars.count, Self.isSpace(scalars[index]) || scalars[index] == "/" { index += 1 }
             guard index < scalars.count else { break }
-            if scalars[index] == ">" { index += 1; break }
+            if scalars[index] == ">" {
+                index += 1
+                break
+            }
             var key = String.UnicodeScalarView()
             while index < scalars.count, !Self.isSpace(scalars[index]), !["=", ">", "/"].contains(scalars[index]) {
                 key.append(scalars[index])
@@ -154,7 +158,9 @@ struct HTMLTokenizer {
                 let entity = String(after[..<semicolon])
                 var replacement: String?
                 if entity.hasPrefix("#x") || entity.hasPrefix("#X") {
-                    replacement = UInt32(entity.dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init).map { String(Character($0)) }
+                    replacement = UInt32(entity.dropFirst(2), radix: 16).flatMap(Unicode.Scalar.init).map {
+                        String(Character($0))
+                    }
                 } else if entity.hasPrefix("#") {
                     replacement = UInt32(entity.dropFirst()).flatMap(Unicode.Scalar.init).map { String(Character($0)) }
                 } else {

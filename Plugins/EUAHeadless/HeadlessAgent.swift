@@ -60,8 +60,10 @@ final class HeadlessAgent: PluginComponent {
         }?.raise()
     }
 
-    private static func play(_ script: HeadlessScript, request: PluginABI.AgentRequest, events: PluginEvents,
-                             stop: StopSignal) {
+    private static func play(
+        _ script: HeadlessScript, request: PluginABI.AgentRequest, events: PluginEvents,
+        stop: StopSignal
+    ) {
         if script.mode == .fail {
             events.failed(.presentationFailed, "headless agent: scripted failure to present (mode=fail)")
             return
@@ -84,13 +86,15 @@ final class HeadlessAgent: PluginComponent {
                     events.failed(.presentationFailed, "headless agent: the request has no redirect_uri to deliver to")
                     return
                 }
-                let callback = try Redirect.callbackURL(script: script, authorizationURL: request.url, redirectURI: redirectURI)
+                let callback = try Redirect.callbackURL(
+                    script: script, authorizationURL: request.url, redirectURI: redirectURI)
                 for _ in 0..<script.count {
                     try deliver(callback, script: script, events: events, stop: stop)
                 }
             case .follow:
                 guard let redirectURI = request.redirectURI.flatMap(URL.init(string:)),
-                      let authorizationURL = URL(string: request.url) else {
+                    let authorizationURL = URL(string: request.url)
+                else {
                     events.failed(.presentationFailed, "headless agent: follow mode needs a valid URL and redirect_uri")
                     return
                 }
@@ -113,7 +117,8 @@ final class HeadlessAgent: PluginComponent {
         }
     }
 
-    private static func deliver(_ callback: URL, script: HeadlessScript, events: PluginEvents, stop: StopSignal) throws {
+    private static func deliver(_ callback: URL, script: HeadlessScript, events: PluginEvents, stop: StopSignal) throws
+    {
         if script.delivery == .desktop {
             try DesktopHandOff.open(callback.absoluteString, stop: stop)
             return
@@ -140,8 +145,10 @@ final class HeadlessAgent: PluginComponent {
         } catch let error as NetworkError where error.kind == .stopped {
             throw error
         } catch {
-            throw PluginError(.presentationFailed,
-                              "headless agent: could not deliver the redirect to http://\(host):\(port)\(components?.percentEncodedPath ?? ""): \(error); is the receiver listening?")
+            throw PluginError(
+                .presentationFailed,
+                "headless agent: could not deliver the redirect to http://\(host):\(port)\(components?.percentEncodedPath ?? ""): \(error); is the receiver listening?"
+            )
         }
     }
 }

@@ -15,9 +15,11 @@ enum HeadlessPlugin: ExternalUserAgentPlugin {
     static func describe() -> PluginABI.PluginDescription {
         PluginABI.PluginDescription(
             id: "headless", name: "Headless test agent", version: version,
-            agents: [PluginABI.Component(
-                id: "headless", kind: "testDouble", name: "Headless test agent (scripted, no browser)",
-                version: version)])
+            agents: [
+                PluginABI.Component(
+                    id: "headless", kind: "testDouble", name: "Headless test agent (scripted, no browser)",
+                    version: version)
+            ])
     }
 
     static func makeInstance(componentID: String, options: [String: String]) throws -> any PluginComponent {

@@ -41,34 +41,44 @@ struct HeadlessScript: Sendable, Equatable {
     var submitChoice: SubmitButtonRule.Choice?
     var caFile: String?
 
-    static let knownKeys: Set<String> = ["mode", "error", "error_description", "deliver", "count", "delay-ms", "max-steps",
-                                         "submit", "ca-file"]
+    static let knownKeys: Set<String> = [
+        "mode", "error", "error_description", "deliver", "count", "delay-ms", "max-steps",
+        "submit", "ca-file",
+    ]
 
     init(options: [String: String]) throws {
         for (key, value) in options.sorted(by: { $0.key < $1.key }) {
             if key.hasPrefix("param.") {
                 let name = String(key.dropFirst("param.".count))
-                guard !name.isEmpty else { throw PluginError.invalidOptions("option 'param.' needs a parameter name, like 'param.code=abc'") }
+                guard !name.isEmpty else {
+                    throw PluginError.invalidOptions("option 'param.' needs a parameter name, like 'param.code=abc'")
+                }
                 parameters.append((name, value))
                 continue
             }
             if key.hasPrefix("form.") {
                 let name = String(key.dropFirst("form.".count))
-                guard !name.isEmpty else { throw PluginError.invalidOptions("option 'form.' needs a field name, like 'form.sub=alice'") }
+                guard !name.isEmpty else {
+                    throw PluginError.invalidOptions("option 'form.' needs a field name, like 'form.sub=alice'")
+                }
                 formFields.append((name, value))
                 continue
             }
             switch key {
             case "mode":
                 guard let mode = Mode(rawValue: value) else {
-                    throw PluginError.invalidOptions("option mode=\(value) is unknown; use one of " + Mode.allCases.map(\.rawValue).joined(separator: ", "))
+                    throw PluginError.invalidOptions(
+                        "option mode=\(value) is unknown; use one of "
+                            + Mode.allCases.map(\.rawValue).joined(separator: ", "))
                 }
                 self.mode = mode
             case "error": error = value
             case "error_description": errorDescription = value
             case "deliver":
                 guard let delivery = Delivery(rawValue: value) else {
-                    throw PluginError.invalidOptions("option deliver=\(value) is unknown; use one of " + Delivery.allCases.map(\.rawValue).joined(separator: ", "))
+                    throw PluginError.invalidOptions(
+                        "option deliver=\(value) is unknown; use one of "
+                            + Delivery.allCases.map(\.rawValue).joined(separator: ", "))
                 }
                 self.delivery = delivery
             case "count":
@@ -79,18 +89,24 @@ struct HeadlessScript: Sendable, Equatable {
                 maximumSteps = try PluginError.wholeNumber(key, value, in: 1...100)
             case "submit":
                 guard let choice = SubmitButtonRule.Choice(value) else {
-                    throw PluginError.invalidOptions("option submit= needs a button name, like 'submit=allow' or 'submit=action=approve'")
+                    throw PluginError.invalidOptions(
+                        "option submit= needs a button name, like 'submit=allow' or 'submit=action=approve'")
                 }
                 submitChoice = choice
             case "ca-file":
                 var status = stat()
-                guard !value.isEmpty, stat(value, &status) == 0, status.st_mode & S_IFMT == S_IFREG, access(value, R_OK) == 0 else {
-                    throw PluginError.invalidOptions("option ca-file=\(value): no readable file there; give the path of a PEM file of CA certificates")
+                guard !value.isEmpty, stat(value, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
+                    access(value, R_OK) == 0
+                else {
+                    throw PluginError.invalidOptions(
+                        "option ca-file=\(value): no readable file there; give the path of a PEM file of CA certificates"
+                    )
                 }
                 caFile = value
             default:
-                throw PluginError.invalidOptions("option '\(key)' is unknown to the headless agent; known: "
-                    + Self.knownKeys.sorted().joined(separator: ", ") + ", param.NAME, form.NAME")
+                throw PluginError.invalidOptions(
+                    "option '\(key)' is unknown to the headless agent; known: "
+                        + Self.knownKeys.sorted().joined(separator: ", ") + ", param.NAME, form.NAME")
             }
         }
     }
@@ -98,8 +114,10 @@ struct HeadlessScript: Sendable, Equatable {
     static func == (lhs: HeadlessScript, rhs: HeadlessScript) -> Bool {
         lhs.mode == rhs.mode && lhs.error == rhs.error && lhs.errorDescription == rhs.errorDescription
             && lhs.delivery == rhs.delivery && lhs.count == rhs.count && lhs.delayMilliseconds == rhs.delayMilliseconds
-            && lhs.parameters.map(\.name) == rhs.parameters.map(\.name) && lhs.parameters.map(\.value) == rhs.parameters.map(\.value)
-            && lhs.formFields.map(\.name) == rhs.formFields.map(\.name) && lhs.formFields.map(\.value) == rhs.formFields.map(\.value)
+            && lhs.parameters.map(\.name) == rhs.parameters.map(\.name)
+            && lhs.parameters.map(\.value) == rhs.parameters.map(\.value)
+            && lhs.formFields.map(\.name) == rhs.formFields.map(\.name)
+            && lhs.formFields.map(\.value) == rhs.formFields.map(\.value)
             && lhs.maximumSteps == rhs.maximumSteps && lhs.submitChoice == rhs.submitChoice && lhs.caFile == rhs.caFile
     }
 }

@@ -20,14 +20,18 @@ enum MiniHTTPClient {
     static let exchangeTimeout = Duration.seconds(30)
 
     /// Sends one request and reads the whole response.
-    static func send(method: String = "GET", host: String, port: Int, target: String,
-                     headers: [(String, String)] = [], body: [UInt8]? = nil, stop: StopSignal,
-                     connectTimeout: Duration = MiniHTTPClient.connectTimeout,
-                     exchangeTimeout: Duration = MiniHTTPClient.exchangeTimeout,
-                     maximumBodyBytes: Int = MiniHTTPClient.maximumBodyBytes) throws -> HTTPResponse {
-        let connection = try TCPConnection.connect(host: host, port: port, deadline: Deadline(after: connectTimeout), stop: stop)
-        let request = try requestBytes(method: method, hostHeader: connection.endpoint, target: target,
-                                       headers: headers, body: body)
+    static func send(
+        method: String = "GET", host: String, port: Int, target: String,
+        headers: [(String, String)] = [], body: [UInt8]? = nil, stop: StopSignal,
+        connectTimeout: Duration = MiniHTTPClient.connectTimeout,
+        exchangeTimeout: Duration = MiniHTTPClient.exchangeTimeout,
+        maximumBodyBytes: Int = MiniHTTPClient.maximumBodyBytes
+    ) throws -> HTTPResponse {
+        let connection = try TCPConnection.connect(
+            host: host, port: port, deadline: Deadline(after: connectTimeout), stop: stop)
+        let request = try requestBytes(
+            method: method, hostHeader: connection.endpoint, target: target,
+            headers: headers, body: body)
         let deadline = Deadline(after: exchangeTimeout)
         try connection.send(request, until: deadline)
         var parser = HTTPResponseParser(maximumBodyBytes: maximumBodyBytes)
@@ -40,14 +44,20 @@ enum MiniHTTPClient {
     }
 
     /// The request's bytes; a header that would break the message (a CR, LF or NUL in it) is refused.
-    static func requestBytes(method: String, hostHeader: String, target: String, headers: [(String, String)],
-                             body: [UInt8]?) throws -> [UInt8] {
-        var lines = ["\(method) \(target) HTTP/1.1", "Host: \(hostHeader)",
-                     "User-Agent: eua-headless/\(HeadlessPlugin.version)", "Connection: close"]
+    static func requestBytes(
+        method: String, hostHeader: String, target: String, headers: [(String, String)],
+        body: [UInt8]?
+    ) throws -> [UInt8] {
+        var lines = [
+            "\(method) \(target) HTTP/1.1", "Host: \(hostHeader)",
+            "User-Agent: eua-headless/\(HeadlessPlugin.version)", "Connection: close",
+        ]
         lines += headers.map { "\($0.0): \($0.1)" }
         if let body { lines.append("Content-Length: \(body.count)") }
         for line in lines where line.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
-            throw Failure(description: "the request line or a header holds a line break (\(line.prefix { $0 != ":" && $0 != " " }))")
+            throw Failure(
+                description:
+                    "the request line or a header holds a line break (\(line.prefix { $0 != ":" && $0 != " " }))")
         }
         return Array((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8) + (body ?? [])
     }

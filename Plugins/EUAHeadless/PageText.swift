@@ -44,11 +44,15 @@ package enum PageText {
         return text
     }
 
-    private static let voidElements: Set<String> = ["area", "base", "br", "col", "embed", "hr", "img", "input", "link",
-                                                    "meta", "source", "track", "wbr"]
+    private static let voidElements: Set<String> = [
+        "area", "base", "br", "col", "embed", "hr", "img", "input", "link",
+        "meta", "source", "track", "wbr",
+    ]
     /// Elements whose content a person does not read as page text.
-    private static let unseenElements: Set<String> = ["head", "title", "script", "style", "template", "noscript",
-                                                      "select", "option", "textarea", "svg"]
+    private static let unseenElements: Set<String> = [
+        "head", "title", "script", "style", "template", "noscript",
+        "select", "option", "textarea", "svg",
+    ]
     private static let errorMarkers = ["error", "alert", "danger", "invalid", "warning", "feedback"]
 
     private struct Open {
@@ -77,7 +81,8 @@ package enum PageText {
                 guard !voidElements.contains(name) else { continue }
                 let marks = ((attributes["class"] ?? "") + " " + (attributes["id"] ?? "")).lowercased()
                 let style = (attributes["style"] ?? "").lowercased().filter { $0 != " " }
-                let hidden = unseenElements.contains(name) || attributes["hidden"] != nil
+                let hidden =
+                    unseenElements.contains(name) || attributes["hidden"] != nil
                     || attributes["aria-hidden"]?.lowercased() == "true" || style.contains("display:none")
                     || style.contains("visibility:hidden")
                 let error = attributes["role"]?.lowercased() == "alert" || errorMarkers.contains { marks.contains($0) }

@@ -10,13 +10,17 @@
 ///    is one of ``denyWords``. No such button: an error listing the buttons found.
 package enum SubmitButtonRule {
     /// Words of a button that grants (allow, authorize, accept, approve, consent, yes, continue, sign in...).
-    static let grantWords: Set<String> = ["allow", "authorize", "authorise", "accept", "approve", "consent", "grant",
-                                          "yes", "continue", "confirm", "ok", "agree", "proceed", "next", "submit",
-                                          "login", "signin", "logon"]
+    static let grantWords: Set<String> = [
+        "allow", "authorize", "authorise", "accept", "approve", "consent", "grant",
+        "yes", "continue", "confirm", "ok", "agree", "proceed", "next", "submit",
+        "login", "signin", "logon",
+    ]
     /// Words of a button that refuses or leaves (deny, cancel, reject, no...); such a button is never chosen by
     /// the rule.
-    static let denyWords: Set<String> = ["deny", "cancel", "reject", "decline", "refuse", "no", "abort", "back",
-                                         "disagree", "logout", "signout", "forgot", "register", "signup"]
+    static let denyWords: Set<String> = [
+        "deny", "cancel", "reject", "decline", "refuse", "no", "abort", "back",
+        "disagree", "logout", "signout", "forgot", "register", "signup",
+    ]
 
     /// A `submit=` option: a button name, and its value when given.
     package struct Choice: Equatable, Sendable {
@@ -39,10 +43,16 @@ package enum SubmitButtonRule {
     }
 
     /// The button to press on `form` (`nil`: the form has none).
-    package static func button(in form: HTMLForm, choice: Choice?, given: [(name: String, value: String)]) throws(NoMatch)
-        -> HTMLForm.SubmitButton? {
+    package static func button(in form: HTMLForm, choice: Choice?, given: [(name: String, value: String)])
+        throws(NoMatch)
+        -> HTMLForm.SubmitButton?
+    {
         let buttons = form.submitButtons
-        if let choice, let named = buttons.first(where: { $0.name == choice.name && (choice.value == nil || $0.value == choice.value) }) {
+        if let choice,
+            let named = buttons.first(where: {
+                $0.name == choice.name && (choice.value == nil || $0.value == choice.value)
+            })
+        {
             return named
         }
         for (name, value) in given where buttons.contains(where: { $0.name == name }) {
@@ -53,7 +63,9 @@ package enum SubmitButtonRule {
         }
         guard !buttons.isEmpty else { return nil }
         if buttons.count == 1 {
-            guard words(of: buttons[0]).isDisjoint(with: denyWords) else { throw NoMatch(buttons: buttons, onlyDenies: true) }
+            guard words(of: buttons[0]).isDisjoint(with: denyWords) else {
+                throw NoMatch(buttons: buttons, onlyDenies: true)
+            }
             return buttons[0]
         }
         if let granting = buttons.first(where: grants) { return granting }

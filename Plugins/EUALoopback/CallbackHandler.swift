@@ -35,17 +35,25 @@ extension LoopbackServer {
                 if let url = options.failureURL {
                     reply = Pages.redirect(to: url)
                 } else {
-                    reply = Pages.reply(.ok, html: options.failureHTML
-                        ?? Pages.oauthError(parameters["error"] ?? "", description: parameters["error_description"]))
+                    reply = Pages.reply(
+                        .ok,
+                        html: options.failureHTML
+                            ?? Pages.oauthError(parameters["error"] ?? "", description: parameters["error_description"])
+                    )
                 }
             } else if let url = options.successURL {
                 reply = Pages.redirect(to: url)
             } else {
-                reply = Pages.reply(.ok, html: options.successHTML ?? (options.signOut ? Pages.signedOut() : Pages.success()))
+                reply = Pages.reply(
+                    .ok, html: options.successHTML ?? (options.signOut ? Pages.signedOut() : Pages.success()))
             }
             guard complete(query: query, on: connection) else {
-                return Pages.reply(.conflict, html: Pages.refusal(options.signOut ? "This sign-out has already been completed."
-                    : "This sign-in has already been completed."))
+                return Pages.reply(
+                    .conflict,
+                    html: Pages.refusal(
+                        options.signOut
+                            ? "This sign-out has already been completed."
+                            : "This sign-in has already been completed."))
             }
             return reply
         }

@@ -48,7 +48,8 @@ package struct CallbackValidation: Sendable {
             return .refuse(.badRequest, "The address holds a character that has no place in a request (such as '#').")
         }
         guard head.hostValues.count == 1, allowedHost(head.hostValues[0]) else {
-            return .refuse(.misdirectedRequest, "This listener only answers requests addressed to the loopback interface.")
+            return .refuse(
+                .misdirectedRequest, "This listener only answers requests addressed to the loopback interface.")
         }
         let target = head.target
         let pathPart: Substring
@@ -110,7 +111,8 @@ package struct CallbackValidation: Sendable {
     }
 
     private static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
+        let x = Array(a.utf8)
+        let y = Array(b.utf8)
         guard x.count == y.count else { return false }
         return zip(x, y).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
     }

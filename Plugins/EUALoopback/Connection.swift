@@ -83,7 +83,9 @@ final class Connection {
     /// Writes what the socket takes; `false` when the connection is to be closed (the client is gone).
     func write() -> Bool {
         while written < reply.count {
-            let sent = reply.withUnsafeBytes { send(fd, $0.baseAddress! + written, $0.count - written, Int32(MSG_NOSIGNAL)) }
+            let sent = reply.withUnsafeBytes {
+                send(fd, $0.baseAddress! + written, $0.count - written, Int32(MSG_NOSIGNAL))
+            }
             if sent < 0 {
                 if errno == EINTR { continue }
                 return errno == EAGAIN || errno == EWOULDBLOCK

@@ -21,7 +21,8 @@ struct ConnectionRegistry {
     mutating func admit(_ connection: Connection) -> Connection? {
         var evicted: Connection?
         if connections.count >= capacity {
-            let victim = connections.values.filter { !$0.hasHead }.min { $0.id < $1.id }
+            let victim =
+                connections.values.filter { !$0.hasHead }.min { $0.id < $1.id }
                 ?? connections.values.filter { !$0.isResponding }.min { $0.id < $1.id }
             if let victim { evicted = connections.removeValue(forKey: victim.id) }
         }

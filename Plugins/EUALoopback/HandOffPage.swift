@@ -12,8 +12,10 @@ enum HandOffPage {
     /// http(s) action, `post` or `get`.
     static func problem(with handOff: PluginABI.HandOff) -> String? {
         let safe = handOff.path.utf8.allSatisfy { byte in
-            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || [UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "/")].contains(byte)
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || [UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "/")].contains(byte)
         }
         guard handOff.path.hasPrefix("/eua-hand-off/"), handOff.path.count > 30, safe else {
             return "the hand-off path '\(handOff.path)' is not /eua-hand-off/ and a random token"
@@ -30,7 +32,8 @@ enum HandOffPage {
     /// `scheme://host[:port]` of an http(s) URL; `nil` for anything else.
     static func origin(of text: String) -> String? {
         guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", let host = components.percentEncodedHost, !host.isEmpty else { return nil }
+            scheme == "http" || scheme == "https", let host = components.percentEncodedHost, !host.isEmpty
+        else { return nil }
         return scheme + "://" + host + (components.port.map { ":\($0)" } ?? "")
     }
 
@@ -51,7 +54,8 @@ enum HandOffPage {
             <script nonce="\(nonce)">document.forms[0].submit();</script></body></html>
             """
         let own = origin(of: redirectURI) ?? "'self'"
-        let policy = "default-src 'none'; script-src 'nonce-\(nonce)'; form-action \(origin(of: handOff.action) ?? "'none'") "
+        let policy =
+            "default-src 'none'; script-src 'nonce-\(nonce)'; form-action \(origin(of: handOff.action) ?? "'none'") "
             + "\(own); frame-ancestors 'none'"
         var headers = Pages.headers(length: html.utf8.count)
         headers = headers.map { $0.0 == "Content-Security-Policy" ? ($0.0, policy) : $0 }

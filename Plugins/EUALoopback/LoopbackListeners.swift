@@ -41,12 +41,13 @@ struct LoopbackListeners {
                     let secondHost = primaryHost == "::1" ? "127.0.0.1" : "::1"
                     do throws(SocketError) {
                         bound.append(try LoopbackSocket.listen(host: secondHost, port: port))
-                    } catch where error.code != EADDRINUSE {
+                    } catch  where error.code != EADDRINUSE {
                         // The other family is not usable here: one loopback family alone is fine.
                     }
                 }
-                return LoopbackListeners(descriptors: bound, port: port, path: path,
-                                         redirectURI: options.redirectURI?.uri(port: port) ?? "http://\(uriHost):\(port)\(path)")
+                return LoopbackListeners(
+                    descriptors: bound, port: port, path: path,
+                    redirectURI: options.redirectURI?.uri(port: port) ?? "http://\(uriHost):\(port)\(path)")
             } catch {
                 for fd in bound { _ = Glibc.close(fd) }
                 guard error.code == EADDRINUSE else {
@@ -57,10 +58,13 @@ struct LoopbackListeners {
             }
         }
         if let range = options.ports {
-            let what = range.count == 1 ? "port \(range.lowerBound) is already in use"
+            let what =
+                range.count == 1
+                ? "port \(range.lowerBound) is already in use"
                 : "every port from \(range.lowerBound) to \(range.upperBound) is in use"
-            throw StartFailure(message: "\(what) on 127.0.0.1; stop the program holding it or choose another port "
-                + "(the receiver option port or port-range)")
+            throw StartFailure(
+                message: "\(what) on 127.0.0.1; stop the program holding it or choose another port "
+                    + "(the receiver option port or port-range)")
         }
         throw StartFailure(message: "could not get a free loopback port: \(lastError)")
     }

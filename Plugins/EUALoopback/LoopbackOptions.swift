@@ -50,13 +50,15 @@ struct LoopbackOptions: Sendable {
             case "port-range":
                 let parts = value.split(separator: "-").compactMap { Int($0) }
                 guard parts.count == 2, (1...65535).contains(parts[0]), (parts[0]...65535).contains(parts[1]) else {
-                    throw PluginError.invalidOptions("option port-range=\(value) must look like 8400-8410 (ports 1–65535, low first)")
+                    throw PluginError.invalidOptions(
+                        "option port-range=\(value) must look like 8400-8410 (ports 1–65535, low first)")
                 }
                 guard ports == nil else { throw PluginError.invalidOptions("give either port or port-range, not both") }
                 ports = parts[0]...parts[1]
             case "path":
                 guard value.hasPrefix("/"), !value.contains("?"), !value.contains("#"), !value.contains(" ") else {
-                    throw PluginError.invalidOptions("option path=\(value) must start with '/' and hold no '?', '#' or space")
+                    throw PluginError.invalidOptions(
+                        "option path=\(value) must start with '/' and hold no '?', '#' or space")
                 }
                 path = value
             case "redirect-uri":
@@ -82,10 +84,13 @@ struct LoopbackOptions: Sendable {
             case "max-connections":
                 maxConnections = try PluginError.wholeNumber(key, value, in: 2...4096)
             case "request-timeout-ms":
-                requestTimeoutMilliseconds = try PluginError.wholeNumber(key, value, in: 50...120_000, unit: "milliseconds")
+                requestTimeoutMilliseconds = try PluginError.wholeNumber(
+                    key, value, in: 50...120_000, unit: "milliseconds")
             default:
-                throw PluginError.invalidOptions("option '\(key)' is unknown to the loopback receiver; known: port, port-range, path, "
-                    + "redirect-uri, ipv6, success-url, failure-url, success-html, failure-html, expect, max-connections, request-timeout-ms")
+                throw PluginError.invalidOptions(
+                    "option '\(key)' is unknown to the loopback receiver; known: port, port-range, path, "
+                        + "redirect-uri, ipv6, success-url, failure-url, success-html, failure-html, expect, max-connections, request-timeout-ms"
+                )
             }
         }
         if let redirectURI { try adopt(redirectURI, ipv6Given: options["ipv6"] != nil) }
@@ -94,11 +99,13 @@ struct LoopbackOptions: Sendable {
     /// Takes the host, port and path of `uri`, refusing options that say otherwise.
     private mutating func adopt(_ uri: LoopbackRedirectURI, ipv6Given: Bool) throws {
         guard path == nil else {
-            throw PluginError.invalidOptions("give redirect-uri=\(uri) or path=\(path ?? ""), not both: the URI has its path")
+            throw PluginError.invalidOptions(
+                "give redirect-uri=\(uri) or path=\(path ?? ""), not both: the URI has its path")
         }
         if let port = uri.port {
             guard ports == nil else {
-                throw PluginError.invalidOptions("redirect-uri=\(uri) has the port \(port): give no port or port-range with it")
+                throw PluginError.invalidOptions(
+                    "redirect-uri=\(uri) has the port \(port): give no port or port-range with it")
             }
             ports = port...port
         }
@@ -118,7 +125,8 @@ struct LoopbackOptions: Sendable {
 
     private static func httpURL(_ key: String, _ value: String) throws -> String {
         guard value.hasPrefix("https://") || value.hasPrefix("http://"),
-              !value.contains("\r"), !value.contains("\n") else {
+            !value.contains("\r"), !value.contains("\n")
+        else {
             throw PluginError.invalidOptions("option \(key)=\(value) must be an http(s) URL")
         }
         return value

@@ -16,10 +16,12 @@ enum LoopbackPlugin: ExternalUserAgentPlugin {
         let loopback = LoopbackAvailability.probe()
         return PluginABI.PluginDescription(
             id: "loopback", name: "Loopback redirect receiver", version: version,
-            receivers: [PluginABI.Component(
-                id: "loopback", name: "Loopback HTTP redirect receiver (127.0.0.1 / [::1])", version: version,
-                available: loopback.ipv4 || loopback.ipv6, reasons: loopback.reasons,
-                details: ["ipv4": .bool(loopback.ipv4), "ipv6": .bool(loopback.ipv6)])])
+            receivers: [
+                PluginABI.Component(
+                    id: "loopback", name: "Loopback HTTP redirect receiver (127.0.0.1 / [::1])", version: version,
+                    available: loopback.ipv4 || loopback.ipv6, reasons: loopback.reasons,
+                    details: ["ipv4": .bool(loopback.ipv4), "ipv6": .bool(loopback.ipv6)])
+            ])
     }
 
     static func makeInstance(componentID: String, options: [String: String]) throws -> any PluginComponent {

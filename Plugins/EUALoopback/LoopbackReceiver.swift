@@ -26,10 +26,14 @@ final class LoopbackReceiver: PluginComponent {
             events.failed(.receiverFailed, "loopback receiver: \(problem)")
             return
         }
-        if let failure = thread.start(name: "eua-loopback", { [flowOptions] stop in
-            LoopbackServer.run(options: flowOptions, expectedState: parsed.state, handOff: parsed.handOff, stop: stop,
-                               events: events)
-        }) {
+        if let failure = thread.start(
+            name: "eua-loopback",
+            { [flowOptions] stop in
+                LoopbackServer.run(
+                    options: flowOptions, expectedState: parsed.state, handOff: parsed.handOff, stop: stop,
+                    events: events)
+            })
+        {
             events.failed(.receiverFailed, "loopback receiver: \(failure)")
         }
     }

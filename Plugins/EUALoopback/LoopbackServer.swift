@@ -29,13 +29,16 @@ final class LoopbackServer {
     /// How long the reply to a request may take to be written and read, and how long stopping waits for it.
     static let replyTime = Duration.seconds(2)
 
-    private init(options: LoopbackOptions, listeners: LoopbackListeners, expectedState: String?,
-                 handOff: PluginABI.HandOff?, stop: StopSignal, events: PluginEvents) {
+    private init(
+        options: LoopbackOptions, listeners: LoopbackListeners, expectedState: String?,
+        handOff: PluginABI.HandOff?, stop: StopSignal, events: PluginEvents
+    ) {
         self.handOff = handOff
         self.options = options
         self.listeners = listeners
-        self.validation = CallbackValidation(path: listeners.path, port: listeners.port, expectedState: expectedState,
-                                             signOut: options.signOut)
+        self.validation = CallbackValidation(
+            path: listeners.path, port: listeners.port, expectedState: expectedState,
+            signOut: options.signOut)
         self.registry = ConnectionRegistry(capacity: options.maxConnections)
         self.stop = stop
         self.events = events
@@ -43,8 +46,10 @@ final class LoopbackServer {
 
     /// The whole life of one flow's listener, on the calling thread: binds, says `listening`, serves until
     /// the redirect is answered or `stop` is raised, closes everything, and says `finished` (or `failed`).
-    static func run(options: LoopbackOptions, expectedState: String?, handOff: PluginABI.HandOff? = nil, stop: StopSignal,
-                    events: PluginEvents) {
+    static func run(
+        options: LoopbackOptions, expectedState: String?, handOff: PluginABI.HandOff? = nil, stop: StopSignal,
+        events: PluginEvents
+    ) {
         var listeners: LoopbackListeners
         do {
             listeners = try LoopbackListeners.bind(options: options)
@@ -59,8 +64,9 @@ final class LoopbackServer {
         }
         PluginHost.log(.debug, "loopback receiver listening at \(listeners.redirectURI)")
         events.listening(redirectURI: listeners.redirectURI)
-        let server = LoopbackServer(options: options, listeners: listeners, expectedState: expectedState,
-                                    handOff: handOff, stop: stop, events: events)
+        let server = LoopbackServer(
+            options: options, listeners: listeners, expectedState: expectedState,
+            handOff: handOff, stop: stop, events: events)
         if let failure = server.serve() {
             events.failed(.receiverFailed, "loopback receiver: \(failure)")
         } else {
@@ -206,7 +212,8 @@ final class LoopbackServer {
     /// The hand-off page when `head` asks for it (GET at its path, to a loopback host): served once, then gone.
     func handOffReply(to head: HTTPRequestHead) -> [UInt8]? {
         guard let form = handOff, head.method == "GET", head.target == form.path,
-              validation.isLoopbackHost(head.hostValues) else { return nil }
+            validation.isLoopbackHost(head.hostValues)
+        else { return nil }
         handOff = nil
         PluginHost.log(.debug, "loopback receiver: served the one-time hand-off page")
         return HandOffPage.reply(form, redirectURI: listeners.redirectURI)

@@ -12,7 +12,10 @@ enum Pages {
             ("Cache-Control", "no-store"),
             ("Pragma", "no-cache"),
             ("Referrer-Policy", "no-referrer"),
-            ("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; form-action 'none'"),
+            (
+                "Content-Security-Policy",
+                "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; form-action 'none'"
+            ),
             ("X-Content-Type-Options", "nosniff"),
             ("X-Frame-Options", "DENY"),
             ("Connection", "close"),
@@ -37,13 +40,15 @@ enum Pages {
     }
 
     static func success() -> String {
-        page(title: "Signed in", heading: "You are signed in",
-             body: "The app has received your sign-in. You may close this tab and return to it.")
+        page(
+            title: "Signed in", heading: "You are signed in",
+            body: "The app has received your sign-in. You may close this tab and return to it.")
     }
 
     static func signedOut() -> String {
-        page(title: "Signed out", heading: "You are signed out",
-             body: "The app has signed you out. You may close this tab.")
+        page(
+            title: "Signed out", heading: "You are signed out",
+            body: "The app has signed you out. You may close this tab.")
     }
 
     static func oauthError(_ error: String, description: String?) -> String {
@@ -54,8 +59,9 @@ enum Pages {
     }
 
     static func refusal(_ reason: String) -> String {
-        page(title: "Not accepted", heading: "This request was not accepted",
-             body: HTMLText.escaped(reason) + " If you were signing in, return to the app and start again.")
+        page(
+            title: "Not accepted", heading: "This request was not accepted",
+            body: HTMLText.escaped(reason) + " If you were signing in, return to the app and start again.")
     }
 
     private static func page(title: String, heading: String, body: String) -> String {

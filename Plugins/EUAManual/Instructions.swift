@@ -16,10 +16,13 @@ enum Instructions {
         var signOut = false
     }
 
-    static func situation(environment: [String: String], options: ManualOptions, redirectURI: String, paste: Bool,
-                          signOut: Bool = false) -> Situation {
+    static func situation(
+        environment: [String: String], options: ManualOptions, redirectURI: String, paste: Bool,
+        signOut: Bool = false
+    ) -> Situation {
         let connection = environment["SSH_CONNECTION"]?.split(separator: " ").map(String.init) ?? []
-        let ssh = !connection.isEmpty || !(environment["SSH_TTY"] ?? "").isEmpty || !(environment["SSH_CLIENT"] ?? "").isEmpty
+        let ssh =
+            !connection.isEmpty || !(environment["SSH_TTY"] ?? "").isEmpty || !(environment["SSH_CLIENT"] ?? "").isEmpty
         let components = URLComponents(string: redirectURI)
         let host = components?.host ?? ""
         let loopback = components?.scheme == "http" && ["127.0.0.1", "::1", "[::1]", "localhost"].contains(host)

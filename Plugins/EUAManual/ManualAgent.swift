@@ -31,23 +31,26 @@ final class ManualAgent: PluginComponent {
             return
         }
         let redirectURI = parsed.redirectURI ?? ""
-        let pasteAsked: Bool = switch options.paste {
-        case .true: true
-        case .false: false
-        case .auto: Self.standardInputIsOpen()
-        }
+        let pasteAsked: Bool =
+            switch options.paste {
+            case .true: true
+            case .false: false
+            case .auto: Self.standardInputIsOpen()
+            }
         // A sign-out with no post-logout redirect URI has nothing to come back with: there is nothing to paste.
         let comesBack = !parsed.isSignOut || parsed.url.contains("post_logout_redirect_uri=")
         let paste = pasteAsked && comesBack
-        let situation = Instructions.situation(environment: ProcessEnvironment.current(), options: options,
-                                               redirectURI: redirectURI, paste: paste, signOut: parsed.isSignOut)
+        let situation = Instructions.situation(
+            environment: ProcessEnvironment.current(), options: options,
+            redirectURI: redirectURI, paste: paste, signOut: parsed.isSignOut)
         Self.writeError(Instructions.text(url: parsed.url, situation: situation))
         events.presented()
         guard paste else { return }
         reading.withLock { $0 = true }
         PluginThread.detach { [self] in
-            self.readPastedURLs(redirectURI: redirectURI, authorizationURL: parsed.url, signOut: parsed.isSignOut,
-                                events: events)
+            self.readPastedURLs(
+                redirectURI: redirectURI, authorizationURL: parsed.url, signOut: parsed.isSignOut,
+                events: events)
         }
     }
 
@@ -80,8 +83,10 @@ final class ManualAgent: PluginComponent {
             let pasted = String(String(decoding: line, as: UTF8.self).filter { !$0.isWhitespace })
             line.removeAll()
             if pasted.isEmpty { continue }
-            if let problem = PastedURLCheck.problem(pasted: pasted, redirectURI: redirectURI, authorizationURL: authorizationURL,
-                                                     signOut: signOut) {
+            if let problem = PastedURLCheck.problem(
+                pasted: pasted, redirectURI: redirectURI, authorizationURL: authorizationURL,
+                signOut: signOut)
+            {
                 Self.writeError("Not accepted: \(problem).\nPaste the address again, then press Enter:\n")
                 continue
             }
@@ -106,4 +111,3 @@ final class ManualAgent: PluginComponent {
         }
     }
 }
-

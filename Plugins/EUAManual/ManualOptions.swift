@@ -22,7 +22,8 @@ struct ManualOptions: Sendable {
             case "ssh-user": sshUser = value
             case "ssh-host": sshHost = value
             default:
-                throw PluginError.invalidOptions("option '\(key)' is unknown to the manual agent; known: paste, ssh-user, ssh-host")
+                throw PluginError.invalidOptions(
+                    "option '\(key)' is unknown to the manual agent; known: paste, ssh-user, ssh-host")
             }
         }
     }

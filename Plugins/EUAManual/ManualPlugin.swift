@@ -14,9 +14,11 @@ enum ManualPlugin: ExternalUserAgentPlugin {
     static func describe() -> PluginABI.PluginDescription {
         PluginABI.PluginDescription(
             id: "manual", name: "Manual agent", version: "1.0.0",
-            agents: [PluginABI.Component(
-                id: "manual", kind: "manual", name: "Manual: open the URL yourself (paste the result if needed)",
-                version: "1.0.0")])
+            agents: [
+                PluginABI.Component(
+                    id: "manual", kind: "manual", name: "Manual: open the URL yourself (paste the result if needed)",
+                    version: "1.0.0")
+            ])
     }
 
     static func makeInstance(componentID: String, options: [String: String]) throws -> any PluginComponent {

@@ -16,8 +16,9 @@ enum HandOffServer {
     static func run(options: SchemeOptions, expectedState: String?, stop: StopSignal, events: PluginEvents) {
         let socket: HandOffSocket
         do {
-            socket = try HandOffSocket.listen(scheme: options.scheme,
-                                              runtimeDirectory: getenv("XDG_RUNTIME_DIR").map { String(cString: $0) })
+            socket = try HandOffSocket.listen(
+                scheme: options.scheme,
+                runtimeDirectory: getenv("XDG_RUNTIME_DIR").map { String(cString: $0) })
         } catch {
             events.failed(.receiverFailed, "scheme receiver: \(error.message)")
             return
@@ -29,13 +30,16 @@ enum HandOffServer {
         }
         PluginHost.log(.debug, "scheme receiver waiting for \(options.redirectURI) hand-offs at \(socket.path)")
         events.listening(redirectURI: options.redirectURI)
-        let check = SchemeHandOffCheck(scheme: options.scheme, path: options.path, expectedState: expectedState,
-                                       ownUID: getuid(), signOut: options.signOut)
+        let check = SchemeHandOffCheck(
+            scheme: options.scheme, path: options.path, expectedState: expectedState,
+            ownUID: getuid(), signOut: options.signOut)
         var failure: SocketError?
         var redirect: String?
         while !stop.isRaised, redirect == nil {
-            var entries = [pollfd(fd: stop.descriptor, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: socket.fd, events: Int16(POLLIN), revents: 0)]
+            var entries = [
+                pollfd(fd: stop.descriptor, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: socket.fd, events: Int16(POLLIN), revents: 0),
+            ]
             if poll(&entries, 2, -1) < 0 {
                 guard errno == EINTR else {
                     failure = SocketError("poll")
@@ -46,8 +50,9 @@ enum HandOffServer {
             guard entries[0].revents == 0, entries[1].revents != 0 else { continue }
             let connection = eua_net_accept(socket.fd)
             guard connection >= 0 else { continue }
-            redirect = serve(connection, check: check, timeout: .milliseconds(options.handOffTimeoutMilliseconds),
-                             events: events)
+            redirect = serve(
+                connection, check: check, timeout: .milliseconds(options.handOffTimeoutMilliseconds),
+                events: events)
             _ = close(connection)
         }
         // The socket goes first: once the host has the callback it may end the process at any moment.
@@ -64,7 +69,9 @@ enum HandOffServer {
     }
 
     /// Serves one hand-off; the redirect URL when it was the redirect (the handler has been told `ok`).
-    private static func serve(_ fd: Int32, check: SchemeHandOffCheck, timeout: Duration, events: PluginEvents) -> String? {
+    private static func serve(_ fd: Int32, check: SchemeHandOffCheck, timeout: Duration, events: PluginEvents)
+        -> String?
+    {
         let deadline = Deadline(after: timeout)
         guard let peer = PeerCredentials(of: fd) else {
             PluginHost.log(.warning, "scheme receiver: a hand-off without peer credentials was dropped")
@@ -77,8 +84,10 @@ enum HandOffServer {
             return nil
         }
         guard let line = readLine(fd, deadline: deadline) else {
-            reply(fd, PrivateUseScheme.refusedPrefix + "the URL is longer than \(PrivateUseScheme.maximumURLBytes) bytes "
-                + "or did not come within \(timeout)", deadline: deadline)
+            reply(
+                fd,
+                PrivateUseScheme.refusedPrefix + "the URL is longer than \(PrivateUseScheme.maximumURLBytes) bytes "
+                    + "or did not come within \(timeout)", deadline: deadline)
             events.refused(status: 408, reason: "a hand-off was too long or too slow")
             return nil
         }

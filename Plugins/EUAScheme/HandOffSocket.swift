@@ -20,24 +20,29 @@ struct HandOffSocket {
     /// Makes the folder if needed, refuses a folder that is not this user's alone, and listens at the scheme's path.
     static func listen(scheme: String, runtimeDirectory: String?) throws(Failure) -> HandOffSocket {
         guard let folder = PrivateUseScheme.socketFolder(runtimeDirectory: runtimeDirectory) else {
-            throw Failure(message: "XDG_RUNTIME_DIR is not set to an absolute path, and the hand-off socket lives there; "
-                + "run inside a desktop or systemd --user session (or set XDG_RUNTIME_DIR to a folder only you can use)")
+            throw Failure(
+                message: "XDG_RUNTIME_DIR is not set to an absolute path, and the hand-off socket lives there; "
+                    + "run inside a desktop or systemd --user session (or set XDG_RUNTIME_DIR to a folder only you can use)"
+            )
         }
         try prepare(folder: folder)
         let path = PrivateUseScheme.socketPath(folder: folder, scheme: scheme)
         if let holder = try currentListener(at: path) {
-            throw Failure(message: "another flow is already waiting on scheme '\(scheme)' (\(holder), socket \(path)); "
-                + "finish or cancel that sign-in first: one flow per scheme at a time")
+            throw Failure(
+                message: "another flow is already waiting on scheme '\(scheme)' (\(holder), socket \(path)); "
+                    + "finish or cancel that sign-in first: one flow per scheme at a time")
         }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        let fd = socket(
+            AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw Failure(message: "\(SocketError("socket(AF_UNIX)"))") }
         let bound = withAddress(path) { bind(fd, $0, $1) }
         guard bound == 0 else {
             let error = SocketError("bind to \(path)")
             _ = Glibc.close(fd)
-            throw Failure(message: error.code == EADDRINUSE
-                ? "another flow started waiting on scheme '\(scheme)' at the same moment (\(path)); one flow per scheme at a time"
-                : "\(error)")
+            throw Failure(
+                message: error.code == EADDRINUSE
+                    ? "another flow started waiting on scheme '\(scheme)' at the same moment (\(path)); one flow per scheme at a time"
+                    : "\(error)")
         }
         guard chmod(path, 0o600) == 0, Glibc.listen(fd, 16) == 0 else {
             let error = SocketError("chmod 0600 / listen on \(path)")

@@ -12,24 +12,29 @@ enum RegisteredSchemes {
     /// `mimeapps.list` (`$XDG_CONFIG_HOME`, then `$XDG_DATA_HOME/applications`).
     static func report() -> JSONValue {
         let home = getenv("HOME").map { String(cString: $0) }
-        let data = getenv("XDG_DATA_HOME").map { String(cString: $0) }.flatMap { $0.hasPrefix("/") ? $0 : nil }
+        let data =
+            getenv("XDG_DATA_HOME").map { String(cString: $0) }.flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? home.map { $0 + "/.local/share" }
-        let config = getenv("XDG_CONFIG_HOME").map { String(cString: $0) }.flatMap { $0.hasPrefix("/") ? $0 : nil }
+        let config =
+            getenv("XDG_CONFIG_HOME").map { String(cString: $0) }.flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? home.map { $0 + "/.config" }
         guard let data else { return .array([]) }
         let applications = data + "/applications"
         let defaults = [config.map { $0 + "/mimeapps.list" }, applications + "/mimeapps.list"]
-            .compactMap { $0 }.map(defaultApplications).reduce(into: [String: String]()) { $0.merge($1) { first, _ in first } }
-        return .array(entries(in: applications).map { scheme in
-            let id = PrivateUseScheme.desktopID(scheme: scheme)
-            let owner = defaults[PrivateUseScheme.mimeType(scheme: scheme)]
-            return .object([
-                "scheme": .string(scheme),
-                "desktopEntry": .string(applications + "/" + id),
-                "default": owner.map(JSONValue.string) ?? .null,
-                "registered": .bool(owner == id),
-            ])
-        })
+            .compactMap { $0 }.map(defaultApplications).reduce(into: [String: String]()) {
+                $0.merge($1) { first, _ in first }
+            }
+        return .array(
+            entries(in: applications).map { scheme in
+                let id = PrivateUseScheme.desktopID(scheme: scheme)
+                let owner = defaults[PrivateUseScheme.mimeType(scheme: scheme)]
+                return .object([
+                    "scheme": .string(scheme),
+                    "desktopEntry": .string(applications + "/" + id),
+                    "default": owner.map(JSONValue.string) ?? .null,
+                    "registered": .bool(owner == id),
+                ])
+            })
     }
 
     /// The schemes of `eua-scheme-<scheme>.desktop` files in `folder`.
@@ -38,7 +43,9 @@ enum RegisteredSchemes {
         defer { closedir(directory) }
         var schemes: [String] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             guard name.hasPrefix("eua-scheme-"), name.hasSuffix(".desktop") else { continue }
             let scheme = String(name.dropFirst("eua-scheme-".count).dropLast(".desktop".count))
             if PrivateUseScheme.problem(with: scheme) == nil { schemes.append(scheme) }
@@ -63,7 +70,9 @@ enum RegisteredSchemes {
                 inDefaults = text == "[Default Applications]"
                 continue
             }
-            guard inDefaults, text.hasPrefix("x-scheme-handler/"), let equals = text.firstIndex(of: "=") else { continue }
+            guard inDefaults, text.hasPrefix("x-scheme-handler/"), let equals = text.firstIndex(of: "=") else {
+                continue
+            }
             let first = text[text.index(after: equals)...].split(separator: ";").first.map(String.init)
             if let first, defaults[String(text[..<equals])] == nil { defaults[String(text[..<equals])] = first }
         }
@@ -71,8 +80,8 @@ enum RegisteredSchemes {
     }
 }
 
-private extension String {
-    var trimmingWhitespace: String {
+extension String {
+    fileprivate var trimmingWhitespace: String {
         var text = Substring(self)
         while let last = text.last, last.isWhitespace { text = text.dropLast() }
         while let first = text.first, first.isWhitespace { text = text.dropFirst() }

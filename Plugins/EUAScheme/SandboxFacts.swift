@@ -19,20 +19,25 @@ struct SandboxFacts {
         let registration: String
         switch sandbox {
         case "flatpak":
-            registration = "declare MimeType=x-scheme-handler/<scheme>; in the app's own exported desktop file (the manifest); "
+            registration =
+                "declare MimeType=x-scheme-handler/<scheme>; in the app's own exported desktop file (the manifest); "
                 + "a registration made from inside the sandbox cannot change the host's defaults"
         case "snap":
-            registration = "declare the scheme in the snap's desktop file (snapcraft.yaml); a registration made from "
+            registration =
+                "declare the scheme in the snap's desktop file (snapcraft.yaml); a registration made from "
                 + "inside the snap cannot change the host's defaults"
         default:
-            registration = "a desktop entry for x-scheme-handler/<scheme>, made the default handler, hands the redirect "
+            registration =
+                "a desktop entry for x-scheme-handler/<scheme>, made the default handler, hands the redirect "
                 + "over"
         }
         return [
             "sandbox": .string(sandbox),
             "schemeRegistration": .string(registration),
-            "schemeLaunching": .string(sandbox == "none" ? "any agent"
-                : "the desktop portal's OpenURI (org.freedesktop.portal.OpenURI) opens the authorization URL"),
+            "schemeLaunching": .string(
+                sandbox == "none"
+                    ? "any agent"
+                    : "the desktop portal's OpenURI (org.freedesktop.portal.OpenURI) opens the authorization URL"),
         ]
     }
 }

@@ -17,8 +17,9 @@ struct SchemeOptions: Sendable {
 
     init(options: [String: String]) throws(PluginError) {
         guard let scheme = options["scheme"] else {
-            throw PluginError.invalidOptions("the scheme receiver needs the option scheme=<reverse domain name>, "
-                + "such as scheme=com.example.app (a redirect URI com.example.app:/cb gives it)")
+            throw PluginError.invalidOptions(
+                "the scheme receiver needs the option scheme=<reverse domain name>, "
+                    + "such as scheme=com.example.app (a redirect URI com.example.app:/cb gives it)")
         }
         if let problem = PrivateUseScheme.problem(with: scheme) {
             throw PluginError.invalidOptions("option scheme=\(scheme): \(problem)")
@@ -30,10 +31,13 @@ struct SchemeOptions: Sendable {
                 continue
             case "path":
                 guard value.hasPrefix("/"), !value.hasPrefix("//"),
-                      value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") })
+                    value.utf8.allSatisfy({
+                        $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#")
+                    })
                 else {
-                    throw PluginError.invalidOptions("option path=\(value) must start with a single '/' and hold no '?', '#', "
-                        + "space or control character")
+                    throw PluginError.invalidOptions(
+                        "option path=\(value) must start with a single '/' and hold no '?', '#', "
+                            + "space or control character")
                 }
                 path = value
             case "expect":
@@ -42,10 +46,12 @@ struct SchemeOptions: Sendable {
                 }
                 signOut = value == "sign-out"
             case "handoff-timeout-ms":
-                handOffTimeoutMilliseconds = try PluginError.wholeNumber(key, value, in: 50...60_000, unit: "milliseconds")
+                handOffTimeoutMilliseconds = try PluginError.wholeNumber(
+                    key, value, in: 50...60_000, unit: "milliseconds")
             default:
-                throw PluginError.invalidOptions("option '\(key)' is unknown to the scheme receiver; known: scheme, path, "
-                    + "handoff-timeout-ms, expect")
+                throw PluginError.invalidOptions(
+                    "option '\(key)' is unknown to the scheme receiver; known: scheme, path, "
+                        + "handoff-timeout-ms, expect")
             }
         }
     }

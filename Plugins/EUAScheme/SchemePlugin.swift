@@ -25,14 +25,18 @@ enum SchemePlugin: ExternalUserAgentPlugin {
         if folder == nil {
             reasons.append("XDG_RUNTIME_DIR is not set to an absolute path: there is no place for the hand-off socket")
         }
-        var details: [String: JSONValue] = ["socketFolder": folder.map(JSONValue.string) ?? .null,
-                                            "schemes": RegisteredSchemes.report()]
+        var details: [String: JSONValue] = [
+            "socketFolder": folder.map(JSONValue.string) ?? .null,
+            "schemes": RegisteredSchemes.report(),
+        ]
         details.merge(sandbox.details) { $1 }
         return PluginABI.PluginDescription(
             id: "scheme", name: "Private-use URI scheme redirect receiver", version: version,
-            receivers: [PluginABI.Component(
-                id: "scheme", name: "Private-use URI scheme receiver (x-scheme-handler hand-off)", version: version,
-                available: folder != nil, reasons: reasons, details: details)])
+            receivers: [
+                PluginABI.Component(
+                    id: "scheme", name: "Private-use URI scheme receiver (x-scheme-handler hand-off)", version: version,
+                    available: folder != nil, reasons: reasons, details: details)
+            ])
     }
 
     static func makeInstance(componentID: String, options: [String: String]) throws -> any PluginComponent {

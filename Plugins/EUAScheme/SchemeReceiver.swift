@@ -20,9 +20,12 @@ final class SchemeReceiver: PluginComponent {
             events.failed(.receiverFailed, "scheme receiver: the host's request is not valid JSON: \(error)")
             return
         }
-        if let failure = thread.start(name: "eua-scheme", { [options] stop in
-            HandOffServer.run(options: options, expectedState: parsed.state, stop: stop, events: events)
-        }) {
+        if let failure = thread.start(
+            name: "eua-scheme",
+            { [options] stop in
+                HandOffServer.run(options: options, expectedState: parsed.state, stop: stop, events: events)
+            })
+        {
             events.failed(.receiverFailed, "scheme receiver: \(failure)")
         }
     }

@@ -18,9 +18,12 @@ struct BrowserProbe {
         if let handler {
             details["handler"] = .object(["id": .string(handler.id), "name": .string(handler.name)])
         }
-        details["browsers"] = .array(installedHandlers().map { .object(["id": .string($0.id), "name": .string($0.name)]) })
+        details["browsers"] = .array(
+            installedHandlers().map { .object(["id": .string($0.id), "name": .string($0.name)]) })
         let browserVariable = BrowserVariable(environment["BROWSER"])
-        if let browserVariable { details["browser_variable"] = .array(browserVariable.commands.map { .string($0.joined(separator: " ")) }) }
+        if let browserVariable {
+            details["browser_variable"] = .array(browserVariable.commands.map { .string($0.joined(separator: " ")) })
+        }
         if let sandbox { details["portal"] = .string("org.freedesktop.portal.OpenURI (\(sandbox.rawValue))") }
 
         var reasons: [String] = []
@@ -33,13 +36,15 @@ struct BrowserProbe {
             name = "System browser (through the \(sandbox!.rawValue) portal)"
         } else {
             name = "System browser"
-            reasons.append("no default handler for https links (x-scheme-handler/https) and $BROWSER is not set: "
-                + "set one with 'xdg-settings set default-web-browser firefox-esr.desktop' or set $BROWSER")
+            reasons.append(
+                "no default handler for https links (x-scheme-handler/https) and $BROWSER is not set: "
+                    + "set one with 'xdg-settings set default-web-browser firefox-esr.desktop' or set $BROWSER")
         }
         let hasDisplay = !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
         if handler != nil, browserVariable == nil, sandbox == nil, !hasDisplay {
-            reasons.append("no display (neither DISPLAY nor WAYLAND_DISPLAY is set), and the default browser is graphical; "
-                + "over SSH or in CI use the manual agent or the device flow")
+            reasons.append(
+                "no display (neither DISPLAY nor WAYLAND_DISPLAY is set), and the default browser is graphical; "
+                    + "over SSH or in CI use the manual agent or the device flow")
         }
         return BrowserProbe(name: name, reasons: reasons, details: details)
     }

@@ -19,11 +19,18 @@ struct BrowserVariable {
             var out = ""
             var iterator = word.makeIterator()
             while let character = iterator.next() {
-                guard character == "%" else { out.append(character); continue }
+                guard character == "%" else {
+                    out.append(character)
+                    continue
+                }
                 switch iterator.next() {
-                case "s": out += url; substituted = true
+                case "s":
+                    out += url
+                    substituted = true
                 case "%": out.append("%")
-                case let other?: out.append("%"); out.append(other)
+                case let other?:
+                    out.append("%")
+                    out.append(other)
                 case nil: out.append("%")
                 }
             }

@@ -19,15 +19,19 @@ enum GIOLauncher {
             return "the \(sandbox.rawValue) portal (org.freedesktop.portal.OpenURI)"
         }
         guard let info = g_app_info_get_default_for_uri_scheme("https") else {
-            throw GIOError(domain: "g-io-error-quark", code: Int32(G_IO_ERROR_NOT_SUPPORTED.rawValue),
-                           message: "no default application for x-scheme-handler/https")
+            throw GIOError(
+                domain: "g-io-error-quark", code: Int32(G_IO_ERROR_NOT_SUPPORTED.rawValue),
+                message: "no default application for x-scheme-handler/https")
         }
         defer { eua_object_unref(UnsafeMutableRawPointer(info)) }
         let id = g_app_info_get_id(info).map { String(cString: $0) } ?? "(no id)"
         guard let desktop = eua_desktop_app_info(info) else {
             // Not a desktop entry (rare): GIO's generic launch; it cannot silence the child's output.
             var uris: UnsafeMutablePointer<GList>? = g_list_append(nil, g_strdup(url))
-            defer { g_list_free_full(uris, g_free); uris = nil }
+            defer {
+                g_list_free_full(uris, g_free)
+                uris = nil
+            }
             if g_app_info_launch_uris(info, uris, context, &error) == 0, let error { throw GIOError(taking: error) }
             return id
         }
@@ -52,8 +56,9 @@ enum GIOLauncher {
     /// is this process's child, reaped by a thread of its own (``PluginThread/reap(_:orHere:onExit:)``). A fork
     /// copies the page tables of the whole host, a Swift program with its plugins: the second one cost 0.4-0.6 ms
     /// before the browser ran.
-    static let spawnFlags = GSpawnFlags(rawValue: G_SPAWN_SEARCH_PATH.rawValue | G_SPAWN_STDOUT_TO_DEV_NULL.rawValue
-                                            | G_SPAWN_STDERR_TO_DEV_NULL.rawValue | G_SPAWN_DO_NOT_REAP_CHILD.rawValue)
+    static let spawnFlags = GSpawnFlags(
+        rawValue: G_SPAWN_SEARCH_PATH.rawValue | G_SPAWN_STDOUT_TO_DEV_NULL.rawValue
+            | G_SPAWN_STDERR_TO_DEV_NULL.rawValue | G_SPAWN_DO_NOT_REAP_CHILD.rawValue)
 
     /// Runs one `$BROWSER` command with `url`, through GLib's spawn (no shell; output to /dev/null; one fork, the
     /// child reaped like the default handler's).

@@ -13,12 +13,14 @@ enum GLibLogRouting {
         installed = true
         let levels = GLogLevelFlags(rawValue: G_LOG_LEVEL_MASK.rawValue | G_LOG_FLAG_RECURSION.rawValue)
         for domain in ["GLib-GIO", "GLib", "GLib-GObject"] {
-            g_log_set_handler(domain, levels, { domain, level, message, _ in
-                let text = message.map { String(cString: $0) } ?? ""
-                let name = domain.map { String(cString: $0) } ?? "GLib"
-                let critical = level.rawValue & (G_LOG_LEVEL_ERROR.rawValue | G_LOG_LEVEL_CRITICAL.rawValue) != 0
-                PluginHost.log(critical ? .error : .debug, "\(name): \(text)")
-            }, nil)
+            g_log_set_handler(
+                domain, levels,
+                { domain, level, message, _ in
+                    let text = message.map { String(cString: $0) } ?? ""
+                    let name = domain.map { String(cString: $0) } ?? "GLib"
+                    let critical = level.rawValue & (G_LOG_LEVEL_ERROR.rawValue | G_LOG_LEVEL_CRITICAL.rawValue) != 0
+                    PluginHost.log(critical ? .error : .debug, "\(name): \(text)")
+                }, nil)
         }
     }
 }

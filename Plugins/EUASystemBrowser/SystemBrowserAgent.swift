@@ -19,7 +19,8 @@ final class SystemBrowserAgent: PluginComponent {
         var failures: [String] = []
         do throws(GIOError) {
             let launched = try GIOLauncher.openWithDefaultHandler(url, sandbox: sandbox)
-            PluginHost.log(.debug, "system browser: handed the URL to \(launched); it is the user's browser, not ours to close")
+            PluginHost.log(
+                .debug, "system browser: handed the URL to \(launched); it is the user's browser, not ours to close")
             events.presented()
             events.finished()
             return
@@ -42,7 +43,8 @@ final class SystemBrowserAgent: PluginComponent {
                 }
             }
         }
-        let advice = "no default browser could be opened: set one with 'xdg-settings set default-web-browser "
+        let advice =
+            "no default browser could be opened: set one with 'xdg-settings set default-web-browser "
             + "firefox-esr.desktop' or set $BROWSER (for example BROWSER=firefox)"
         events.failed(.presentationFailed, "system browser: \(advice) [\(failures.joined(separator: "; "))]")
     }

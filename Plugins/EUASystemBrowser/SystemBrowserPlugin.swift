@@ -17,9 +17,11 @@ enum SystemBrowserPlugin: ExternalUserAgentPlugin {
         let probe = BrowserProbe.run()
         return PluginABI.PluginDescription(
             id: "system-browser", name: "System browser (GIO)", version: version,
-            agents: [PluginABI.Component(
-                id: "system-browser", kind: "externalBrowser", name: probe.name, version: nil,
-                available: probe.reasons.isEmpty, reasons: probe.reasons, details: probe.details)])
+            agents: [
+                PluginABI.Component(
+                    id: "system-browser", kind: "externalBrowser", name: probe.name, version: nil,
+                    available: probe.reasons.isEmpty, reasons: probe.reasons, details: probe.details)
+            ])
     }
 
     static func makeInstance(componentID: String, options: [String: String]) throws -> any PluginComponent {
@@ -27,8 +29,9 @@ enum SystemBrowserPlugin: ExternalUserAgentPlugin {
             throw PluginError.invalidOptions("this plugin offers only the agent 'system-browser', not '\(componentID)'")
         }
         if let unknown = options.keys.sorted().first {
-            throw PluginError.invalidOptions("option '\(unknown)' is unknown to the system browser agent, which takes none "
-                + "(to pick a browser, use the firefox or chromium agents, or set $BROWSER)")
+            throw PluginError.invalidOptions(
+                "option '\(unknown)' is unknown to the system browser agent, which takes none "
+                    + "(to pick a browser, use the firefox or chromium agents, or set $BROWSER)")
         }
         return SystemBrowserAgent()
     }

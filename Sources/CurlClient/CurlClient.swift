@@ -27,8 +27,10 @@ public final class CurlClient {
         /// The `User-Agent` header.
         public var userAgent: String
 
-        public init(caFile: String? = nil, keepsCookies: Bool = false, maximumBodyBytes: Int = 2 << 20,
-                    connectTimeout: Duration = .seconds(10), userAgent: String) {
+        public init(
+            caFile: String? = nil, keepsCookies: Bool = false, maximumBodyBytes: Int = 2 << 20,
+            connectTimeout: Duration = .seconds(10), userAgent: String
+        ) {
             self.caFile = caFile
             self.keepsCookies = keepsCookies
             self.maximumBodyBytes = maximumBodyBytes
@@ -72,7 +74,8 @@ public final class CurlClient {
         try set(CURLOPT_NOSIGNAL, 1)
         // Only http and https, and never a redirect followed by curl.
         if ccurl_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK {
-            throw CurlError(.unavailable, "libcurl \(String(cString: ccurl_version())) is too old: 7.85 or newer is needed")
+            throw CurlError(
+                .unavailable, "libcurl \(String(cString: ccurl_version())) is too old: 7.85 or newer is needed")
         }
         try set(CURLOPT_FOLLOWLOCATION, 0)
         try set(CURLOPT_SSL_VERIFYPEER, 1)
@@ -94,7 +97,9 @@ public final class CurlClient {
 
     /// Sends `request` and reads the whole answer, within `timeout` (connecting included); a readable
     /// `stopDescriptor` (an eventfd a canceller raises) ends the wait at once with ``CurlError/Kind/stopped``.
-    public func send(_ request: CurlRequest, timeout: Duration, stopDescriptor: Int32? = nil) throws(CurlError) -> CurlResponse {
+    public func send(_ request: CurlRequest, timeout: Duration, stopDescriptor: Int32? = nil) throws(CurlError)
+        -> CurlResponse
+    {
         let place = "\(request.method) \(Self.withoutQuery(request.url))"
         guard request.url.hasPrefix("http://") || request.url.hasPrefix("https://") else {
             throw CurlError(.invalidRequest, "\(place): only http and https URLs are fetched")
@@ -102,7 +107,8 @@ public final class CurlClient {
         for (name, value) in request.headers {
             let text = name + value
             guard !text.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }), !name.contains(":") else {
-                throw CurlError(.invalidRequest, "\(place): the header '\(name.prefix(40))' holds a line break or colon")
+                throw CurlError(
+                    .invalidRequest, "\(place): the header '\(name.prefix(40))' holds a line break or colon")
             }
         }
         guard !request.method.isEmpty, request.method.utf8.allSatisfy({ (0x41...0x5A).contains($0) }) else {
@@ -128,7 +134,8 @@ public final class CurlClient {
             // COPYPOSTFIELDS copies the bytes (POSTFIELDSIZE of them), so they need not outlive this call.
             if let body = request.body, !body.isEmpty {
                 let copied = body.withUnsafeBytes { bytes in
-                    ccurl_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+                    ccurl_setopt_pointer(
+                        easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
                 }
                 try check(copied, CURLOPT_COPYPOSTFIELDS)
             } else {
@@ -173,7 +180,8 @@ public final class CurlClient {
             }
             var stop = pollfd(fd: stopDescriptor ?? -1, events: Int16(POLLIN), revents: 0)
             var ready: Int32 = 0
-            let polled = stopDescriptor == nil
+            let polled =
+                stopDescriptor == nil
                 ? ccurl_multi_poll(multi, nil, 0, 200, &ready)
                 : ccurl_multi_poll(multi, &stop, 1, 200, &ready)
             guard polled == CURLM_OK else {
@@ -191,17 +199,24 @@ public final class CurlClient {
         case CURLE_WRITE_ERROR where transfer.tooLarge, CURLE_FILESIZE_EXCEEDED:
             return CurlError(.tooLarge, "\(place): the answer is larger than \(configuration.maximumBodyBytes) bytes")
         case CURLE_OPERATION_TIMEDOUT:
-            return CurlError(.timedOut, "\(place) took longer than \(timeout.spoken) (connect limit \(configuration.connectTimeout.spoken)): \(detail)")
+            return CurlError(
+                .timedOut,
+                "\(place) took longer than \(timeout.spoken) (connect limit \(configuration.connectTimeout.spoken)): \(detail)"
+            )
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT:
             return CurlError(.connect, "\(place): \(detail)")
         case CURLE_PEER_FAILED_VERIFICATION:
             let trust = configuration.caFile.map { "the CAs in \($0)" } ?? "the system's trust store"
-            return CurlError(.untrustedCertificate,
-                             "\(place): the server's certificate is not trusted by \(trust) (\(detail))")
+            return CurlError(
+                .untrustedCertificate,
+                "\(place): the server's certificate is not trusted by \(trust) (\(detail))")
         case CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING, CURLE_RECV_ERROR:
             return CurlError(.cutShort, "\(place): \(detail)")
         case CURLE_SSL_CACERT_BADFILE:
-            return CurlError(.caFile, "\(place): the CA file \(configuration.caFile ?? "(system)") could not be read as PEM certificates (\(detail))")
+            return CurlError(
+                .caFile,
+                "\(place): the CA file \(configuration.caFile ?? "(system)") could not be read as PEM certificates (\(detail))"
+            )
         case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER, CURLE_USE_SSL_FAILED:
             return CurlError(.tls, "\(place): TLS failed: \(detail)")
         default:
@@ -227,7 +242,9 @@ public final class CurlClient {
 
     private func check(_ code: CURLcode, _ option: CURLoption) throws(CurlError) {
         guard code == CURLE_OK else {
-            throw CurlError(.unavailable, "libcurl refused option \(option.rawValue): \(String(cString: ccurl_easy_strerror(code)))")
+            throw CurlError(
+                .unavailable, "libcurl refused option \(option.rawValue): \(String(cString: ccurl_easy_strerror(code)))"
+            )
         }
     }
 

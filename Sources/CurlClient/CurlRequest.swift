@@ -6,7 +6,9 @@ public struct CurlRequest: Sendable {
     public var headers: [(name: String, value: String)]
     public var body: [UInt8]?
 
-    public init(method: String = "GET", url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil) {
+    public init(
+        method: String = "GET", url: String, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil
+    ) {
         self.method = method
         self.url = url
         self.headers = headers

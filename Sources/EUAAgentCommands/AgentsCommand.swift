@@ -72,16 +72,21 @@ struct AgentListing {
 
     init(_ catalog: PluginCatalog) {
         agents = catalog.agents.map {
-            Agent(id: $0.descriptor.id, kind: $0.descriptor.kind.rawValue, family: $0.descriptor.family ?? $0.descriptor.id,
-                  name: $0.descriptor.name,
-                  version: $0.descriptor.version, path: $0.descriptor.path, plugin: $0.plugin.description.id,
-                  available: $0.available, reasons: $0.reasons)
+            Agent(
+                id: $0.descriptor.id, kind: $0.descriptor.kind.rawValue,
+                family: $0.descriptor.family ?? $0.descriptor.id,
+                name: $0.descriptor.name,
+                version: $0.descriptor.version, path: $0.descriptor.path, plugin: $0.plugin.description.id,
+                available: $0.available, reasons: $0.reasons)
         }
         receivers = catalog.receivers.map {
-            Receiver(id: $0.id, name: $0.name, path: $0.plugin.path, plugin: $0.plugin.description.id,
-                     available: $0.available, reasons: $0.reasons)
+            Receiver(
+                id: $0.id, name: $0.name, path: $0.plugin.path, plugin: $0.plugin.description.id,
+                available: $0.available, reasons: $0.reasons)
         }
-        errors = catalog.failures.map { Failure(path: $0.path, error: $0.error.commandLineMessage, code: $0.error.code.description) }
+        errors = catalog.failures.map {
+            Failure(path: $0.path, error: $0.error.commandLineMessage, code: $0.error.code.description)
+        }
     }
 
     /// The JSON text (keys sorted, slashes unescaped), written by hand (`JSONValue`): `JSONEncoder` cost this
@@ -90,18 +95,29 @@ struct AgentListing {
         func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
         func list(_ values: [String]) -> JSONValue { .array(values.map(JSONValue.string)) }
         return JSONValue.object([
-            "agents": .array(agents.map { agent in .object([
-                "id": .string(agent.id), "kind": .string(agent.kind), "family": .string(agent.family),
-                "name": .string(agent.name), "version": text(agent.version), "path": text(agent.path),
-                "plugin": .string(agent.plugin), "available": .bool(agent.available), "reasons": list(agent.reasons),
-            ]) }),
-            "receivers": .array(receivers.map { receiver in .object([
-                "id": .string(receiver.id), "name": .string(receiver.name), "path": .string(receiver.path),
-                "plugin": .string(receiver.plugin), "available": .bool(receiver.available), "reasons": list(receiver.reasons),
-            ]) }),
-            "errors": .array(errors.map { failure in .object([
-                "path": .string(failure.path), "error": .string(failure.error), "code": .string(failure.code),
-            ]) }),
+            "agents": .array(
+                agents.map { agent in
+                    .object([
+                        "id": .string(agent.id), "kind": .string(agent.kind), "family": .string(agent.family),
+                        "name": .string(agent.name), "version": text(agent.version), "path": text(agent.path),
+                        "plugin": .string(agent.plugin), "available": .bool(agent.available),
+                        "reasons": list(agent.reasons),
+                    ])
+                }),
+            "receivers": .array(
+                receivers.map { receiver in
+                    .object([
+                        "id": .string(receiver.id), "name": .string(receiver.name), "path": .string(receiver.path),
+                        "plugin": .string(receiver.plugin), "available": .bool(receiver.available),
+                        "reasons": list(receiver.reasons),
+                    ])
+                }),
+            "errors": .array(
+                errors.map { failure in
+                    .object([
+                        "path": .string(failure.path), "error": .string(failure.error), "code": .string(failure.code),
+                    ])
+                }),
         ]).jsonText
     }
 
@@ -113,7 +129,9 @@ struct AgentListing {
         } else {
             lines += TextTable.render(
                 header: ["ID", "KIND", "VERSION", "AVAILABLE", "PATH"],
-                rows: agents.map { [$0.id, $0.kind, $0.version ?? "-", $0.available ? "yes" : "no", $0.path ?? "(in code)"] })
+                rows: agents.map {
+                    [$0.id, $0.kind, $0.version ?? "-", $0.available ? "yes" : "no", $0.path ?? "(in code)"]
+                })
         }
         if !receivers.isEmpty {
             lines.append("")
@@ -121,7 +139,8 @@ struct AgentListing {
                 header: ["RECEIVER", "AVAILABLE", "PATH"],
                 rows: receivers.map { [$0.id, $0.available ? "yes" : "no", $0.path] })
         }
-        let unavailable = agents.filter { !$0.available }.map { ($0.id, $0.reasons) }
+        let unavailable =
+            agents.filter { !$0.available }.map { ($0.id, $0.reasons) }
             + receivers.filter { !$0.available }.map { ($0.id, $0.reasons) }
         if !unavailable.isEmpty {
             lines.append("")

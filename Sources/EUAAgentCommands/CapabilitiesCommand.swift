@@ -15,8 +15,10 @@ package struct CapabilitiesCommand: ParsableCommand {
 
     package static let configuration = CommandConfiguration(
         commandName: "capabilities",
-        abstract: "Report the platform (display, SSH, sandbox, WSL, container, loopback, browsers) and which agents can run.",
-        discussion: "JSON: {\"platform\":{…},\"agents\":[{\"id\",\"kind\",\"available\",\"reasons\",…}],\"receivers\":[…]}."
+        abstract:
+            "Report the platform (display, SSH, sandbox, WSL, container, loopback, browsers) and which agents can run.",
+        discussion:
+            "JSON: {\"platform\":{…},\"agents\":[{\"id\",\"kind\",\"available\",\"reasons\",…}],\"receivers\":[…]}."
     )
 
     @Flag(help: "Print one JSON object.")

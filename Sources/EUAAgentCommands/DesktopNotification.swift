@@ -43,7 +43,8 @@ enum DesktopNotification {
 
 /// The few GIO calls a notification needs, looked up with `dlsym` (every one of them is not variadic).
 private struct GIODBus {
-    private typealias BusGetSync = @convention(c) (Int32, OpaquePointer?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> OpaquePointer?
+    private typealias BusGetSync =
+        @convention(c) (Int32, OpaquePointer?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> OpaquePointer?
     private typealias NewString = @convention(c) (UnsafePointer<CChar>) -> OpaquePointer?
     private typealias NewUInt32 = @convention(c) (UInt32) -> OpaquePointer?
     private typealias NewInt32 = @convention(c) (Int32) -> OpaquePointer?
@@ -52,10 +53,13 @@ private struct GIODBus {
     private typealias TypeFree = @convention(c) (OpaquePointer) -> Void
     private typealias NewArray = @convention(c) (OpaquePointer?, UnsafePointer<OpaquePointer?>?, Int) -> OpaquePointer?
     private typealias NewTuple = @convention(c) (UnsafePointer<OpaquePointer?>, Int) -> OpaquePointer?
-    private typealias CallSync = @convention(c) (OpaquePointer, UnsafePointer<CChar>?, UnsafePointer<CChar>,
-                                                 UnsafePointer<CChar>?, UnsafePointer<CChar>, OpaquePointer?,
-                                                 OpaquePointer?, Int32, Int32, OpaquePointer?,
-                                                 UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> OpaquePointer?
+    private typealias CallSync =
+        @convention(c) (
+            OpaquePointer, UnsafePointer<CChar>?, UnsafePointer<CChar>,
+            UnsafePointer<CChar>?, UnsafePointer<CChar>, OpaquePointer?,
+            OpaquePointer?, Int32, Int32, OpaquePointer?,
+            UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+        ) -> OpaquePointer?
     private typealias Unref = @convention(c) (OpaquePointer) -> Void
 
     private let busGetSync: BusGetSync
@@ -107,14 +111,17 @@ private struct GIODBus {
             newString("eua"), newUInt32(0), newString("dialog-information"), newString(summary), newString(body),
             newStrv(nil, 0), newArray(hintsType, nil, 0), newInt32(-1),
         ]
-        guard arguments.allSatisfy({ $0 != nil }), let parameters = arguments.withUnsafeBufferPointer({
-            newTuple($0.baseAddress!, $0.count)
-        }) else {
+        guard arguments.allSatisfy({ $0 != nil }),
+            let parameters = arguments.withUnsafeBufferPointer({
+                newTuple($0.baseAddress!, $0.count)
+            })
+        else {
             throw SchemeCommandError("GIO could not build the notification's arguments")
         }
-        let reply = callSync(bus, "org.freedesktop.Notifications", "/org/freedesktop/Notifications",
-                             "org.freedesktop.Notifications", "Notify", parameters, nil, Self.noAutoStart,
-                             timeoutMilliseconds, nil, &error)
+        let reply = callSync(
+            bus, "org.freedesktop.Notifications", "/org/freedesktop/Notifications",
+            "org.freedesktop.Notifications", "Notify", parameters, nil, Self.noAutoStart,
+            timeoutMilliseconds, nil, &error)
         guard let reply else {
             throw SchemeCommandError("the desktop's notification server did not take it: \(gio.takeMessage(error))")
         }

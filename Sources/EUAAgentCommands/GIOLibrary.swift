@@ -14,8 +14,9 @@ struct GIOLibrary {
     /// Opens GIO; throws a message naming the library and the Debian package when it is missing.
     init() throws(SchemeCommandError) {
         guard let handle = dlopen("libgio-2.0.so.0", RTLD_NOW | RTLD_LOCAL) else {
-            throw SchemeCommandError("GIO (libgio-2.0.so.0) could not be loaded: \(dlerror().map { String(cString: $0) } ?? "?"); "
-                + "install Debian's libglib2.0-0 (any GNOME or GTK desktop has it)")
+            throw SchemeCommandError(
+                "GIO (libgio-2.0.so.0) could not be loaded: \(dlerror().map { String(cString: $0) } ?? "?"); "
+                    + "install Debian's libglib2.0-0 (any GNOME or GTK desktop has it)")
         }
         self.handle = handle
         guard let free = dlsym(handle, "g_error_free") else {
@@ -27,7 +28,8 @@ struct GIOLibrary {
     /// The function `name` as `type` (a `@convention(c)` function type); throws when this GIO lacks it.
     func function<T>(_ name: String, as type: T.Type) throws(SchemeCommandError) -> T {
         guard let address = dlsym(handle, name) else {
-            throw SchemeCommandError("GIO (libgio-2.0.so.0) lacks \(name); it is too old (GLib 2.28 or later is needed)")
+            throw SchemeCommandError(
+                "GIO (libgio-2.0.so.0) lacks \(name); it is too old (GLib 2.28 or later is needed)")
         }
         return unsafeBitCast(address, to: type)
     }
@@ -37,6 +39,7 @@ struct GIOLibrary {
     func takeMessage(_ error: UnsafeMutableRawPointer?) -> String {
         guard let error else { return "unknown error" }
         defer { freeError(error) }
-        return error.load(fromByteOffset: 8, as: UnsafePointer<CChar>?.self).map { String(cString: $0) } ?? "unknown error"
+        return error.load(fromByteOffset: 8, as: UnsafePointer<CChar>?.self).map { String(cString: $0) }
+            ?? "unknown error"
     }
 }

@@ -17,7 +17,8 @@ struct GIOMimeDefaults {
 
     private typealias GetDefault = @convention(c) (UnsafePointer<CChar>, Int32) -> OpaquePointer?
     private typealias NewDesktopApp = @convention(c) (UnsafePointer<CChar>) -> OpaquePointer?
-    private typealias SetDefault = @convention(c) (OpaquePointer, UnsafePointer<CChar>, UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> Int32
+    private typealias SetDefault =
+        @convention(c) (OpaquePointer, UnsafePointer<CChar>, UnsafeMutablePointer<UnsafeMutableRawPointer?>?) -> Int32
     private typealias ResetType = @convention(c) (UnsafePointer<CChar>) -> Void
     private typealias GetString = @convention(c) (OpaquePointer) -> UnsafePointer<CChar>?
     private typealias Unref = @convention(c) (OpaquePointer) -> Void
@@ -47,20 +48,23 @@ struct GIOMimeDefaults {
     func defaultApplication(for mimeType: String) -> Application? {
         guard let info = getDefault(mimeType, 0) else { return nil }
         defer { unref(info) }
-        return Application(id: getID(info).map { String(cString: $0) } ?? "(no desktop id)",
-                           name: getName(info).map { String(cString: $0) } ?? "(no name)")
+        return Application(
+            id: getID(info).map { String(cString: $0) } ?? "(no desktop id)",
+            name: getName(info).map { String(cString: $0) } ?? "(no name)")
     }
 
     /// Makes the desktop entry `desktopID` the default for `mimeType` (written to `$XDG_CONFIG_HOME/mimeapps.list`).
     func setDefault(desktopID: String, for mimeType: String) throws(SchemeCommandError) {
         guard let info = newDesktopApp(desktopID) else {
-            throw SchemeCommandError("GIO does not find the desktop entry \(desktopID) in the applications folders "
-                + "of XDG_DATA_HOME and XDG_DATA_DIRS (it ignores an entry whose Exec program does not exist)")
+            throw SchemeCommandError(
+                "GIO does not find the desktop entry \(desktopID) in the applications folders "
+                    + "of XDG_DATA_HOME and XDG_DATA_DIRS (it ignores an entry whose Exec program does not exist)")
         }
         defer { unref(info) }
         var error: UnsafeMutableRawPointer?
         guard setAsDefault(info, mimeType, &error) != 0 else {
-            throw SchemeCommandError("GIO could not make \(desktopID) the default for \(mimeType): \(gio.takeMessage(error))")
+            throw SchemeCommandError(
+                "GIO could not make \(desktopID) the default for \(mimeType): \(gio.takeMessage(error))")
         }
     }
 

@@ -28,7 +28,9 @@ enum HandOffClient {
             for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
         }
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard connected == 0 else {
             if errno == ENOENT || errno == ECONNREFUSED { return .nobodyWaiting }
@@ -45,7 +47,9 @@ enum HandOffClient {
         while sent < bytes.count {
             let count = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             if count < 0, errno == EINTR { continue }
-            guard count > 0 else { return .failed("the waiting sign-in stopped reading (\(String(cString: strerror(errno))))") }
+            guard count > 0 else {
+                return .failed("the waiting sign-in stopped reading (\(String(cString: strerror(errno))))")
+            }
             sent += count
         }
         shutdown(fd, Int32(SHUT_WR))

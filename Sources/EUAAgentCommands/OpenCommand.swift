@@ -34,12 +34,16 @@ package struct OpenCommand: ParsableCommand {
     @Option(name: .customLong("agent-option"), help: "An agent option, key=value (repeatable).")
     var agentOptions: [String] = []
 
-    @Option(help: "Seconds the agent may take to hand the URL off (default: timeouts.present from the configuration, else 30).")
+    @Option(
+        help:
+            "Seconds the agent may take to hand the URL off (default: timeouts.present from the configuration, else 30)."
+    )
     var timeout: Double?
 
     package func validate() throws {
         if let timeout, !(timeout > 0 && timeout <= OpenCommand.maximumTimeout) {
-            throw ValidationError("--timeout must be more than 0 and at most \(Int(OpenCommand.maximumTimeout)) seconds")
+            throw ValidationError(
+                "--timeout must be more than 0 and at most \(Int(OpenCommand.maximumTimeout)) seconds")
         }
     }
 
@@ -62,7 +66,8 @@ package struct OpenCommand: ParsableCommand {
         var early: SelectedAgent?
         let (catalog, partial) = CommandCatalog.load(named: agent, environment: environment) { few in
             // Quiet: names of agents in files not loaded would read as unknown; the warnings are logged below.
-            early = try? AgentSelection.select(catalog: few, code: code, sources: sources, logger: CommandLogging.silent)
+            early = try? AgentSelection.select(
+                catalog: few, code: code, sources: sources, logger: CommandLogging.silent)
             return CommandCatalog.decidesAlone(early, named: agent!)
         }
         let selected: SelectedAgent
@@ -80,7 +85,8 @@ package struct OpenCommand: ParsableCommand {
             Output.exit(2)
         }
         let configuration = selected.report.configuration
-        let deadline = timeout.map { Duration.milliseconds(Int64(($0 * 1000).rounded())) }
+        let deadline =
+            timeout.map { Duration.milliseconds(Int64(($0 * 1000).rounded())) }
             ?? configuration.presentTimeout ?? .seconds(30)
         let grace = configuration.dismissTimeout ?? .seconds(5)
         let chosen: any ExternalUserAgent
@@ -93,8 +99,9 @@ package struct OpenCommand: ParsableCommand {
         do {
             try Blocking.run {
                 do {
-                    try await chosen.present(AgentRequest(url: target, redirectURI: target, timeout: deadline),
-                                             session: session)
+                    try await chosen.present(
+                        AgentRequest(url: target, redirectURI: target, timeout: deadline),
+                        session: session)
                 } catch {
                     // Bounded: an agent that does not finish within the grace period is left be.
                     await chosen.dismiss()

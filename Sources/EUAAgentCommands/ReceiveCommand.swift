@@ -34,8 +34,11 @@ package struct ReceiveCommand: ParsableCommand {
     @Option(help: "The redirect receiver to run (see 'eua agents').")
     var receiver: String = "loopback"
 
-    @Option(name: .customLong("redirect-uri"),
-            help: "The redirect URI to wait on: a private-use scheme one (com.example.app:/cb) runs the scheme receiver; a loopback one (http://127.0.0.1:8400/cb) sets the port and path.")
+    @Option(
+        name: .customLong("redirect-uri"),
+        help:
+            "The redirect URI to wait on: a private-use scheme one (com.example.app:/cb) runs the scheme receiver; a loopback one (http://127.0.0.1:8400/cb) sets the port and path."
+    )
     var redirectURI: String?
 
     @Option(help: "The state the redirect must carry; other requests get 400 and the wait goes on.")
@@ -63,13 +66,15 @@ package struct ReceiveCommand: ParsableCommand {
         if port != nil && portRange != nil { throw ValidationError("give --port or --port-range, not both") }
         if let redirectURI {
             if path != nil || port != nil || portRange != nil || ipv6 || receiver != "loopback" {
-                throw ValidationError("--redirect-uri names the receiver, path and port; give it without --receiver, "
-                    + "--path, --port, --port-range or --ipv6")
+                throw ValidationError(
+                    "--redirect-uri names the receiver, path and port; give it without --receiver, "
+                        + "--path, --port, --port-range or --ipv6")
             }
             _ = try RedirectURIChoice(redirectURI)
         }
         if !(timeout > 0 && timeout <= OpenCommand.maximumTimeout) {
-            throw ValidationError("--timeout must be more than 0 and at most \(Int(OpenCommand.maximumTimeout)) seconds")
+            throw ValidationError(
+                "--timeout must be more than 0 and at most \(Int(OpenCommand.maximumTimeout)) seconds")
         }
     }
 
@@ -81,13 +86,15 @@ package struct ReceiveCommand: ParsableCommand {
         // Only the plugin that offers the receiver is opened (see PluginIndexFile).
         let catalog = CommandCatalog.loader(environment: environment).load(offering: [receiverID])
         guard let entry = catalog.receiver(id: receiverID) else {
-            let which = switch receiverID {
-            case "loopback": "the loopback receiver plugin (libEUALoopback.so) was"
-            case "scheme": "the scheme receiver plugin (libEUAScheme.so) was"
-            default: "no receiver '\(receiverID)' was"
-            }
-            fail(code: "receiverFailed", "\(which) found on the plugin search path; run 'eua agents' to see what loaded",
-                 exit: 2)
+            let which =
+                switch receiverID {
+                case "loopback": "the loopback receiver plugin (libEUALoopback.so) was"
+                case "scheme": "the scheme receiver plugin (libEUAScheme.so) was"
+                default: "no receiver '\(receiverID)' was"
+                }
+            fail(
+                code: "receiverFailed", "\(which) found on the plugin search path; run 'eua agents' to see what loaded",
+                exit: 2)
         }
         var options: [String: String] = choice?.options ?? [:]
         if let path { options["path"] = path }
@@ -101,28 +108,33 @@ package struct ReceiveCommand: ParsableCommand {
         let interrupts = InterruptHandler.install { session.cancel(by: .user, message: "interrupted (Ctrl-C)") }
         defer { interrupts.remove() }
 
-        let outcome = Result { try Blocking.run {
-            try await session.run { redirectURI in
-                Output.line(redirectURI.absoluteString)
-                Output.flush()
-                return redirectURI
+        let outcome = Result {
+            try Blocking.run {
+                try await session.run { redirectURI in
+                    Output.line(redirectURI.absoluteString)
+                    Output.flush()
+                    return redirectURI
+                }
             }
-        } }
+        }
         switch outcome {
         case .success(let url):
             let parameters = Self.parameters(of: url)
             if let error = parameters["error"] {
                 let description = parameters["error_description"].map { ": \($0)" } ?? ""
                 Output.json(Self.jsonLine(parameters))
-                fail(code: "oauthError", "the authorization server answered with error '\(error)'\(description)", exit: 1)
+                fail(
+                    code: "oauthError", "the authorization server answered with error '\(error)'\(description)", exit: 1
+                )
             }
             Output.json(Self.jsonLine(parameters))
         case .failure(let error as ExternalUserAgentError):
-            let status: Int32 = switch error.code {
-            case .timedOut: 124
-            case .userCanceled, .programCanceled: 130
-            default: 2
-            }
+            let status: Int32 =
+                switch error.code {
+                case .timedOut: 124
+                case .userCanceled, .programCanceled: 130
+                default: 2
+                }
             fail(code: error.code.description, error.commandLineMessage, exit: status)
         case .failure(let error):
             fail(code: "receiverFailed", "\(error)", exit: 2)
@@ -137,7 +149,8 @@ package struct ReceiveCommand: ParsableCommand {
 
     static func parameters(of url: URL) -> [String: String] {
         var parameters: [String: String] = [:]
-        for item in URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? [] where parameters[item.name] == nil {
+        for item in URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
+        where parameters[item.name] == nil {
             parameters[item.name] = item.value ?? ""
         }
         return parameters
@@ -156,4 +169,3 @@ struct NothingToPresent: ExternalUserAgent {
     func present(_ request: AgentRequest, session: ExternalUserAgentSession) async throws {}
     func dismiss() async {}
 }
-

@@ -11,7 +11,8 @@ struct RedirectURIChoice {
 
     init(_ uri: String) throws(ValidationError) {
         guard let scheme = PrivateUseScheme.scheme(of: uri) else {
-            throw ValidationError("--redirect-uri \(uri) has no scheme; give com.example.app:/cb or http://127.0.0.1:PORT/PATH")
+            throw ValidationError(
+                "--redirect-uri \(uri) has no scheme; give com.example.app:/cb or http://127.0.0.1:PORT/PATH")
         }
         let rest = String(uri.dropFirst(scheme.utf8.count + 1))
         if scheme == "http" {
@@ -24,22 +25,27 @@ struct RedirectURIChoice {
             throw ValidationError("--redirect-uri \(uri): \(problem)")
         }
         guard rest.hasPrefix("/"), !rest.hasPrefix("//"), !rest.contains("?"), !rest.contains("#") else {
-            throw ValidationError("--redirect-uri \(uri): a private-use redirect URI is <scheme>:/<path> with a single '/' "
-                + "and no query or fragment (RFC 8252 §7.1), such as \(scheme):/oauth2redirect")
+            throw ValidationError(
+                "--redirect-uri \(uri): a private-use redirect URI is <scheme>:/<path> with a single '/' "
+                    + "and no query or fragment (RFC 8252 §7.1), such as \(scheme):/oauth2redirect")
         }
         receiver = "scheme"
         options = ["scheme": scheme, "path": rest]
     }
 
-    private static func loopback(_ uri: String, rest: String) throws(ValidationError) -> (receiver: String, options: [String: String]) {
-        let usage = ValidationError("--redirect-uri \(uri): a loopback redirect URI is http://127.0.0.1:PORT/PATH "
-            + "or http://[::1]:PORT/PATH (RFC 8252 §7.3), without query or fragment")
+    private static func loopback(_ uri: String, rest: String) throws(ValidationError) -> (
+        receiver: String, options: [String: String]
+    ) {
+        let usage = ValidationError(
+            "--redirect-uri \(uri): a loopback redirect URI is http://127.0.0.1:PORT/PATH "
+                + "or http://[::1]:PORT/PATH (RFC 8252 §7.3), without query or fragment")
         guard rest.hasPrefix("//"), !rest.contains("?"), !rest.contains("#") else { throw usage }
         let authorityAndPath = rest.dropFirst(2)
         let slash = authorityAndPath.firstIndex(of: "/") ?? authorityAndPath.endIndex
         let authority = authorityAndPath[..<slash]
         let path = authorityAndPath[slash...]
-        let host: Substring, portText: Substring
+        let host: Substring
+        let portText: Substring
         if authority.hasPrefix("[::1]:") {
             host = "[::1]"
             portText = authority.dropFirst(6)

@@ -9,9 +9,12 @@ package struct SchemeCommand: ParsableCommand {
 
     package static let configuration = CommandConfiguration(
         commandName: "scheme",
-        abstract: "Register a private-use URI scheme (com.example.app) for redirects, and hand them to the waiting sign-in.",
-        subcommands: [SchemeRegisterCommand.self, SchemeUnregisterCommand.self, SchemeStatusCommand.self,
-                      SchemeHandOffCommand.self]
+        abstract:
+            "Register a private-use URI scheme (com.example.app) for redirects, and hand them to the waiting sign-in.",
+        subcommands: [
+            SchemeRegisterCommand.self, SchemeUnregisterCommand.self, SchemeStatusCommand.self,
+            SchemeHandOffCommand.self,
+        ]
     )
 
     /// `scheme`, checked (RFC 8252 §7.1: a reverse domain name, lower case).

@@ -18,7 +18,8 @@ struct SchemeDesktopEntry {
     static func applicationsFolder(environment: [String: String]) throws(SchemeCommandError) -> String {
         if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/applications" }
         if let home = environment["HOME"], home.hasPrefix("/") { return home + "/.local/share/applications" }
-        throw SchemeCommandError("neither XDG_DATA_HOME nor HOME is an absolute path, so there is no applications folder")
+        throw SchemeCommandError(
+            "neither XDG_DATA_HOME nor HOME is an absolute path, so there is no applications folder")
     }
 
     /// The file's text.
@@ -42,7 +43,9 @@ struct SchemeDesktopEntry {
     static func handOffCommand() throws(SchemeCommandError) -> String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard length > 0 else { throw SchemeCommandError("the path of this program is unknown (/proc/self/exe); give --exec") }
+        guard length > 0 else {
+            throw SchemeCommandError("the path of this program is unknown (/proc/self/exe); give --exec")
+        }
         let me = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let folder = String(me[..<(me.lastIndex(of: "/") ?? me.startIndex)])
         let candidates = [folder + "/eua", folder + "/../../bin/eua"]
@@ -54,8 +57,9 @@ struct SchemeDesktopEntry {
     /// escaping make error-prone are refused.
     static func quoted(_ path: String) throws(SchemeCommandError) -> String {
         guard !path.contains(where: { "\"`$\\%\n\r\t".contains($0) }) else {
-            throw SchemeCommandError("the program path \(path) holds a character a desktop entry cannot carry safely; "
-                + "install eua elsewhere or give --exec")
+            throw SchemeCommandError(
+                "the program path \(path) holds a character a desktop entry cannot carry safely; "
+                    + "install eua elsewhere or give --exec")
         }
         return path.contains(where: { " '<>~|&;*?#()".contains($0) }) ? "\"\(path)\"" : path
     }

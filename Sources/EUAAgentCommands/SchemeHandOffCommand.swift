@@ -40,21 +40,24 @@ struct SchemeHandOffCommand: ParsableCommand {
     func run() throws {
         let scheme = PrivateUseScheme.scheme(of: url) ?? ""
         guard url.utf8.count <= PrivateUseScheme.maximumURLBytes else {
-            dropped("the \(scheme): URL is longer than \(PrivateUseScheme.maximumURLBytes) bytes; "
-                + "it was refused and dropped")
+            dropped(
+                "the \(scheme): URL is longer than \(PrivateUseScheme.maximumURLBytes) bytes; "
+                    + "it was refused and dropped")
         }
         let runtime = ProcessEnvironment.current()["XDG_RUNTIME_DIR"]
         guard let folder = PrivateUseScheme.socketFolder(runtimeDirectory: runtime) else {
-            dropped("XDG_RUNTIME_DIR is not set, so the waiting sign-in cannot be found; "
-                + "the \(scheme): redirect was dropped")
+            dropped(
+                "XDG_RUNTIME_DIR is not set, so the waiting sign-in cannot be found; "
+                    + "the \(scheme): redirect was dropped")
         }
         let path = PrivateUseScheme.socketPath(folder: folder, scheme: scheme)
         switch HandOffClient.send(url, to: path) {
         case .taken:
             return
         case .nobodyWaiting:
-            dropped("no sign-in is waiting for a \(scheme): redirect (nothing listens at \(path)); "
-                + "the redirect was dropped: start the sign-in again from the app")
+            dropped(
+                "no sign-in is waiting for a \(scheme): redirect (nothing listens at \(path)); "
+                    + "the redirect was dropped: start the sign-in again from the app")
         case .refused(let reason):
             dropped("the sign-in waiting for \(scheme): refused the redirect: \(reason)")
         case .failed(let message):
@@ -64,8 +67,9 @@ struct SchemeHandOffCommand: ParsableCommand {
 
     /// Says on stderr and in a desktop notification that the redirect was dropped, then exits 1.
     private func dropped(_ message: String) -> Never {
-        _ = DesktopNotification.send(summary: "Sign-in redirect not delivered", body: message,
-                                     environment: ProcessEnvironment.current())
+        _ = DesktopNotification.send(
+            summary: "Sign-in redirect not delivered", body: message,
+            environment: ProcessEnvironment.current())
         SchemeCommand.fail("hand-off", message)
     }
 }

@@ -78,8 +78,9 @@ struct SchemeRegisterCommand: ParsableCommand {
                 unlink(path)
             }
             updateDesktopDatabase(folder: folder, environment: environment)
-            throw SchemeCommandError("\(scheme) is handled by another application, \(owner.name) (\(owner.id)); it was left "
-                + "alone. Choose another scheme, or run 'eua scheme register \(scheme) --force' to take it over")
+            throw SchemeCommandError(
+                "\(scheme) is handled by another application, \(owner.name) (\(owner.id)); it was left "
+                    + "alone. Choose another scheme, or run 'eua scheme register \(scheme) --force' to take it over")
         }
         let unchanged = previous == entry.text && owner?.id == desktopID
         try gio.setDefault(desktopID: desktopID, for: mimeType)
@@ -92,11 +93,14 @@ struct SchemeRegisterCommand: ParsableCommand {
     /// Refuses `--exec` whose program cannot be run: the desktop (GIO) ignores such an entry.
     private static func checkProgram(of exec: String, path: String?) throws(SchemeCommandError) {
         let program = exec.hasPrefix("\"") ? exec.dropFirst().prefix { $0 != "\"" } : exec.prefix { $0 != " " }
-        let found = program.contains("/") ? access(String(program), X_OK) == 0
+        let found =
+            program.contains("/")
+            ? access(String(program), X_OK) == 0
             : SchemeFiles.which(String(program), path: path) != nil
         guard found else {
-            throw SchemeCommandError("the program '\(program)' of --exec does not exist or cannot be run (nor found in PATH); "
-                + "the desktop ignores an entry whose program is missing: give a full path to an executable")
+            throw SchemeCommandError(
+                "the program '\(program)' of --exec does not exist or cannot be run (nor found in PATH); "
+                    + "the desktop ignores an entry whose program is missing: give a full path to an executable")
         }
     }
 

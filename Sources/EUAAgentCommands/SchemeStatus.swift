@@ -29,7 +29,8 @@ struct SchemeStatus: Encodable {
     }
 
     /// The facts for `schemes`, or for every `eua-scheme-*.desktop` entry when `nil`.
-    static func collect(schemes: [String]?, environment: [String: String]) throws(SchemeCommandError) -> [SchemeStatus] {
+    static func collect(schemes: [String]?, environment: [String: String]) throws(SchemeCommandError) -> [SchemeStatus]
+    {
         let folder = try SchemeDesktopEntry.applicationsFolder(environment: environment)
         let names = SmallFiles.names(in: folder)
         let found = names.compactMap { name -> String? in
@@ -43,8 +44,9 @@ struct SchemeStatus: Encodable {
         return wanted.map { scheme in
             let id = PrivateUseScheme.desktopID(scheme: scheme)
             let owner = gio.defaultApplication(for: PrivateUseScheme.mimeType(scheme: scheme))
-            return SchemeStatus(scheme: scheme, desktopEntry: found.contains(scheme) ? folder + "/" + id : nil,
-                                registered: owner?.id == id, default: owner.map { Owner(id: $0.id, name: $0.name) })
+            return SchemeStatus(
+                scheme: scheme, desktopEntry: found.contains(scheme) ? folder + "/" + id : nil,
+                registered: owner?.id == id, default: owner.map { Owner(id: $0.id, name: $0.name) })
         }
     }
 

@@ -40,9 +40,10 @@ struct SchemeUnregisterCommand: ParsableCommand {
             if existed, let tool = SchemeFiles.which("update-desktop-database", path: environment["PATH"]) {
                 _ = SchemeFiles.run([tool, folder], seconds: 10)
             }
-            Output.line(existed || wasDefault
-                ? "unregistered \(scheme): removed \(path)\(wasDefault ? " and its default for \(mimeType)" : "")"
-                : "\(scheme) was not registered by eua (no \(path)); nothing to do")
+            Output.line(
+                existed || wasDefault
+                    ? "unregistered \(scheme): removed \(path)\(wasDefault ? " and its default for \(mimeType)" : "")"
+                    : "\(scheme) was not registered by eua (no \(path)); nothing to do")
         } catch {
             SchemeCommand.fail("unregister", "\(error)")
         }

@@ -32,7 +32,8 @@ extension Blocking {
     /// Like ``run(_:)``, but SIGINT/SIGTERM cancel the work's task (so a session closes its receiver and
     /// ends an owned browser) and the result says whether that happened.
     package static func runInterruptible<Value: Sendable>(_ work: @escaping @Sendable () async throws -> Value)
-        -> (result: Result<Value, any Error>, interrupted: Bool) {
+        -> (result: Result<Value, any Error>, interrupted: Bool)
+    {
         let result = Mutex<Result<Value, any Error>?>(nil)
         let interrupted = Mutex(false)
         let executor = WaitingThreadExecutor()

@@ -15,8 +15,10 @@ package enum CommandCatalog {
     /// `isEnough` must hold only when the result cannot depend on the plugins left out — e.g. the named
     /// agent won and is first in the effective preference order, so no other agent could come before it.
     /// `partial` says which one it is.
-    package static func load(named agent: String?, others: Set<String> = [], environment: [String: String],
-                             isEnough: (PluginCatalog) -> Bool) -> (catalog: PluginCatalog, partial: Bool) {
+    package static func load(
+        named agent: String?, others: Set<String> = [], environment: [String: String],
+        isEnough: (PluginCatalog) -> Bool
+    ) -> (catalog: PluginCatalog, partial: Bool) {
         let loader = loader(environment: environment)
         guard let agent else { return (loader.load(), false) }
         let few = loader.load(offering: others.union([agent]))
@@ -26,6 +28,7 @@ package enum CommandCatalog {
     /// Whether `selected`, chosen from a partial catalog, is what the whole catalog would give for the named `agent`.
     package static func decidesAlone(_ selected: SelectedAgent?, named agent: String) -> Bool {
         guard let selected else { return false }
-        return selected.candidate.descriptor.answers(to: agent) && selected.report.configuration.preference.first == agent
+        return selected.candidate.descriptor.answers(to: agent)
+            && selected.report.configuration.preference.first == agent
     }
 }

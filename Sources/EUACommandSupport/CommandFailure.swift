@@ -7,7 +7,9 @@ import ExternalUserAgentCore
 /// quotes a server or a plugin.
 package struct CommandFailure: Error, CustomStringConvertible {
     package var description: String
-    package init(_ description: String) { self.description = TerminalText.escaped(description, keepingLineBreaks: true) }
+    package init(_ description: String) {
+        self.description = TerminalText.escaped(description, keepingLineBreaks: true)
+    }
 
     /// Runs `work`, turning an ``ExternalUserAgentError`` into its message and code.
     package static func reporting<Value: Sendable>(_ work: () async throws -> Value) async throws -> Value {

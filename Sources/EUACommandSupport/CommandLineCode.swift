@@ -6,7 +6,9 @@ extension CodeConfiguration {
     /// "the preference order [firefox] from --agent on the command line", not "from code".
     package static var commandLine: CodeConfiguration {
         var code = CodeConfiguration()
-        code.sources = ["preference": "--agent", "agent-options": "--agent-option", "allow-test-agents": "--allow-test-agents"]
+        code.sources = [
+            "preference": "--agent", "agent-options": "--agent-option", "allow-test-agents": "--allow-test-agents",
+        ]
         return code
     }
 }

@@ -10,8 +10,10 @@ import ExternalUserAgentCore
 /// (Benchmarks/README.md).
 package enum DemoProgram {
     /// The command name and its one-line abstract, for the help of both programs.
-    package static let command = ("demo",
-        "Show a complete sign-in against a local authorization server: no account, browser or network needed.")
+    package static let command = (
+        "demo",
+        "Show a complete sign-in against a local authorization server: no account, browser or network needed."
+    )
 
     /// The program that runs `demo`, in the folder of the running `eua`.
     package static let programName = "eua-demo"
@@ -20,7 +22,8 @@ package enum DemoProgram {
     /// returns otherwise. Exits with 127 and says what to do when `eua-demo` is missing.
     package static func forwardIfNeeded(_ arguments: [String]) {
         guard arguments.count >= 2 else { return }
-        let named = arguments[1] == command.0 || (arguments[1] == "help" && arguments.count >= 3 && arguments[2] == command.0)
+        let named =
+            arguments[1] == command.0 || (arguments[1] == "help" && arguments.count >= 3 && arguments[2] == command.0)
         guard named else { return }
         // The running program's real folder (`/proc/self/exe`), so a symlinked `eua` still finds its sibling.
         let folder = PluginSearchPath.executableDirectory() ?? "."
@@ -29,9 +32,10 @@ package enum DemoProgram {
         argv.append(nil)
         execv(program, argv)
         let reason = String(cString: strerror(errno))
-        Output.standardError("eua: '\(arguments[1])' is run by \(program), which could not be started (\(reason)); "
-            + "install \(programName) beside eua (swift build puts eua and eua-demo together in "
-            + ".build/<configuration>/; scripts/install puts both in <prefix>/lib/eua)\n")
+        Output.standardError(
+            "eua: '\(arguments[1])' is run by \(program), which could not be started (\(reason)); "
+                + "install \(programName) beside eua (swift build puts eua and eua-demo together in "
+                + ".build/<configuration>/; scripts/install puts both in <prefix>/lib/eua)\n")
         Output.exit(127)
     }
 }

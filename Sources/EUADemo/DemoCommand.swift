@@ -33,7 +33,9 @@ struct DemoCommand: ParsableCommand {
     @Option(help: "The user agent id (see 'eua agents').")
     var agent: String = "headless"
 
-    @Option(name: .customLong("agent-option"), help: ArgumentHelp("An agent option as key=value (repeatable).", valueName: "key=value"))
+    @Option(
+        name: .customLong("agent-option"),
+        help: ArgumentHelp("An agent option as key=value (repeatable).", valueName: "key=value"))
     var agentOptions: [String] = []
 
     @Option(help: "The loopback receiver's port (default: any free port).")
@@ -51,10 +53,12 @@ struct DemoCommand: ParsableCommand {
     @Option(help: "The ID token signing algorithm: RS256 or ES256.")
     var signingAlgorithm: String = "RS256"
 
-    @Option(name: .customLong("misbehave"), help: ArgumentHelp(
-        "Make the server misbehave on purpose, to see the client refuse (repeatable): "
-            + LocalAuthorizationServerOptions.Misbehavior.allCases.map(\.rawValue).joined(separator: ", ") + ".",
-        valueName: "fault"))
+    @Option(
+        name: .customLong("misbehave"),
+        help: ArgumentHelp(
+            "Make the server misbehave on purpose, to see the client refuse (repeatable): "
+                + LocalAuthorizationServerOptions.Misbehavior.allCases.map(\.rawValue).joined(separator: ", ") + ".",
+            valueName: "fault"))
     var misbehaviors: [String] = []
 
     @Option(help: "Seconds to wait for the sign-in to finish in the agent.")
@@ -71,7 +75,9 @@ struct DemoCommand: ParsableCommand {
 
     func validate() throws {
         if let port, !(1...65535).contains(port) { throw ValidationError("--port must be 1 to 65535") }
-        if let serverPort, !(1...65535).contains(serverPort) { throw ValidationError("--server-port must be 1 to 65535") }
+        if let serverPort, !(1...65535).contains(serverPort) {
+            throw ValidationError("--server-port must be 1 to 65535")
+        }
         guard timeout > 0 else { throw ValidationError("--timeout must be a positive number of seconds") }
         guard !subject.isEmpty else { throw ValidationError("--subject must not be empty") }
         for option in agentOptions where !option.contains("=") {
@@ -81,8 +87,9 @@ struct DemoCommand: ParsableCommand {
             throw ValidationError("--signing-algorithm must be RS256 or ES256")
         }
         for name in misbehaviors where LocalAuthorizationServerOptions.Misbehavior(rawValue: name) == nil {
-            throw ValidationError("--misbehave '\(name)' is unknown; use one of "
-                + LocalAuthorizationServerOptions.Misbehavior.allCases.map(\.rawValue).joined(separator: ", "))
+            throw ValidationError(
+                "--misbehave '\(name)' is unknown; use one of "
+                    + LocalAuthorizationServerOptions.Misbehavior.allCases.map(\.rawValue).joined(separator: ", "))
         }
     }
 
@@ -93,10 +100,13 @@ struct DemoCommand: ParsableCommand {
         let report = DemoReport(streaming: !json)
         let headless = agent == LocalSignInDemo.headlessAgent
         if !json {
-            print("eua demo: a complete sign-in against a local authorization server, in this process (no account, no network).")
+            print(
+                "eua demo: a complete sign-in against a local authorization server, in this process (no account, no network)."
+            )
             if headless {
-                print("The agent is 'headless', a test agent (kind testDouble) acting as a browser with no person at it; "
-                    + "this demo allows it, 'eua login' would need EUA_ALLOW_TEST_AGENTS=1.")
+                print(
+                    "The agent is 'headless', a test agent (kind testDouble) acting as a browser with no person at it; "
+                        + "this demo allows it, 'eua login' would need EUA_ALLOW_TEST_AGENTS=1.")
             }
             Output.flush()
         }
@@ -109,8 +119,10 @@ struct DemoCommand: ParsableCommand {
             // package) has no headless plugin: the testing kit's in-process fake plays the browser instead.
             let inProcess = headless && catalog.agent(id: agent) == nil
             if inProcess, !json {
-                print("The headless plugin is not installed here (scripts/install --with-test-agents installs it), so the "
-                    + "testing kit's in-process fake agent plays the browser: it signs in on the server's page in process.")
+                print(
+                    "The headless plugin is not installed here (scripts/install --with-test-agents installs it), so the "
+                        + "testing kit's in-process fake agent plays the browser: it signs in on the server's page in process."
+                )
                 Output.flush()
             }
             try checkPlugins(in: catalog, agentInProcess: inProcess)
@@ -131,12 +143,14 @@ struct DemoCommand: ParsableCommand {
                 try Blocking.run { [options] in
                     try await demo.run { server in
                         steps.serverStarted(server)
-                        let fake = FakeExternalUserAgent(id: LocalSignInDemo.headlessAgent, kind: .testDouble,
-                                                         script: .signIn(at: server, as: server.options.subject))
+                        let fake = FakeExternalUserAgent(
+                            id: LocalSignInDemo.headlessAgent, kind: .testDouble,
+                            script: .signIn(at: server, as: server.options.subject))
                         let registered = inProcess ? [AgentCandidate(agent: fake)] : []
                         let flow = SignInFlow(
                             issuer: server.issuer, client: ClientCredentials(clientID: server.options.clientID),
-                            scopes: ["openid", "email"], timeout: .seconds(seconds), file: AuthStateFile(path: demo.stateFile),
+                            scopes: ["openid", "email"], timeout: .seconds(seconds),
+                            file: AuthStateFile(path: demo.stateFile),
                             candidates: AgentSelection.candidates(catalog: catalog, registered: registered),
                             configuration: configuration,
                             agentOptions: options, receiver: .plugin(in: catalog), receiverOptions: receiverOptions,
@@ -146,11 +160,14 @@ struct DemoCommand: ParsableCommand {
                         if claims == nil {
                             report.failedAtNextStep("the sign-in ended without a validated ID token")
                         } else if skipSignOut {
-                            report.passed(.signOut, "not signed out (--no-sign-out): the state stays in \(demo.stateFile)")
+                            report.passed(
+                                .signOut, "not signed out (--no-sign-out): the state stays in \(demo.stateFile)")
                         } else {
-                            let agent: any ExternalUserAgent = inProcess
-                                ? FakeExternalUserAgent(id: LocalSignInDemo.headlessAgent, kind: .testDouble,
-                                                        script: .signOut(at: server))
+                            let agent: any ExternalUserAgent =
+                                inProcess
+                                ? FakeExternalUserAgent(
+                                    id: LocalSignInDemo.headlessAgent, kind: .testDouble,
+                                    script: .signOut(at: server))
                                 : try Self.pluginAgent(named: agentID, in: catalog, options: options)
                             let receiver = catalog.receiver(id: "loopback")?
                                 .makeReceiver(options: receiverOptions.merging(["expect": "sign-out"]) { $1 })
@@ -171,12 +188,14 @@ struct DemoCommand: ParsableCommand {
         let succeeded = (try? outcome.get()) != nil && report.allPassed
         if json {
             let value = try? outcome.get()
-            let output = DemoOutput(ok: succeeded, issuer: value?.issuer, agent: agent, testAgentAllowed: headless,
-                                    subject: value?.subject, stateFile: value?.stateFile, steps: report.entries,
-                                    error: outcome.failureDescription ?? report.firstFailure)
+            let output = DemoOutput(
+                ok: succeeded, issuer: value?.issuer, agent: agent, testAgentAllowed: headless,
+                subject: value?.subject, stateFile: value?.stateFile, steps: report.entries,
+                error: outcome.failureDescription ?? report.firstFailure)
             Output.json(try output.jsonText())
         } else if succeeded, let value = try? outcome.get() {
-            Output.lines("""
+            Output.lines(
+                """
 
                 Signed in as \(value.subject ?? "(no subject)")\(noSignOut ? "" : ", then signed out"). That was the whole \
                 RFC 8252 flow: the app's own loopback receiver, an external user agent, PKCE, the response and ID token \
@@ -195,13 +214,15 @@ struct DemoCommand: ParsableCommand {
     /// Refuses, before any step, an agent the demo cannot use and a missing receiver, saying what to do.
     private func checkPlugins(in catalog: PluginCatalog, agentInProcess: Bool) throws {
         guard catalog.receiver(id: "loopback") != nil else {
-            throw CommandFailure("no 'loopback' redirect receiver was found; is libEUALoopback.so beside eua or on "
-                + "EUA_PLUGIN_PATH? (see 'eua agents')")
+            throw CommandFailure(
+                "no 'loopback' redirect receiver was found; is libEUALoopback.so beside eua or on "
+                    + "EUA_PLUGIN_PATH? (see 'eua agents')")
         }
         guard !agentInProcess else { return }
         guard let entry = catalog.agent(id: agent) else {
-            throw CommandFailure("no agent has the id '\(agent)'; 'eua agents' lists the agents the plugins beside "
-                + "eua and on EUA_PLUGIN_PATH offer")
+            throw CommandFailure(
+                "no agent has the id '\(agent)'; 'eua agents' lists the agents the plugins beside "
+                    + "eua and on EUA_PLUGIN_PATH offer")
         }
         guard entry.descriptor.kind != .embeddedWebView else {
             throw CommandFailure("agent '\(agent)' is an embedded web view, which RFC 8252 §8.12 rules out")
@@ -212,7 +233,9 @@ struct DemoCommand: ParsableCommand {
     }
 
     /// The plugin agent `id` of `catalog`, made with `options`, to present the end-session request.
-    static func pluginAgent(named id: String, in catalog: PluginCatalog, options: [String: String]) throws -> any ExternalUserAgent {
+    static func pluginAgent(named id: String, in catalog: PluginCatalog, options: [String: String]) throws
+        -> any ExternalUserAgent
+    {
         guard let entry = catalog.agent(id: id) else {
             throw ExternalUserAgentError(.agentNotFound, "no agent has the id '\(id)' for the sign-out")
         }
@@ -251,8 +274,10 @@ struct DemoOutput: Encodable {
     var steps: [DemoReport.Entry]
     var error: String?
 
-    init(ok: Bool, issuer: String?, agent: String, testAgentAllowed: Bool, subject: String?, stateFile: String?,
-         steps: [DemoReport.Entry], error: String?) {
+    init(
+        ok: Bool, issuer: String?, agent: String, testAgentAllowed: Bool, subject: String?, stateFile: String?,
+        steps: [DemoReport.Entry], error: String?
+    ) {
         self.ok = ok
         self.issuer = issuer
         self.agent = agent

@@ -11,7 +11,10 @@ import Synchronization
 /// (as each is done) or as one JSON object at the end.
 final class DemoReport: Sendable {
     enum Step: String, CaseIterable, Sendable {
-        case server, discovery, receiver, agent, redirect, tokens, idToken = "id_token", state, signOut = "sign_out"
+        case server, discovery, receiver, agent, redirect, tokens
+        case idToken = "id_token"
+        case state
+        case signOut = "sign_out"
     }
 
     enum Status: String, Encodable, Sendable {
@@ -75,11 +78,12 @@ final class DemoReport: Sendable {
             while table.printed < Step.allCases.count, let entry = table.entries[Step.allCases[table.printed]] {
                 table.printed += 1
                 let (status, detail) = entry
-                let mark = switch status {
-                case .passed: "ok    "
-                case .failed: "FAILED"
-                case .notRun: "-     "
-                }
+                let mark =
+                    switch status {
+                    case .passed: "ok    "
+                    case .failed: "FAILED"
+                    case .notRun: "-     "
+                    }
                 lines.append("\(table.printed). \(mark) \(detail)")
             }
             return lines

@@ -31,18 +31,23 @@ final class DemoSteps: Sendable {
     /// The server step: where it listens and how it behaves.
     func serverStarted(_ server: LocalAuthorizationServer) {
         let options = server.options
-        let page = options.authorizationPage == .loginForm
+        let page =
+            options.authorizationPage == .loginForm
             ? "shows a login form" : "approves at once as \(options.subject)"
-        let faults = options.misbehaviors.isEmpty
+        let faults =
+            options.misbehaviors.isEmpty
             ? "" : "; misbehaving on purpose: " + options.misbehaviors.map(\.rawValue).sorted().joined(separator: ", ")
-        report.passed(.server, "local authorization server listening on \(server.issuer) (in this process, "
-            + "\(options.signingAlgorithm.rawValue) key made just now; /authorize \(page)\(faults))")
+        report.passed(
+            .server,
+            "local authorization server listening on \(server.issuer) (in this process, "
+                + "\(options.signingAlgorithm.rawValue) key made just now; /authorize \(page)\(faults))")
     }
 
     /// The hooks that report the flow's steps.
     var hooks: SignInFlow.Hooks {
-        SignInFlow.Hooks(discovered: { [self] service in discovered(service) },
-                         progress: { [self] progress in self.progress(progress) })
+        SignInFlow.Hooks(
+            discovered: { [self] service in discovered(service) },
+            progress: { [self] progress in self.progress(progress) })
     }
 
     private func discovered(_ service: ServiceConfiguration) {
@@ -51,8 +56,10 @@ final class DemoSteps: Sendable {
             service.codeChallengeMethodsSupported?.contains("S256") == true ? "PKCE S256" : nil,
             service.authorizationResponseIssParameterSupported ? "iss in responses (RFC 9207)" : nil,
         ].compactMap { $0 }
-        report.passed(.discovery, "discovered \(service.issuer)/.well-known/openid-configuration: authorization, token "
-            + "and JWKS endpoints" + (features.isEmpty ? "" : "; " + features.joined(separator: ", ")))
+        report.passed(
+            .discovery,
+            "discovered \(service.issuer)/.well-known/openid-configuration: authorization, token "
+                + "and JWKS endpoints" + (features.isEmpty ? "" : "; " + features.joined(separator: ", ")))
     }
 
     private func progress(_ progress: SignIn.Progress) {
@@ -62,33 +69,44 @@ final class DemoSteps: Sendable {
             seen.withLock { $0.redirectURI = redirectURI }
             report.passed(.receiver, "receiver 'loopback' listening on \(redirectURI.absoluteString)")
         case .presented(let agent):
-            let how = headless
+            let how =
+                headless
                 ? "acting as a browser with no person at it (follow mode)"
                     + (showsForm ? ", filling in the server's login form as \(demo.serverOptions.subject)" : "")
                 : (showsForm ? "; sign in on the server's login form there" : "")
-            report.passed(.agent, "agent '\(agent.id)' (\(agent.kind.rawValue)\(headless ? ", test agent allowed for this demo" : "")) "
-                + "presented the authorization URL, \(how)")
+            report.passed(
+                .agent,
+                "agent '\(agent.id)' (\(agent.kind.rawValue)\(headless ? ", test agent allowed for this demo" : "")) "
+                    + "presented the authorization URL, \(how)")
         case .authorizationResponseAccepted(let response):
             let iss = response.issuer == nil ? "no iss sent" : "iss ok"
             let redirect = seen.withLock { $0.redirectURI }?.absoluteString ?? "the receiver"
             report.passed(.redirect, "redirect received at \(redirect): state ok, \(iss)")
         case .tokensReceived(let tokens):
-            let parts = ["access token (\(tokens.tokenType)\(tokens.expiresIn.map { ", \($0) s" } ?? ""))",
-                         tokens.refreshToken == nil ? nil : "refresh token", tokens.idToken == nil ? nil : "ID token"]
+            let parts = [
+                "access token (\(tokens.tokenType)\(tokens.expiresIn.map { ", \($0) s" } ?? ""))",
+                tokens.refreshToken == nil ? nil : "refresh token", tokens.idToken == nil ? nil : "ID token",
+            ]
             let endpoint = seen.withLock { $0.tokenEndpoint }?.absoluteString ?? "the token endpoint"
-            report.passed(.tokens, "tokens exchanged at \(endpoint) for the code and the PKCE verifier: "
-                + parts.compactMap { $0 }.joined(separator: ", "))
+            report.passed(
+                .tokens,
+                "tokens exchanged at \(endpoint) for the code and the PKCE verifier: "
+                    + parts.compactMap { $0 }.joined(separator: ", "))
         case .idTokenValidated(let claims, let algorithm, let keyID):
-            report.passed(.idToken, "ID token signature ok (\(algorithm)\(keyID.map { ", key \($0)" } ?? "") from the JWKS), "
-                + "subject \(claims.subject); iss, aud, exp, iat and nonce ok")
+            report.passed(
+                .idToken,
+                "ID token signature ok (\(algorithm)\(keyID.map { ", key \($0)" } ?? "") from the JWKS), "
+                    + "subject \(claims.subject); iss, aud, exp, iat and nonce ok")
         case .authorizationRequestPushed:
             break  // not a step of the demo's report
         case .callbackRefused(let reason):
-            Output.standardError("eua demo: a request to the redirect URI was turned away, and the sign-in waits on: \(reason)\n")
+            Output.standardError(
+                "eua demo: a request to the redirect URI was turned away, and the sign-in waits on: \(reason)\n")
         case .saved(let file):
             let mode = Self.mode(of: file.path)
             let modeText = mode.map { String($0, radix: 8) } ?? "unknown"
-            let where_ = demo.stateFileIsTemporary ? "a new temporary folder; --state-file to choose" : "from --state-file"
+            let where_ =
+                demo.stateFileIsTemporary ? "a new temporary folder; --state-file to choose" : "from --state-file"
             if mode == 0o600 {
                 report.passed(.state, "state saved to \(file.path), mode 0600 (\(where_))")
             } else {
@@ -99,11 +117,15 @@ final class DemoSteps: Sendable {
 
     /// The sign-out step: what was revoked, whether the session ended and the browser came back, the state removed.
     func signedOut(_ outcome: SignOut.Outcome, server: LocalAuthorizationServer, stateFile: String) {
-        var problems = outcome.revocationFailures.map { "the \($0.kind.words) was not revoked: \($0.error.commandLineMessage)" }
+        var problems = outcome.revocationFailures.map {
+            "the \($0.kind.words) was not revoked: \($0.error.commandLineMessage)"
+        }
         let session: String
         switch outcome.endSession {
-        case .completed(let back): session = "session ended at \(server.issuer)/end_session (client_id, no ID token in the URL) "
-            + "and the browser came back to \(back.absoluteString)"
+        case .completed(let back):
+            session =
+                "session ended at \(server.issuer)/end_session (client_id, no ID token in the URL) "
+                + "and the browser came back to \(back.absoluteString)"
         case .failed(let error):
             session = ""
             problems.append("the session was not ended: \(error.commandLineReport)")
@@ -116,8 +138,10 @@ final class DemoSteps: Sendable {
             return
         }
         let revoked = outcome.revoked.map(\.words).joined(separator: " and ")
-        report.passed(.signOut, "signed out: \(revoked) revoked at \(server.issuer)/revoke (RFC 7009); \(session); "
-            + "state file removed")
+        report.passed(
+            .signOut,
+            "signed out: \(revoked) revoked at \(server.issuer)/revoke (RFC 7009); \(session); "
+                + "state file removed")
     }
 
     /// The permission bits of `path`, or `nil` when it cannot be read.

@@ -27,7 +27,10 @@ package struct AccountsCommand: ParsableCommand {
             """
     )
 
-    @Flag(help: "Print one JSON array: id, issuer, client_id, subject, name, email, username, expires_at, can_refresh, needs_sign_in, revoked_at (an unfinished sign-out), backend, state_file.")
+    @Flag(
+        help:
+            "Print one JSON array: id, issuer, client_id, subject, name, email, username, expires_at, can_refresh, needs_sign_in, revoked_at (an unfinished sign-out), backend, state_file."
+    )
     var json = false
 
     package func run() throws {
@@ -45,8 +48,9 @@ package struct AccountsCommand: ParsableCommand {
         }
         guard !accounts.isEmpty else {
             if !listing.unreadable.isEmpty {
-                Output.errorLine("eua accounts: no account file in \(store.folder) can be read (see above); remove or "
-                    + "repair those files, or sign in again with 'eua login'")
+                Output.errorLine(
+                    "eua accounts: no account file in \(store.folder) can be read (see above); remove or "
+                        + "repair those files, or sign in again with 'eua login'")
                 Output.exit(1)
             }
             Output.line("No account is signed in (none saved in \(store.folder)); sign in with 'eua login'.")
@@ -64,8 +68,11 @@ package struct AccountsCommand: ParsableCommand {
                 + "\(revoked.date.formatted(.iso8601)); the sign-out did not finish: run 'eua logout' to end it, or sign in again)"
         }
         if account.needsSignIn { return "sign in again (the server refused the refresh token)" }
-        let expiry = account.accessTokenExpiry.map { ($0 > Date() ? "access token valid until " : "access token expired at ")
-            + $0.formatted(.iso8601) } ?? "access token of unknown lifetime"
+        let expiry =
+            account.accessTokenExpiry.map {
+                ($0 > Date() ? "access token valid until " : "access token expired at ")
+                    + $0.formatted(.iso8601)
+            } ?? "access token of unknown lifetime"
         return expiry + (account.canRefresh ? ", can refresh" : ", no refresh token")
     }
 }

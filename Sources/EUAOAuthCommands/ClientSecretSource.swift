@@ -23,7 +23,9 @@ enum ClientSecretSource {
         }
         if let file { return try read(file) }
         if let flag {
-            guard !flag.isEmpty else { throw ValidationError("--client-secret is empty; leave it out for a public client") }
+            guard !flag.isEmpty else {
+                throw ValidationError("--client-secret is empty; leave it out for a public client")
+            }
             return flag
         }
         return environment["EUA_CLIENT_SECRET"].flatMap { $0.isEmpty ? nil : $0 }
@@ -46,8 +48,9 @@ enum ClientSecretSource {
             throw CommandFailure("\(name): it belongs to another user; a client secret file must be yours")
         }
         guard info.st_mode & 0o077 == 0 else {
-            throw CommandFailure("\(name): group or others may read or change it (mode "
-                + "\(String(info.st_mode & 0o777, radix: 8))); it was not used — run 'chmod 600 \(path)'")
+            throw CommandFailure(
+                "\(name): group or others may read or change it (mode "
+                    + "\(String(info.st_mode & 0o777, radix: 8))); it was not used — run 'chmod 600 \(path)'")
         }
         guard Int(info.st_size) <= maximumBytes else {
             throw CommandFailure("\(name): it is larger than \(maximumBytes) bytes; it should hold the secret only")
@@ -57,7 +60,9 @@ enum ClientSecretSource {
         while count < bytes.count {
             let got = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + count, $0.count - count) }
             if got < 0, errno == EINTR { continue }
-            guard got >= 0 else { throw CommandFailure("\(name): it cannot be read (\(String(cString: strerror(errno))))") }
+            guard got >= 0 else {
+                throw CommandFailure("\(name): it cannot be read (\(String(cString: strerror(errno))))")
+            }
             if got == 0 { break }
             count += got
         }

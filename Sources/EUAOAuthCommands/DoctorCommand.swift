@@ -22,7 +22,8 @@ package struct DoctorCommand: ParsableCommand {
 
     package static let configuration = CommandConfiguration(
         commandName: "doctor",
-        abstract: "Tell why sign-in will or will not work here: configuration, agents, platform, loopback, and a provider.",
+        abstract:
+            "Tell why sign-in will or will not work here: configuration, agents, platform, loopback, and a provider.",
         discussion: """
             Checks, in order: the configuration files and their layers (which key came from where, what the managed \
             file pins, and for an agent it pins, which of the agent options set elsewhere it ignores: the notes), the agents found and refused with their reasons, the default browser, the display, SSH, \
@@ -46,7 +47,9 @@ package struct DoctorCommand: ParsableCommand {
     var timeout: Double = 10
 
     package func validate() throws {
-        guard timeout > 0, timeout <= 300 else { throw ValidationError("--timeout must be more than 0 and at most 300 seconds") }
+        guard timeout > 0, timeout <= 300 else {
+            throw ValidationError("--timeout must be more than 0 and at most 300 seconds")
+        }
     }
 
     package func run() throws {
@@ -58,7 +61,8 @@ package struct DoctorCommand: ParsableCommand {
         do {
             configuration = try Configuration.load(sources: .standard(environment: environment), code: code)
         } catch {
-            Output.errorLine("eua doctor: sign-in cannot work until the configuration is fixed: \(error.commandLineMessage)")
+            Output.errorLine(
+                "eua doctor: sign-in cannot work until the configuration is fixed: \(error.commandLineMessage)")
             Output.exit(2)
         }
         let catalog = CommandCatalog.loader(environment: environment).load()
@@ -70,32 +74,43 @@ package struct DoctorCommand: ParsableCommand {
         if let issuer {
             let http = OAuthHTTP(timeout: .milliseconds(Int64(timeout * 1000)))
             let logger = Logger(label: "eua.doctor")
-            (findings, service) = try Blocking.run { await ProviderCheck.run(issuer: issuer, http: http, logger: logger) }
+            (findings, service) = try Blocking.run {
+                await ProviderCheck.run(issuer: issuer, http: http, logger: logger)
+            }
             if let seen = ProviderNotes.standard(environment: environment).endSessionNeedsHint(issuer: issuer) {
-                findings.append(ProviderCheck.Finding(check: "sign-out", ok: true,
-                    detail: "eua logout saw \(issuer) answer an end-session request without id_token_hint with an empty "
-                        + "page and no redirect (\(seen.formatted(.iso8601))): it ends a session only for a hint; set "
-                        + "[logout.end-session] \"\(issuer)\" = \"hint-get\" (\"hint-post\" when it takes POST), or give "
-                        + "eua logout --end-session hint-get"))
+                findings.append(
+                    ProviderCheck.Finding(
+                        check: "sign-out", ok: true,
+                        detail:
+                            "eua logout saw \(issuer) answer an end-session request without id_token_hint with an empty "
+                            + "page and no redirect (\(seen.formatted(.iso8601))): it ends a session only for a hint; set "
+                            + "[logout.end-session] \"\(issuer)\" = \"hint-get\" (\"hint-post\" when it takes POST), or give "
+                            + "eua logout --end-session hint-get"))
             }
         }
         let plan = SignInChain.plan(candidates: candidates, configuration: configuration, service: service)
         var explanation = Explanation(report)
-        explanation.add(plan, issuerProblem: issuer != nil && service == nil
-            ? "the metadata of \(issuer ?? "") could not be read (see Provider)" : nil)
-        var diagnosis = Diagnosis(plan: plan, capabilities: capabilities, findings: findings,
-                                  pluginErrors: catalog.failures.map { .init(path: $0.path, error: $0.error.commandLineMessage) },
-                                  explanation: explanation,
-                                  storage: .init(AuthAccounts.standard(environment: environment), configuration: configuration))
+        explanation.add(
+            plan,
+            issuerProblem: issuer != nil && service == nil
+                ? "the metadata of \(issuer ?? "") could not be read (see Provider)" : nil)
+        var diagnosis = Diagnosis(
+            plan: plan, capabilities: capabilities, findings: findings,
+            pluginErrors: catalog.failures.map { .init(path: $0.path, error: $0.error.commandLineMessage) },
+            explanation: explanation,
+            storage: .init(AuthAccounts.standard(environment: environment), configuration: configuration))
         diagnosis.signinService = .init(SignInServiceProbe.state(), configuration: configuration)
         if let chosen = plan.chosen?.agent?.descriptor, let pin = configuration.pin(for: chosen) {
-            diagnosis.notes.append("\(pin) (the agent '\(chosen.id)' answers to it): its "
-                + (pin.lockedOptions.isEmpty ? "options are" : pin.lockedOptions.joined(separator: ", ") + " come")
-                + " from that file alone" + (pin.userOptions.isEmpty ? "" : "; users may set \(pin.userOptions.joined(separator: ", "))"))
+            diagnosis.notes.append(
+                "\(pin) (the agent '\(chosen.id)' answers to it): its "
+                    + (pin.lockedOptions.isEmpty ? "options are" : pin.lockedOptions.joined(separator: ", ") + " come")
+                    + " from that file alone"
+                    + (pin.userOptions.isEmpty ? "" : "; users may set \(pin.userOptions.joined(separator: ", "))"))
         }
         // What a pin keeps from each agent found here, whether or not it is the one chosen.
         for candidate in candidates {
-            for entry in configuration.lockedOut(for: candidate.descriptor) where !diagnosis.notes.contains(entry.description) {
+            for entry in configuration.lockedOut(for: candidate.descriptor)
+            where !diagnosis.notes.contains(entry.description) {
                 diagnosis.notes.append(entry.description)
             }
         }
@@ -151,7 +166,10 @@ struct Diagnosis: Encodable {
         }
 
         private enum CodingKeys: String, CodingKey {
-            case state, reason, sandboxedApps = "sandboxed_apps", hostApps = "host_apps", issuers
+            case state, reason
+            case sandboxedApps = "sandboxed_apps"
+            case hostApps = "host_apps"
+            case issuers
         }
     }
 
@@ -175,8 +193,11 @@ struct Diagnosis: Encodable {
     /// The sign-in service; `nil` until set.
     var signinService: SignInService?
 
-    init(plan: SignInPlan, capabilities: CapabilityReport, findings: [ProviderCheck.Finding], pluginErrors: [PluginError],
-         explanation: Explanation, storage: Storage) {
+    init(
+        plan: SignInPlan, capabilities: CapabilityReport, findings: [ProviderCheck.Finding],
+        pluginErrors: [PluginError],
+        explanation: Explanation, storage: Storage
+    ) {
         var problems: [String] = []
         self.storage = storage
         let chosen = plan.chosen
@@ -184,9 +205,11 @@ struct Diagnosis: Encodable {
             problems.append(plan.error.commandLineMessage)
         }
         if let step = chosen?.step, step != .device,
-           capabilities.platform.ipv4Loopback == false, capabilities.platform.ipv6Loopback == false {
-            problems.append("neither 127.0.0.1 nor ::1 can be bound here, so the redirect cannot come back to this "
-                            + "machine; check the network namespace or sandbox (a loopback interface must be up)")
+            capabilities.platform.ipv4Loopback == false, capabilities.platform.ipv6Loopback == false
+        {
+            problems.append(
+                "neither 127.0.0.1 nor ::1 can be bound here, so the redirect cannot come back to this "
+                    + "machine; check the network namespace or sandbox (a loopback interface must be up)")
         }
         problems += findings.filter { !$0.ok }.map { "\($0.check): \($0.detail)" }
         if storage.backend == nil { problems.append("tokens cannot be saved: \(storage.reason)") }
@@ -201,8 +224,11 @@ struct Diagnosis: Encodable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case canSignIn = "can_sign_in", problems, notes, way, agent, configuration, capabilities
-        case pluginErrors = "plugin_errors", issuer, storage, signinService = "signin_service"
+        case canSignIn = "can_sign_in"
+        case problems, notes, way, agent, configuration, capabilities
+        case pluginErrors = "plugin_errors"
+        case issuer, storage
+        case signinService = "signin_service"
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -224,8 +250,10 @@ struct Diagnosis: Encodable {
     func text() -> [String] {
         var lines: [String]
         if canSignIn {
-            lines = ["Sign-in can work here: eua login would use the \(way ?? "?") step"
-                     + (agent.map { " with the agent '\($0)'" } ?? "") + "."]
+            lines = [
+                "Sign-in can work here: eua login would use the \(way ?? "?") step"
+                    + (agent.map { " with the agent '\($0)'" } ?? "") + "."
+            ]
         } else {
             lines = ["Sign-in cannot work here yet:"]
             // A problem may be laid out over several lines (the chain's steps): each becomes a line of its own.
@@ -250,25 +278,32 @@ struct Diagnosis: Encodable {
         let count = "\(storage.accounts) account\(storage.accounts == 1 ? "" : "s") now; see 'eua accounts'"
         switch storage.backend {
         case "secret-service"?:
-            lines.append("Storage: secret-service — tokens in the Secret Service, an index without secrets in "
-                         + "\(storage.folder) (\(count)); why: \(storage.reason).")
+            lines.append(
+                "Storage: secret-service — tokens in the Secret Service, an index without secrets in "
+                    + "\(storage.folder) (\(count)); why: \(storage.reason).")
         case "file"?:
-            lines.append("Storage: file — private files (mode 0600), one per account, in \(storage.folder) (\(count)); "
-                         + "why: \(storage.reason).")
+            lines.append(
+                "Storage: file — private files (mode 0600), one per account, in \(storage.folder) (\(count)); "
+                    + "why: \(storage.reason).")
         default:
             lines.append("Storage: unavailable — \(storage.reason).")
         }
         if let service = signinService {
-            let who = service.sandboxedApps && service.hostApps ? "sandboxed and unsandboxed apps"
+            let who =
+                service.sandboxedApps && service.hostApps
+                ? "sandboxed and unsandboxed apps"
                 : service.sandboxedApps ? "sandboxed apps only" : service.hostApps ? "unsandboxed apps only" : "no app"
             let issuers = service.issuers.map { $0.joined(separator: ", ") } ?? "any issuer"
-            let state = switch service.state {
-            case "running": "running"
-            case "activatable": "not running; starts on the first call"
-            default: "not reachable (\(service.reason ?? "no reason given")); install eua-signin-service and its D-Bus service file"
-            }
-            lines.append("Sign-in service (org.externaluseragent.SignIn): \(state). For an app it would sign in the way "
-                         + "above, for \(who), to \(issuers) ([signin] in the configuration).")
+            let state =
+                switch service.state {
+                case "running": "running"
+                case "activatable": "not running; starts on the first call"
+                default:
+                    "not reachable (\(service.reason ?? "no reason given")); install eua-signin-service and its D-Bus service file"
+                }
+            lines.append(
+                "Sign-in service (org.externaluseragent.SignIn): \(state). For an app it would sign in the way "
+                    + "above, for \(who), to \(issuers) ([signin] in the configuration).")
         }
         lines.append("")
         lines += CapabilityTable.lines(capabilities)

@@ -23,7 +23,8 @@ package struct ExplainCommand: ParsableCommand {
 
     package static let configuration = CommandConfiguration(
         commandName: "explain",
-        abstract: "Show which user agent would be selected, why each candidate won or lost, and where each setting came from.",
+        abstract:
+            "Show which user agent would be selected, why each candidate won or lost, and where each setting came from.",
         discussion: """
             Configuration layers, weakest first: built-in defaults, system ($XDG_CONFIG_DIRS/eua/config.toml), \
             user ($XDG_CONFIG_HOME/eua/config.toml), environment (EUA_AGENT, EUA_AGENT_OPTIONS, \
@@ -45,14 +46,21 @@ package struct ExplainCommand: ParsableCommand {
     @Option(name: .customLong("agent-option"), help: "An option for --agent, as name=value; repeat for more.")
     var agentOptions: [String] = []
 
-    @Option(help: "The issuer whose metadata decides the device step of the chain (fetched; without it that step is 'unknown').")
+    @Option(
+        help:
+            "The issuer whose metadata decides the device step of the chain (fetched; without it that step is 'unknown')."
+    )
     var issuer: String?
 
-    @Option(help: ArgumentHelp("Force one step of the chain, as 'eua login --flow' does: browser, device or manual.", valueName: "step"))
+    @Option(
+        help: ArgumentHelp(
+            "Force one step of the chain, as 'eua login --flow' does: browser, device or manual.", valueName: "step"))
     var flow: String?
 
     package func validate() throws {
-        if let flow, SignInStep(rawValue: flow) == nil { throw ValidationError("--flow must be browser, device or manual") }
+        if let flow, SignInStep(rawValue: flow) == nil {
+            throw ValidationError("--flow must be browser, device or manual")
+        }
         if !agentOptions.isEmpty && agent == nil {
             throw ValidationError("--agent-option needs --agent to say which agent the options are for")
         }
@@ -81,8 +89,9 @@ package struct ExplainCommand: ParsableCommand {
             Output.exit(1)
         }
         let catalog = CommandCatalog.loader(environment: environment).load()
-        let report = AgentSelection.evaluate(candidates: AgentSelection.candidates(catalog: catalog),
-                                             configuration: configuration)
+        let report = AgentSelection.evaluate(
+            candidates: AgentSelection.candidates(catalog: catalog),
+            configuration: configuration)
         let candidates = AgentSelection.candidates(catalog: catalog)
         var service: ServiceConfiguration?
         var issuerProblem: String?
@@ -94,8 +103,9 @@ package struct ExplainCommand: ParsableCommand {
                 issuerProblem = "the metadata of \(issuer) could not be read: \(error.commandLineMessage)"
             }
         }
-        let plan = SignInChain.plan(candidates: candidates, configuration: configuration, service: service,
-                                    forced: flow.flatMap(SignInStep.init(rawValue:)))
+        let plan = SignInChain.plan(
+            candidates: candidates, configuration: configuration, service: service,
+            forced: flow.flatMap(SignInStep.init(rawValue:)))
         var explanation = Explanation(report)
         explanation.add(plan, issuerProblem: issuerProblem)
         if json {
@@ -177,29 +187,36 @@ struct Explanation: Encodable {
         let configuration = report.configuration
         chosen = report.chosen?.id
         candidates = report.verdicts.map {
-            Candidate(id: $0.id, kind: $0.candidate.descriptor.kind.rawValue, version: $0.candidate.descriptor.version,
-                      origin: $0.candidate.origin, selected: $0.selected, removedBy: $0.removedBy?.description,
-                      reasons: $0.reasons, options: configuration.options(for: $0.candidate.descriptor))
+            Candidate(
+                id: $0.id, kind: $0.candidate.descriptor.kind.rawValue, version: $0.candidate.descriptor.version,
+                origin: $0.candidate.origin, selected: $0.selected, removedBy: $0.removedBy?.description,
+                reasons: $0.reasons, options: configuration.options(for: $0.candidate.descriptor))
         }
-        config = configuration.files.map { File(file: $0.path, layer: $0.layer.description, status: $0.status.description) }
+        config = configuration.files.map {
+            File(file: $0.path, layer: $0.layer.description, status: $0.status.description)
+        }
         settings = configuration.settings.values.sorted { $0.key < $1.key }.map {
-            Setting(key: $0.key.description, value: $0.value.description, layer: $0.origin.layer.description,
-                    source: $0.origin.location)
+            Setting(
+                key: $0.key.description, value: $0.value.description, layer: $0.origin.layer.description,
+                source: $0.origin.location)
         }
         var ignoredSettings = configuration.ignored
         for verdict in report.verdicts {
-            for entry in configuration.lockedOut(for: verdict.candidate.descriptor) where !ignoredSettings.contains(entry) {
+            for entry in configuration.lockedOut(for: verdict.candidate.descriptor)
+            where !ignoredSettings.contains(entry) {
                 ignoredSettings.append(entry)
             }
         }
         ignored = ignoredSettings.map {
-            Ignored(key: $0.setting.key.description, value: $0.setting.value.description,
-                    layer: $0.setting.origin.layer.description, source: $0.setting.origin.location,
-                    pinnedBy: $0.pinnedBy.origin.location, reason: $0.description)
+            Ignored(
+                key: $0.setting.key.description, value: $0.setting.value.description,
+                layer: $0.setting.origin.layer.description, source: $0.setting.origin.location,
+                pinnedBy: $0.pinnedBy.origin.location, reason: $0.description)
         }
         locked = configuration.agentPins.values.sorted { $0.agent < $1.agent }.map {
-            Locked(agent: $0.agent, options: $0.lockedOptions, userOptions: $0.userOptions,
-                   pinnedBy: $0.pinnedBy.origin.location)
+            Locked(
+                agent: $0.agent, options: $0.lockedOptions, userOptions: $0.userOptions,
+                pinnedBy: $0.pinnedBy.origin.location)
         }
         warnings = configuration.warnings.map(\.description) + report.warnings
     }
@@ -213,7 +230,8 @@ struct Explanation: Encodable {
             undecided = "undecided: the server's metadata could not be read (see the warnings)"
         }
         chain = plan.steps.map {
-            ChainStep(step: $0.step.rawValue, status: $0.status.rawValue, agent: $0.agent?.descriptor.id, reason: $0.reason)
+            ChainStep(
+                step: $0.step.rawValue, status: $0.status.rawValue, agent: $0.agent?.descriptor.id, reason: $0.reason)
         }
         if let issuerProblem { warnings.append(issuerProblem) }
     }
@@ -252,25 +270,34 @@ struct Explanation: Encodable {
         }
         if !chain.isEmpty {
             lines.append("Sign-in chain (eua login): " + (flow.map { "uses \($0)" } ?? undecided))
-            lines += TextTable.render(header: ["STEP", "STATUS", "AGENT", "WHY"],
-                                      rows: chain.map { [$0.step, $0.status, $0.agent ?? "-", $0.reason] }).map { "  " + $0 }
+            lines += TextTable.render(
+                header: ["STEP", "STATUS", "AGENT", "WHY"],
+                rows: chain.map { [$0.step, $0.status, $0.agent ?? "-", $0.reason] }
+            ).map { "  " + $0 }
         }
         lines.append("")
         if candidates.isEmpty {
-            lines.append("No candidates. Build the plugins (swift build) or set EUA_PLUGIN_PATH; 'eua agents' lists what loads.")
+            lines.append(
+                "No candidates. Build the plugins (swift build) or set EUA_PLUGIN_PATH; 'eua agents' lists what loads.")
         } else {
             lines += TextTable.render(
                 header: ["ID", "KIND", "SELECTED", "WHY"],
-                rows: candidates.map { [$0.id, $0.kind, $0.selected ? "yes" : "no", $0.reasons.joined(separator: "; ")] })
+                rows: candidates.map {
+                    [$0.id, $0.kind, $0.selected ? "yes" : "no", $0.reasons.joined(separator: "; ")]
+                })
         }
         lines.append("")
         lines.append("Configuration files:")
-        lines += TextTable.render(header: ["LAYER", "FILE", "STATUS"], rows: config.map { [$0.layer, $0.file, $0.status] })
-            .map { "  " + $0 }
+        lines += TextTable.render(
+            header: ["LAYER", "FILE", "STATUS"], rows: config.map { [$0.layer, $0.file, $0.status] }
+        )
+        .map { "  " + $0 }
         lines.append("")
         lines.append("Settings (the layer that decided each):")
-        lines += TextTable.render(header: ["KEY", "VALUE", "LAYER", "FROM"],
-                                  rows: settings.map { [$0.key, $0.value, $0.layer, $0.source] }).map { "  " + $0 }
+        lines += TextTable.render(
+            header: ["KEY", "VALUE", "LAYER", "FROM"],
+            rows: settings.map { [$0.key, $0.value, $0.layer, $0.source] }
+        ).map { "  " + $0 }
         if !locked.isEmpty {
             lines.append("")
             lines.append("Locked (agents the managed file pins; these options come from it alone):")

@@ -48,82 +48,135 @@ package struct LoginCommand: ParsableCommand {
     @Option(help: "The issuer identifier of the authorization server (its metadata must name it exactly).")
     var issuer: String?
 
-    @Option(help: ArgumentHelp("Find the issuer from an account with WebFinger (OpenID Connect Discovery §2) instead of --issuer.", valueName: "user@host"))
+    @Option(
+        help: ArgumentHelp(
+            "Find the issuer from an account with WebFinger (OpenID Connect Discovery §2) instead of --issuer.",
+            valueName: "user@host"))
     var account: String?
 
-    @Option(help: "The client id registered with the server (default: the client 'eua register' saved beside the state file).")
+    @Option(
+        help:
+            "The client id registered with the server (default: the client 'eua register' saved beside the state file)."
+    )
     var clientID: String?
 
-    @Option(help: "The client secret. Other users can read it in 'ps': prefer --client-secret-file or EUA_CLIENT_SECRET.")
+    @Option(
+        help: "The client secret. Other users can read it in 'ps': prefer --client-secret-file or EUA_CLIENT_SECRET.")
     var clientSecret: String?
 
-    @Option(help: ArgumentHelp("A file holding the client secret (yours, mode 0600); default: $EUA_CLIENT_SECRET, else a public client.",
-                               valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "A file holding the client secret (yours, mode 0600); default: $EUA_CLIENT_SECRET, else a public client.",
+            valueName: "path"))
     var clientSecretFile: String?
 
-    @Option(help: "How the client authenticates at the token endpoint: client_secret_basic, client_secret_post, client_secret_jwt (a JWT signed with the secret) or private_key_jwt (a JWT signed with --client-key).")
+    @Option(
+        help:
+            "How the client authenticates at the token endpoint: client_secret_basic, client_secret_post, client_secret_jwt (a JWT signed with the secret) or private_key_jwt (a JWT signed with --client-key)."
+    )
     var clientAuth: String?
 
-    @Option(help: ArgumentHelp("The client's private key, a JWK or PEM file only you may read (RSA or EC P-256): for private_key_jwt and --request-object.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "The client's private key, a JWK or PEM file only you may read (RSA or EC P-256): for private_key_jwt and --request-object.",
+            valueName: "file"))
     var clientKey: String?
 
     @Flag(help: "Send the authorization request as a request object signed with --client-key (RFC 9101).")
     var requestObject = false
 
-    @Option(help: ArgumentHelp("The claims request parameter (OpenID Connect Core §5.5): a JSON object with 'userinfo' and/or 'id_token' members.", valueName: "json"))
+    @Option(
+        help: ArgumentHelp(
+            "The claims request parameter (OpenID Connect Core §5.5): a JSON object with 'userinfo' and/or 'id_token' members.",
+            valueName: "json"))
     var claims: String?
 
-    @Option(help: ArgumentHelp("The algorithm the client registered for its ID tokens (id_token_signed_response_alg): "
-        + "none (unsigned, code flow only), HS256/HS384/HS512 (checked with the client secret) or one asymmetric "
-        + "algorithm; any other is then refused. Default: any of RS256…ES512.", valueName: "alg"))
+    @Option(
+        help: ArgumentHelp(
+            "The algorithm the client registered for its ID tokens (id_token_signed_response_alg): "
+                + "none (unsigned, code flow only), HS256/HS384/HS512 (checked with the client secret) or one asymmetric "
+                + "algorithm; any other is then refused. Default: any of RS256…ES512.", valueName: "alg"))
     var idTokenAlg: String?
 
     @Option(help: "The scopes to ask for, space-separated.")
     var scope: String = "openid"
 
-    @Option(help: ArgumentHelp("What the provider should show: none, login, consent, select_account (several space- or comma-separated; none alone).", valueName: "values"))
+    @Option(
+        help: ArgumentHelp(
+            "What the provider should show: none, login, consent, select_account (several space- or comma-separated; none alone).",
+            valueName: "values"))
     var prompt: String?
 
     @Option(help: ArgumentHelp("The account the person will likely sign in with (login_hint).", valueName: "account"))
     var loginHint: String?
 
-    @Option(help: ArgumentHelp("The longest time since the person last signed in at the provider (max_age); the ID token's auth_time is then checked.", valueName: "seconds"))
+    @Option(
+        help: ArgumentHelp(
+            "The longest time since the person last signed in at the provider (max_age); the ID token's auth_time is then checked.",
+            valueName: "seconds"))
     var maxAge: Int?
 
-    @Option(help: ArgumentHelp("Authentication context classes to ask for, space-separated (acr_values); the ID token's acr is checked when the server lists one of them in acr_values_supported.", valueName: "values"))
+    @Option(
+        help: ArgumentHelp(
+            "Authentication context classes to ask for, space-separated (acr_values); the ID token's acr is checked when the server lists one of them in acr_values_supported.",
+            valueName: "values"))
     var acrValues: String?
 
-    @Option(help: ArgumentHelp("Languages for the provider's pages, space-separated BCP 47 tags (ui_locales).", valueName: "tags"))
+    @Option(
+        help: ArgumentHelp(
+            "Languages for the provider's pages, space-separated BCP 47 tags (ui_locales).", valueName: "tags"))
     var uiLocales: String?
 
-    @Option(help: ArgumentHelp("An API the tokens are for, an absolute URI without fragment (RFC 8707; repeatable), sent in the authorization and token requests.", valueName: "uri"))
+    @Option(
+        help: ArgumentHelp(
+            "An API the tokens are for, an absolute URI without fragment (RFC 8707; repeatable), sent in the authorization and token requests.",
+            valueName: "uri"))
     var resource: [String] = []
 
-    @Flag(help: "Do not push the authorization request (RFC 9126 PAR) even when the server offers it; refused when the server requires it.")
+    @Flag(
+        help:
+            "Do not push the authorization request (RFC 9126 PAR) even when the server offers it; refused when the server requires it."
+    )
     var noPar = false
 
-    @Flag(help: "Ask for DPoP-bound tokens (RFC 9449): a key made for this sign-in, kept with the tokens for refreshes.")
+    @Flag(
+        help: "Ask for DPoP-bound tokens (RFC 9449): a key made for this sign-in, kept with the tokens for refreshes.")
     var dpop = false
 
-    @Option(name: .customLong("param"), help: ArgumentHelp("An extra authorization request parameter (repeatable); names the client sets are refused.", valueName: "name=value"))
+    @Option(
+        name: .customLong("param"),
+        help: ArgumentHelp(
+            "An extra authorization request parameter (repeatable); names the client sets are refused.",
+            valueName: "name=value"))
     var params: [String] = []
 
-    @Option(name: .customLong("token-param"), help: ArgumentHelp("An extra token request parameter for the code exchange (repeatable); names the client sets are refused.", valueName: "name=value"))
+    @Option(
+        name: .customLong("token-param"),
+        help: ArgumentHelp(
+            "An extra token request parameter for the code exchange (repeatable); names the client sets are refused.",
+            valueName: "name=value"))
     var tokenParams: [String] = []
 
-    @Option(help: "The user agent id (see 'eua agents'); it forces that agent. Default: the automatic chain (see the discussion).")
+    @Option(
+        help:
+            "The user agent id (see 'eua agents'); it forces that agent. Default: the automatic chain (see the discussion)."
+    )
     var agent: String?
 
     @Option(help: ArgumentHelp("Force one step of the chain: browser, device (RFC 8628) or manual.", valueName: "step"))
     var flow: String?
 
-    @Option(name: .customLong("agent-option"), help: ArgumentHelp("An agent option as key=value (repeatable).", valueName: "key=value"))
+    @Option(
+        name: .customLong("agent-option"),
+        help: ArgumentHelp("An agent option as key=value (repeatable).", valueName: "key=value"))
     var agentOptions: [String] = []
 
-    @Option(help: ArgumentHelp("The redirect URI as registered with the provider: http://127.0.0.1/callback, "
-                               + "http://[::1]:8400/cb, http://localhost/cb (a port in it is used as is; none: any free port), "
-                               + "or a private-use scheme one, com.example.app:/cb (after 'eua scheme register com.example.app').",
-                               valueName: "uri"))
+    @Option(
+        help: ArgumentHelp(
+            "The redirect URI as registered with the provider: http://127.0.0.1/callback, "
+                + "http://[::1]:8400/cb, http://localhost/cb (a port in it is used as is; none: any free port), "
+                + "or a private-use scheme one, com.example.app:/cb (after 'eua scheme register com.example.app').",
+            valueName: "uri"))
     var redirectURI: String?
 
     @Option(help: "The loopback port to listen on (default: any free port).")
@@ -132,7 +185,10 @@ package struct LoginCommand: ParsableCommand {
     @Option(help: ArgumentHelp("A range of loopback ports to try, A-B.", valueName: "A-B"))
     var portRange: String?
 
-    @Option(help: "Seconds the whole sign-in may take, server requests included (default: timeouts.authorization from the configuration, else 300).")
+    @Option(
+        help:
+            "Seconds the whole sign-in may take, server requests included (default: timeouts.authorization from the configuration, else 300)."
+    )
     var timeout: Int?
 
     @Option(help: "Where to save the authorization state (default: an account, see 'eua accounts').")
@@ -145,7 +201,9 @@ package struct LoginCommand: ParsableCommand {
     var json = false
 
     package func validate() throws {
-        guard (issuer == nil) != (account == nil) else { throw ValidationError("give --issuer or --account (exactly one)") }
+        guard (issuer == nil) != (account == nil) else {
+            throw ValidationError("give --issuer or --account (exactly one)")
+        }
         if port != nil, portRange != nil { throw ValidationError("give --port or --port-range, not both") }
         if let port, !(1...65535).contains(port) { throw ValidationError("--port must be 1 to 65535") }
         if let timeout, !(1...86_400).contains(timeout) {
@@ -158,8 +216,9 @@ package struct LoginCommand: ParsableCommand {
                 throw ValidationError("--redirect-uri \(redirectURI): \(error)")
             }
             if port != nil || portRange != nil {
-                throw ValidationError("--redirect-uri \(redirectURI) is a private-use scheme URI (the scheme receiver): "
-                    + "give no --port or --port-range with it")
+                throw ValidationError(
+                    "--redirect-uri \(redirectURI) is a private-use scheme URI (the scheme receiver): "
+                        + "give no --port or --port-range with it")
             }
         } else if let redirectURI {
             let uri: LoopbackRedirectURI
@@ -169,8 +228,9 @@ package struct LoginCommand: ParsableCommand {
                 throw ValidationError("--redirect-uri \(redirectURI): \(error)")
             }
             if let uriPort = uri.port, port != nil || portRange != nil {
-                throw ValidationError("--redirect-uri \(redirectURI) has the port \(uriPort): give no --port or --port-range "
-                    + "with it (leave the port out of the URI for a free one)")
+                throw ValidationError(
+                    "--redirect-uri \(redirectURI) has the port \(uriPort): give no --port or --port-range "
+                        + "with it (leave the port out of the URI for a free one)")
             }
         }
         if clientSecret != nil, clientSecretFile != nil {
@@ -180,10 +240,13 @@ package struct LoginCommand: ParsableCommand {
             throw ValidationError("--agent-option '\(option)' is not key=value")
         }
         if let clientAuth, ClientCredentials.AuthenticationMethod(rawValue: clientAuth) == nil || clientAuth == "none" {
-            throw ValidationError("--client-auth must be client_secret_basic, client_secret_post, client_secret_jwt or private_key_jwt")
+            throw ValidationError(
+                "--client-auth must be client_secret_basic, client_secret_post, client_secret_jwt or private_key_jwt")
         }
         if clientKey == nil, requestObject || clientAuth == "private_key_jwt" {
-            throw ValidationError("\(requestObject ? "--request-object" : "--client-auth private_key_jwt") needs the client's private key: give --client-key FILE")
+            throw ValidationError(
+                "\(requestObject ? "--request-object" : "--client-auth private_key_jwt") needs the client's private key: give --client-key FILE"
+            )
         }
         if let claims {
             do { _ = try ClaimsRequest(json: claims) } catch let error as ExternalUserAgentError {
@@ -218,14 +281,17 @@ package struct LoginCommand: ParsableCommand {
         var file = stateFile.map(AuthStateFile.init(path:)) ?? AuthStateFile.standard(environment: environment)
         let storage = try storageChoice(configuration)
         file.backend = storage.backend
-        let (client, receiverOptions) = try clientAndReceiverOptions(issuer: issuer, file: file, secret: secret,
-                                                                     configuration: configuration)
-        var signIn = try startedFlow(issuer: issuer, client: client, receiverOptions: receiverOptions, file: file,
-                                     configuration: configuration, logger: logger)
+        let (client, receiverOptions) = try clientAndReceiverOptions(
+            issuer: issuer, file: file, secret: secret,
+            configuration: configuration)
+        var signIn = try startedFlow(
+            issuer: issuer, client: client, receiverOptions: receiverOptions, file: file,
+            configuration: configuration, logger: logger)
         loadPlugins(into: &signIn, configuration: configuration, environment: environment)
         let display = LoginProgress(timeout: signIn.effectiveTimeout)
         signIn.hooks = display.hooks
-        let outcome = try signInAndSave(signIn, display: display, file: file, storage: storage, environment: environment)
+        let outcome = try signInAndSave(
+            signIn, display: display, file: file, storage: storage, environment: environment)
         try report(outcome, issuer: issuer, storage: storage, display: display)
     }
 }
@@ -267,13 +333,16 @@ extension LoginCommand {
 
     /// The client (from --client-id, else the registration 'eua register' saved) and the receiver options the
     /// command line and the registration give.
-    func clientAndReceiverOptions(issuer: String, file: AuthStateFile, secret: String?,
-                                  configuration: Configuration) throws -> (ClientCredentials, [String: String]) {
+    func clientAndReceiverOptions(
+        issuer: String, file: AuthStateFile, secret: String?,
+        configuration: Configuration
+    ) throws -> (ClientCredentials, [String: String]) {
         var client: ClientCredentials
         var receiverOptions: [String: String] = [:]
         if let clientID {
-            client = ClientCredentials(clientID: clientID, clientSecret: secret,
-                                       authenticationMethod: clientAuth.flatMap(ClientCredentials.AuthenticationMethod.init))
+            client = ClientCredentials(
+                clientID: clientID, clientSecret: secret,
+                authenticationMethod: clientAuth.flatMap(ClientCredentials.AuthenticationMethod.init))
         } else {
             let registration = try RegisteredClient.forLogin(issuer: issuer, stateFile: file)
             client = registration.credentials
@@ -299,8 +368,10 @@ extension LoginCommand {
     /// The sign-in flow, with its server metadata read started. The flow is made before the plugins are loaded
     /// (its candidates and receiver are set from them by ``loadPlugins(into:configuration:environment:)``), so that
     /// the server's metadata is read while they load.
-    func startedFlow(issuer: String, client: ClientCredentials, receiverOptions: [String: String], file: AuthStateFile,
-                     configuration: Configuration, logger: Logger) throws -> SignInFlow {
+    func startedFlow(
+        issuer: String, client: ClientCredentials, receiverOptions: [String: String], file: AuthStateFile,
+        configuration: Configuration, logger: Logger
+    ) throws -> SignInFlow {
         let extraParameters = try claims.map { [try ClaimsRequest(json: $0).parameter] } ?? []
         var signIn = SignInFlow(
             issuer: issuer, client: client, scopes: scope.split(separator: " ").map(String.init),
@@ -309,10 +380,13 @@ extension LoginCommand {
             configuration: configuration, forcedStep: flow.flatMap(SignInStep.init(rawValue:)),
             agentOptions: agent == nil ? parsedAgentOptions : [:], receiver: .plugin(in: PluginCatalog()),
             receiverOptions: receiverOptions, redirectURI: redirectURI, logger: logger)
-        if let text = signIn.effectiveRedirectURI, let uri = try? LoopbackRedirectURI(parsing: text), uri.host == .localhost {
-            Output.errorLine("eua login: warning: the redirect URI \(uri) uses 'localhost', which RFC 8252 §8.3 discourages "
-                + "(the name may not resolve to this machine's loopback); eua listens on both 127.0.0.1 and [::1]. "
-                + "Register http://127.0.0.1/… instead where the provider allows it.")
+        if let text = signIn.effectiveRedirectURI, let uri = try? LoopbackRedirectURI(parsing: text),
+            uri.host == .localhost
+        {
+            Output.errorLine(
+                "eua login: warning: the redirect URI \(uri) uses 'localhost', which RFC 8252 §8.3 discourages "
+                    + "(the name may not resolve to this machine's loopback); eua listens on both 127.0.0.1 and [::1]. "
+                    + "Register http://127.0.0.1/… instead where the provider allows it.")
         }
         signIn.parameters = try requestParameters()
         if noPar { signIn.usesPushedAuthorization = false }
@@ -331,11 +405,16 @@ extension LoginCommand {
     /// the preference order (no --flow). A private-use scheme redirect URI is received by the scheme receiver
     /// (libEUAScheme.so) instead.
     func loadPlugins(into signIn: inout SignInFlow, configuration: Configuration, environment: [String: String]) {
-        let receiverID = (redirectURI ?? configuration.redirectURI).map(PrivateUseScheme.isPrivateUse) == true ? "scheme" : "loopback"
-        let (catalog, _) = CommandCatalog.load(named: flow == nil ? agent : nil, others: [receiverID],
-                                               environment: environment) { few in
-            let plan = SignInChain.plan(candidates: AgentSelection.candidates(catalog: few), configuration: configuration,
-                                        service: nil)
+        let receiverID =
+            (redirectURI ?? configuration.redirectURI).map(PrivateUseScheme.isPrivateUse) == true
+            ? "scheme" : "loopback"
+        let (catalog, _) = CommandCatalog.load(
+            named: flow == nil ? agent : nil, others: [receiverID],
+            environment: environment
+        ) { few in
+            let plan = SignInChain.plan(
+                candidates: AgentSelection.candidates(catalog: few), configuration: configuration,
+                service: nil)
             return few.receiver(id: receiverID) != nil && plan.chosen?.agent?.descriptor.id == agent
                 && configuration.preference.first == agent
         }
@@ -344,8 +423,10 @@ extension LoginCommand {
     }
 
     /// Runs the sign-in until it ends or Ctrl-C (exit 130), and saves the state: to --state-file, else as an account.
-    func signInAndSave(_ signIn: SignInFlow, display: LoginProgress, file: AuthStateFile, storage: StorageChoice,
-                       environment: [String: String]) throws -> LoginOutcome {
+    func signInAndSave(
+        _ signIn: SignInFlow, display: LoginProgress, file: AuthStateFile, storage: StorageChoice,
+        environment: [String: String]
+    ) throws -> LoginOutcome {
         let run = Blocking.runInterruptible { [signIn, stateFile] in
             try await CommandFailure.reporting {
                 defer { display.stop() }
@@ -353,8 +434,9 @@ extension LoginCommand {
                 var accounts = AuthAccounts.standard(environment: environment)
                 accounts.backend = storage.backend
                 let saved = stateFile == nil ? try await accounts.save(state) : file
-                return LoginOutcome(tokens: await state.lastTokenResponse, claims: await state.idTokenClaims,
-                                    identity: await state.identity, client: state.client, stateFile: saved)
+                return LoginOutcome(
+                    tokens: await state.lastTokenResponse, claims: await state.idTokenClaims,
+                    identity: await state.identity, client: state.client, stateFile: saved)
             }
         }
         if run.interrupted {
@@ -369,19 +451,24 @@ extension LoginCommand {
     func report(_ outcome: LoginOutcome, issuer: String, storage: StorageChoice, display: LoginProgress) throws {
         guard let tokens = outcome.tokens else { throw CommandFailure("the sign-in ended without tokens") }
         if json {
-            Output.json(TokenOutput(tokens: tokens, claims: outcome.claims, identity: outcome.identity,
-                                    client: outcome.client, issuer: issuer, stateFile: outcome.stateFile.path,
-                                    refusedCallbacks: display.refusedCallbacks, pushed: display.pushed).jsonText())
+            Output.json(
+                TokenOutput(
+                    tokens: tokens, claims: outcome.claims, identity: outcome.identity,
+                    client: outcome.client, issuer: issuer, stateFile: outcome.stateFile.path,
+                    refusedCallbacks: display.refusedCallbacks, pushed: display.pushed
+                ).jsonText())
         } else {
             Output.line(SignedInAs.sentence(claims: outcome.claims, identity: outcome.identity, issuer: issuer))
-            Output.line(storage.backend == .secretService
-                ? "Tokens saved in the Secret Service; the index beside them (no secrets) is \(outcome.stateFile.path)."
-                : "State saved to \(outcome.stateFile.path).")
+            Output.line(
+                storage.backend == .secretService
+                    ? "Tokens saved in the Secret Service; the index beside them (no secrets) is \(outcome.stateFile.path)."
+                    : "State saved to \(outcome.stateFile.path).")
         }
         let turnedAway = display.refusedCallbacks
         if turnedAway > 0 {
-            Output.standardError("eua login: \(turnedAway) other request\(turnedAway == 1 ? " was" : "s were") sent to the redirect "
-                + "URI and turned away (wrong state, path or form) while waiting; EUA_LOG_LEVEL=info shows why\n")
+            Output.standardError(
+                "eua login: \(turnedAway) other request\(turnedAway == 1 ? " was" : "s were") sent to the redirect "
+                    + "URI and turned away (wrong state, path or form) while waiting; EUA_LOG_LEVEL=info shows why\n")
         }
     }
 }
@@ -446,8 +533,11 @@ struct TokenOutput {
     /// Every claim of the validated ID token but the per-request ones (``IDTokenClaims/displayableClaims``).
     var claims: [String: JSONValue]?
 
-    init(tokens: TokenResponse, claims: IDTokenClaims?, identity: UserIdentity?, client: ClientCredentials, issuer: String,
-         stateFile: String, refusedCallbacks: Int? = nil, pushed: Bool? = nil) {
+    init(
+        tokens: TokenResponse, claims: IDTokenClaims?, identity: UserIdentity?, client: ClientCredentials,
+        issuer: String,
+        stateFile: String, refusedCallbacks: Int? = nil, pushed: Bool? = nil
+    ) {
         access_token = tokens.accessToken
         token_type = tokens.tokenType
         expires_in = tokens.expiresIn
@@ -475,7 +565,8 @@ struct TokenOutput {
             "client_auth": .string(client_auth), "state_file": .string(state_file), "dpop": .bool(dpop),
         ]
         let optional: [(String, JSONValue?)] = [
-            ("expires_in", expires_in.map { .number(Double($0)) }), ("refresh_token", refresh_token.map(JSONValue.string)),
+            ("expires_in", expires_in.map { .number(Double($0)) }),
+            ("refresh_token", refresh_token.map(JSONValue.string)),
             ("id_token", id_token.map(JSONValue.string)), ("scope", scope.map(JSONValue.string)),
             ("subject", subject.map(JSONValue.string)), ("name", name.map(JSONValue.string)),
             ("preferred_username", preferred_username.map(JSONValue.string)), ("email", email.map(JSONValue.string)),

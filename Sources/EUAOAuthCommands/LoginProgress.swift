@@ -46,8 +46,10 @@ final class LoginProgress: Sendable {
             },
             devicePoll: { [self] event in
                 guard let waiting = display.withLock({ $0 }), waiting.style == .plain,
-                      case .slowDown(let interval) = event else { return }
-                waiting.note("eua login: the server asked to poll more slowly (every \(interval.components.seconds) s)\n")
+                    case .slowDown(let interval) = event
+                else { return }
+                waiting.note(
+                    "eua login: the server asked to poll more slowly (every \(interval.components.seconds) s)\n")
             })
     }
 

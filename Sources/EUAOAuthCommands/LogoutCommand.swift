@@ -44,36 +44,51 @@ package struct LogoutCommand: ParsableCommand {
             """
     )
 
-    @Option(name: [.customLong("state-file"), .customLong("state")], help: "The saved state file (default: the account --account names, see 'eua accounts').")
+    @Option(
+        name: [.customLong("state-file"), .customLong("state")],
+        help: "The saved state file (default: the account --account names, see 'eua accounts').")
     var stateFile: String?
 
-    @Option(help: ArgumentHelp("The signed-in account: an id, subject, email or username as 'eua accounts' lists, or the start of one (default: the only account).", valueName: "account"))
+    @Option(
+        help: ArgumentHelp(
+            "The signed-in account: an id, subject, email or username as 'eua accounts' lists, or the start of one (default: the only account).",
+            valueName: "account"))
     var account: String?
 
     @Flag(help: "Only forget the saved state: no revocation, no end-session request, no network.")
     var local = false
 
-    @Option(help: "The user agent id for the end-session request (see 'eua agents'); default: chosen as for 'eua login'.")
+    @Option(
+        help: "The user agent id for the end-session request (see 'eua agents'); default: chosen as for 'eua login'.")
     var agent: String?
 
-    @Option(name: .customLong("agent-option"), help: ArgumentHelp("An agent option as key=value (repeatable).", valueName: "key=value"))
+    @Option(
+        name: .customLong("agent-option"),
+        help: ArgumentHelp("An agent option as key=value (repeatable).", valueName: "key=value"))
     var agentOptions: [String] = []
 
-    @Option(help: ArgumentHelp("The post-logout redirect URI as registered with the provider: http://127.0.0.1/logout, "
-                               + "http://127.0.0.1:8400/logout, or com.example.app:/logout (the scheme receiver) "
-                               + "(default: [logout] post-logout-redirect-uri, else none: the browser stays on the provider's page).",
-                               valueName: "uri"))
+    @Option(
+        help: ArgumentHelp(
+            "The post-logout redirect URI as registered with the provider: http://127.0.0.1/logout, "
+                + "http://127.0.0.1:8400/logout, or com.example.app:/logout (the scheme receiver) "
+                + "(default: [logout] post-logout-redirect-uri, else none: the browser stays on the provider's page).",
+            valueName: "uri"))
     var postLogoutRedirectURI: String?
 
-    @Flag(help: "Send no post-logout redirect URI (the provider has none registered): the browser stays on the provider's page.")
+    @Flag(
+        help:
+            "Send no post-logout redirect URI (the provider has none registered): the browser stays on the provider's page."
+    )
     var noRedirect = false
 
-    @Option(help: ArgumentHelp("How the end-session request reaches the provider: client-id (a URL the agent opens, "
-                               + "with client_id and never the ID token), hint-post or hint-get (the ID token as "
-                               + "id_token_hint in a form the loopback receiver serves once; the agent is given only "
-                               + "that loopback URL; for a provider that ends a session only for a hint, hint-get for "
-                               + "one that takes it only by GET) (default: [logout.end-session] for the issuer, else client-id).",
-                               valueName: "mode"))
+    @Option(
+        help: ArgumentHelp(
+            "How the end-session request reaches the provider: client-id (a URL the agent opens, "
+                + "with client_id and never the ID token), hint-post or hint-get (the ID token as "
+                + "id_token_hint in a form the loopback receiver serves once; the agent is given only "
+                + "that loopback URL; for a provider that ends a session only for a hint, hint-get for "
+                + "one that takes it only by GET) (default: [logout.end-session] for the issuer, else client-id).",
+            valueName: "mode"))
     var endSession: String?
 
     @Flag(help: "Do not end the provider's browser session: revoke and forget only.")
@@ -82,14 +97,19 @@ package struct LogoutCommand: ParsableCommand {
     @Flag(help: "Keep the saved state when a token could not be revoked, to try again later.")
     var keepOnFailure = false
 
-    @Option(help: "The client secret. Other users can read it in 'ps': prefer --client-secret-file or EUA_CLIENT_SECRET.")
+    @Option(
+        help: "The client secret. Other users can read it in 'ps': prefer --client-secret-file or EUA_CLIENT_SECRET.")
     var clientSecret: String?
 
-    @Option(help: ArgumentHelp("A file holding the client secret (yours, mode 0600); default: $EUA_CLIENT_SECRET.",
-                               valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "A file holding the client secret (yours, mode 0600); default: $EUA_CLIENT_SECRET.",
+            valueName: "path"))
     var clientSecretFile: String?
 
-    @Option(help: ArgumentHelp("The client's private key file, for a client that authenticates with private_key_jwt.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "The client's private key file, for a client that authenticates with private_key_jwt.", valueName: "file"))
     var clientKey: String?
 
     @Option(help: "Seconds the sign-out may take, the person on the provider's page included.")
@@ -103,21 +123,30 @@ package struct LogoutCommand: ParsableCommand {
 
     package func validate() throws {
         if stateFile != nil, account != nil { throw ValidationError(SavedStateChoice.conflict) }
-        guard (1...86_400).contains(timeout) else { throw ValidationError("--timeout must be a number of seconds from 1 to 86400") }
+        guard (1...86_400).contains(timeout) else {
+            throw ValidationError("--timeout must be a number of seconds from 1 to 86400")
+        }
         if clientSecret != nil, clientSecretFile != nil {
             throw ValidationError("give --client-secret-file or --client-secret, not both")
         }
-        if postLogoutRedirectURI != nil, noRedirect { throw ValidationError("give --post-logout-redirect-uri or --no-redirect, not both") }
+        if postLogoutRedirectURI != nil, noRedirect {
+            throw ValidationError("give --post-logout-redirect-uri or --no-redirect, not both")
+        }
         if let endSession, SignOut.Delivery(rawValue: endSession) == nil {
             throw ValidationError("--end-session must be client-id, hint-post or hint-get, not '\(endSession)'")
         }
         if let endSession, endSession != "client-id", noRedirect || noEndSession {
-            throw ValidationError("--end-session \(endSession) sends the ID token through the loopback receiver, which "
-                + "needs a post-logout redirect URI: give it without --no-redirect and --no-end-session")
+            throw ValidationError(
+                "--end-session \(endSession) sends the ID token through the loopback receiver, which "
+                    + "needs a post-logout redirect URI: give it without --no-redirect and --no-end-session")
         }
-        if local, agent != nil || postLogoutRedirectURI != nil || noRedirect || noEndSession || keepOnFailure || endSession != nil {
-            throw ValidationError("--local only forgets the saved state: give it without --agent, --post-logout-redirect-uri, "
-                + "--no-redirect, --no-end-session or --keep-on-failure")
+        if local,
+            agent != nil || postLogoutRedirectURI != nil || noRedirect || noEndSession || keepOnFailure
+                || endSession != nil
+        {
+            throw ValidationError(
+                "--local only forgets the saved state: give it without --agent, --post-logout-redirect-uri, "
+                    + "--no-redirect, --no-end-session or --keep-on-failure")
         }
         if let postLogoutRedirectURI, let problem = Self.problem(with: postLogoutRedirectURI) {
             throw ValidationError("--post-logout-redirect-uri \(postLogoutRedirectURI): \(problem)")
@@ -132,8 +161,9 @@ package struct LogoutCommand: ParsableCommand {
         let choice = savedState(environment: environment)
         let file = choice.file
         guard FileManager.default.fileExists(atPath: file.path) else {
-            report(LogoutOutput(stateFile: file.path, notSignedIn: true), status: 4,
-                   message: "not signed in: there is no saved state at \(file.path); nothing to sign out of")
+            report(
+                LogoutOutput(stateFile: file.path, notSignedIn: true), status: 4,
+                message: "not signed in: there is no saved state at \(file.path); nothing to sign out of")
         }
         if local {
             let removed = try Blocking.run { try await CommandFailure.reporting { try await file.remove() } }
@@ -147,12 +177,15 @@ package struct LogoutCommand: ParsableCommand {
         let seconds = timeout
         let state = try Blocking.run {
             try await CommandFailure.reporting {
-                try AuthState.loadUsingRegistration(from: file, registrationHome: choice.registrationHome, clientSecret: secret, clientKeyPath: clientKey,
-                                                    http: OAuthHTTP().ending(after: .seconds(seconds)), logger: logger)
+                try AuthState.loadUsingRegistration(
+                    from: file, registrationHome: choice.registrationHome, clientSecret: secret,
+                    clientKeyPath: clientKey,
+                    http: OAuthHTTP().ending(after: .seconds(seconds)), logger: logger)
             }
         }
-        var signOut = SignOut(state: state, timeout: .seconds(seconds), http: OAuthHTTP().ending(after: .seconds(seconds)),
-                              logger: logger)
+        var signOut = SignOut(
+            state: state, timeout: .seconds(seconds), http: OAuthHTTP().ending(after: .seconds(seconds)),
+            logger: logger)
         if state.configuration.revocationEndpoint == nil, state.configuration.endSessionEndpoint == nil {
             // A state saved before its provider advertised sign-out (or by an older eua): read the metadata again.
             let issuer = state.configuration.issuer
@@ -178,8 +211,9 @@ package struct LogoutCommand: ParsableCommand {
                 "the sign-out was cancelled after revoking the " + $0.kinds.map(\.words).joined(separator: " and ")
                     + "; the saved state was kept, marked signed out (its tokens are not used again)"
             }
-            Output.errorLine("eua logout: interrupted; \(said ?? "the saved state was kept") (run eua logout again to "
-                + "end the provider's session, or eua logout --local to forget the state without the provider)")
+            Output.errorLine(
+                "eua logout: interrupted; \(said ?? "the saved state was kept") (run eua logout again to "
+                    + "end the provider's session, or eua logout --local to forget the state without the provider)")
             Output.exit(130)
         }
         let outcome = try run.result.get()
@@ -187,7 +221,8 @@ package struct LogoutCommand: ParsableCommand {
         output.noRedirectConfigured = presenter != nil && presenter?.redirects == false && !noRedirect
         if outcome.endSessionNeedsHint {
             // For eua doctor; a note that cannot be saved costs only that advice.
-            try? ProviderNotes.standard(environment: environment).recordEndSessionNeedsHint(issuer: state.configuration.issuer)
+            try? ProviderNotes.standard(environment: environment).recordEndSessionNeedsHint(
+                issuer: state.configuration.issuer)
         }
         Output.lines(output.lines)
         for warning in output.warnings { Output.errorLine("eua logout: \(warning)") }
@@ -198,8 +233,11 @@ package struct LogoutCommand: ParsableCommand {
     /// The agent and the receiver for the end-session request, chosen as `eua login` chooses; `nil` when none
     /// is to be presented (`--no-end-session`, or the provider has no end-session endpoint).
     private func endSession(for service: ServiceConfiguration, environment: [String: String]) throws
-        -> (agent: any ExternalUserAgent, redirects: Bool, delivery: SignOut.Delivery,
-            receiver: @Sendable () throws -> (any RedirectReceiver)?)? {
+        -> (
+            agent: any ExternalUserAgent, redirects: Bool, delivery: SignOut.Delivery,
+            receiver: @Sendable () throws -> (any RedirectReceiver)?
+        )?
+    {
         guard !noEndSession, service.endSessionEndpoint != nil else { return nil }
         let options = try AgentOptions.parse(agentOptions)
         var code = CodeConfiguration.commandLine
@@ -217,11 +255,12 @@ package struct LogoutCommand: ParsableCommand {
         let deliveryName = endSession ?? configuration.endSession(issuer: service.issuer) ?? "client-id"
         let delivery = SignOut.Delivery(rawValue: deliveryName) ?? .clientID
         if delivery != .clientID, registered.map(PrivateUseScheme.isPrivateUse) != false {
-            throw CommandFailure("the end-session mode \(deliveryName) ("
-                + (endSession != nil ? "--end-session" : "[logout.end-session] for \(service.issuer)")
-                + ") sends the ID token in a form the loopback receiver serves, so it needs a loopback post-logout "
-                + "redirect URI registered with the provider: give --post-logout-redirect-uri or set [logout] "
-                + "post-logout-redirect-uri")
+            throw CommandFailure(
+                "the end-session mode \(deliveryName) ("
+                    + (endSession != nil ? "--end-session" : "[logout.end-session] for \(service.issuer)")
+                    + ") sends the ID token in a form the loopback receiver serves, so it needs a loopback post-logout "
+                    + "redirect URI registered with the provider: give --post-logout-redirect-uri or set [logout] "
+                    + "post-logout-redirect-uri")
         }
         // A private-use scheme post-logout redirect URI comes back through the scheme receiver.
         let receiverID = registered.map(PrivateUseScheme.isPrivateUse) == true ? "scheme" : "loopback"
@@ -229,19 +268,23 @@ package struct LogoutCommand: ParsableCommand {
         var browserOnly = service
         browserOnly.deviceAuthorizationEndpoint = nil
         func plan(_ catalog: PluginCatalog) -> SignInPlan {
-            SignInChain.plan(candidates: AgentSelection.candidates(catalog: catalog), configuration: configuration,
-                             service: browserOnly)
+            SignInChain.plan(
+                candidates: AgentSelection.candidates(catalog: catalog), configuration: configuration,
+                service: browserOnly)
         }
         // A named agent needs only its own plugin and the receiver's, as for eua login.
-        let (catalog, _) = CommandCatalog.load(named: agent, others: redirects ? [receiverID] : [],
-                                               environment: environment) { few in
+        let (catalog, _) = CommandCatalog.load(
+            named: agent, others: redirects ? [receiverID] : [],
+            environment: environment
+        ) { few in
             (!redirects || few.receiver(id: receiverID) != nil) && plan(few).chosen?.agent?.descriptor.id == agent
                 && configuration.preference.first == agent
         }
         let chosen = plan(catalog)
         guard let step = chosen.chosen, let candidate = step.agent else {
-            throw CommandFailure("no agent can show the provider's sign-out page (give --no-end-session to revoke and "
-                + "forget only); the chain said: \(chosen.error.commandLineReport)")
+            throw CommandFailure(
+                "no agent can show the provider's sign-out page (give --no-end-session to revoke and "
+                    + "forget only); the chain said: \(chosen.error.commandLineReport)")
         }
         let given = configuration.permitted(agent == nil ? options : [:], for: candidate.descriptor)
         for refusal in given.refused { Output.errorLine("eua logout: warning: \(refusal)") }
@@ -249,14 +292,19 @@ package struct LogoutCommand: ParsableCommand {
         guard let registered else { return (made, false, delivery, { nil }) }
         let receiverOptions = try Self.receiverOptions(registered: registered, configuration: configuration)
         let entry = catalog.receiver(id: receiverID)
-        return (made, true, delivery, {
-            guard let entry else {
-                throw ExternalUserAgentError(.receiverFailed, "no '\(receiverID)' redirect receiver was found; is "
-                    + (receiverID == "scheme" ? "libEUAScheme.so" : "libEUALoopback.so")
-                    + " beside eua or on EUA_PLUGIN_PATH? (see 'eua agents'), or give --no-redirect")
+        return (
+            made, true, delivery,
+            {
+                guard let entry else {
+                    throw ExternalUserAgentError(
+                        .receiverFailed,
+                        "no '\(receiverID)' redirect receiver was found; is "
+                            + (receiverID == "scheme" ? "libEUAScheme.so" : "libEUALoopback.so")
+                            + " beside eua or on EUA_PLUGIN_PATH? (see 'eua agents'), or give --no-redirect")
+                }
+                return entry.makeReceiver(options: receiverOptions)
             }
-            return entry.makeReceiver(options: receiverOptions)
-        })
+        )
     }
 
     /// The receiver's options for the post-logout redirect: the scheme receiver's scheme and path for a private-use
@@ -302,10 +350,14 @@ package struct LogoutCommand: ParsableCommand {
     private func savedState(environment: [String: String]) -> SavedStateChoice {
         let (stateFile, account) = (stateFile, account)
         do {
-            return try Blocking.run { try await SavedStateChoice.choose(stateFile: stateFile, account: account, environment: environment) }
+            return try Blocking.run {
+                try await SavedStateChoice.choose(stateFile: stateFile, account: account, environment: environment)
+            }
         } catch let error as ExternalUserAgentError where error.code == .notAuthorized {
-            report(LogoutOutput(stateFile: AuthAccounts.standard(environment: environment).folder, notSignedIn: true), status: 4,
-                   message: "not signed in: \(error.commandLineMessage); nothing to sign out of")
+            report(
+                LogoutOutput(stateFile: AuthAccounts.standard(environment: environment).folder, notSignedIn: true),
+                status: 4,
+                message: "not signed in: \(error.commandLineMessage); nothing to sign out of")
         } catch {
             Output.errorLine("eua logout: \((error as? ExternalUserAgentError)?.commandLineMessage ?? "\(error)")")
             Output.exit(1)

@@ -37,7 +37,7 @@ struct LogoutOutput: Encodable {
 
     enum CodingKeys: String, CodingKey {
         case issuer, state_file, not_signed_in, revocation_supported, revoked, not_revoked, end_session,
-             end_session_error, state_removed, state_kept, end_session_needs_hint
+            end_session_error, state_removed, state_kept, end_session_needs_hint
     }
 
     init(stateFile: String, notSignedIn: Bool? = nil) {
@@ -51,7 +51,8 @@ struct LogoutOutput: Encodable {
         revocation_supported = outcome.revocationSupported
         revoked = outcome.revoked.map(\.rawValue)
         not_revoked = outcome.revocationFailures.map {
-            NotRevoked(token_type_hint: $0.kind.rawValue, error: $0.error.code.name, message: $0.error.commandLineMessage)
+            NotRevoked(
+                token_type_hint: $0.kind.rawValue, error: $0.error.code.name, message: $0.error.commandLineMessage)
         }
         switch outcome.endSession {
         case .notRequested: end_session = "not_requested"
@@ -76,13 +77,20 @@ struct LogoutOutput: Encodable {
         var lines = revoked.map { "Revoked the \($0 == "refresh_token" ? "refresh token" : "access token") at \(at)." }
         switch end_session {
         case "completed": lines.append("Ended the session at \(at); the browser came back to this app.")
-        case "sent": lines.append("Sent the sign-out request to \(at); the browser shows its page, and eua cannot "
-            + "confirm that the session ended there (no post-logout redirect URI comes back).")
+        case "sent":
+            lines.append(
+                "Sent the sign-out request to \(at); the browser shows its page, and eua cannot "
+                    + "confirm that the session ended there (no post-logout redirect URI comes back).")
         default: break
         }
         if state_removed { lines.append("Forgot the saved state \(state_file).") }
-        if state_kept { lines.append("Kept the saved state \(state_file): a token could not be revoked; run eua logout again later.") }
-        lines.append(providerSideFailed ? "Signed out here; not everything at \(at) was done (see above)." : "Signed out of \(at).")
+        if state_kept {
+            lines.append(
+                "Kept the saved state \(state_file): a token could not be revoked; run eua logout again later.")
+        }
+        lines.append(
+            providerSideFailed
+                ? "Signed out here; not everything at \(at) was done (see above)." : "Signed out of \(at).")
         return lines
     }
 
@@ -91,27 +99,33 @@ struct LogoutOutput: Encodable {
         let at = issuer ?? "the provider"
         var warnings: [String] = []
         if revocation_supported == false {
-            warnings.append("warning: \(at) advertises no revocation_endpoint (RFC 7009): the tokens were not revoked, "
-                + "only forgotten; they stay valid until they expire")
+            warnings.append(
+                "warning: \(at) advertises no revocation_endpoint (RFC 7009): the tokens were not revoked, "
+                    + "only forgotten; they stay valid until they expire")
         }
         for failure in not_revoked {
             let kind = failure.token_type_hint == "refresh_token" ? "refresh token" : "access token"
             warnings.append("warning: the \(kind) was not revoked: \(failure.message) [\(failure.error)]")
         }
         if end_session == "not_supported" {
-            warnings.append("warning: \(at) advertises no end_session_endpoint (OpenID Connect RP-Initiated Logout): "
-                + "its browser session goes on; sign out on the provider's own page to end it")
+            warnings.append(
+                "warning: \(at) advertises no end_session_endpoint (OpenID Connect RP-Initiated Logout): "
+                    + "its browser session goes on; sign out on the provider's own page to end it")
         }
-        if let end_session_error { warnings.append("warning: the provider's session was not ended: \(end_session_error)") }
+        if let end_session_error {
+            warnings.append("warning: the provider's session was not ended: \(end_session_error)")
+        }
         if end_session_needs_hint == true {
-            warnings.append("note: \(at) answered the end-session request with an empty page and no redirect: it ends a "
-                + "session only for an id_token_hint; sign out with --end-session hint-get (or hint-post when it takes "
-                + "POST), or set [logout.end-session] \"\(at)\" = \"hint-get\" (eua doctor --issuer says so too)")
+            warnings.append(
+                "note: \(at) answered the end-session request with an empty page and no redirect: it ends a "
+                    + "session only for an id_token_hint; sign out with --end-session hint-get (or hint-post when it takes "
+                    + "POST), or set [logout.end-session] \"\(at)\" = \"hint-get\" (eua doctor --issuer says so too)")
         }
         if noRedirectConfigured, end_session == "sent" {
-            warnings.append("note: no post-logout redirect URI is registered here, so none was sent; to have the browser "
-                + "come back and the sign-out confirmed, register one with the provider and give it with "
-                + "--post-logout-redirect-uri or [logout] post-logout-redirect-uri")
+            warnings.append(
+                "note: no post-logout redirect URI is registered here, so none was sent; to have the browser "
+                    + "come back and the sign-out confirmed, register one with the provider and give it with "
+                    + "--post-logout-redirect-uri or [logout] post-logout-redirect-uri")
         }
         return warnings
     }

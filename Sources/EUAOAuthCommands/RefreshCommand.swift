@@ -28,17 +28,25 @@ package struct RefreshCommand: ParsableCommand {
     @Option(help: "The saved state file (default: the account --account names, see 'eua accounts').")
     var stateFile: String?
 
-    @Option(help: ArgumentHelp("The signed-in account: an id, subject, email or username as 'eua accounts' lists, or the start of one (default: the only account).", valueName: "account"))
+    @Option(
+        help: ArgumentHelp(
+            "The signed-in account: an id, subject, email or username as 'eua accounts' lists, or the start of one (default: the only account).",
+            valueName: "account"))
     var account: String?
 
-    @Option(help: "The client secret. Other users can read it in 'ps': prefer --client-secret-file or EUA_CLIENT_SECRET.")
+    @Option(
+        help: "The client secret. Other users can read it in 'ps': prefer --client-secret-file or EUA_CLIENT_SECRET.")
     var clientSecret: String?
 
-    @Option(help: ArgumentHelp("The client's private key file, for a client that authenticates with private_key_jwt.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "The client's private key file, for a client that authenticates with private_key_jwt.", valueName: "file"))
     var clientKey: String?
 
-    @Option(help: ArgumentHelp("A file holding the client secret (yours, mode 0600); default: $EUA_CLIENT_SECRET.",
-                               valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "A file holding the client secret (yours, mode 0600); default: $EUA_CLIENT_SECRET.",
+            valueName: "path"))
     var clientSecretFile: String?
 
     @Option(help: "Seconds the refresh may take, server requests included.")
@@ -51,7 +59,9 @@ package struct RefreshCommand: ParsableCommand {
     var json = false
 
     package func validate() throws {
-        guard (1...86_400).contains(timeout) else { throw ValidationError("--timeout must be a number of seconds from 1 to 86400") }
+        guard (1...86_400).contains(timeout) else {
+            throw ValidationError("--timeout must be a number of seconds from 1 to 86400")
+        }
         if clientSecret != nil, clientSecretFile != nil {
             throw ValidationError("give --client-secret-file or --client-secret, not both")
         }
@@ -68,20 +78,27 @@ package struct RefreshCommand: ParsableCommand {
         let outcome = try Blocking.run {
             try await CommandFailure.reporting {
                 let http = OAuthHTTP().ending(after: .seconds(seconds))
-                let choice = try await SavedStateChoice.choose(stateFile: stateFile, account: account, environment: environment)
-                let state = try AuthState.loadUsingRegistration(from: choice.file, registrationHome: choice.registrationHome,
-                                                                clientSecret: secret, clientKeyPath: clientKey,
-                                                                http: http, logger: logger)
+                let choice = try await SavedStateChoice.choose(
+                    stateFile: stateFile, account: account, environment: environment)
+                let state = try AuthState.loadUsingRegistration(
+                    from: choice.file, registrationHome: choice.registrationHome,
+                    clientSecret: secret, clientKeyPath: clientKey,
+                    http: http, logger: logger)
                 let before = await state.lastTokenResponse?.accessToken
                 let tokens = try await state.freshTokens(force: force)
-                return (tokens, await state.idTokenClaims, await state.identity, state.client, state.configuration.issuer,
-                        choice.file, tokens.accessToken != before)
+                return (
+                    tokens, await state.idTokenClaims, await state.identity, state.client, state.configuration.issuer,
+                    choice.file, tokens.accessToken != before
+                )
             }
         }
         let (tokens, claims, identity, client, issuer, file, refreshed) = outcome
         if json {
-            Output.json(TokenOutput(tokens: tokens, claims: claims, identity: identity, client: client, issuer: issuer,
-                                    stateFile: file.path).jsonText())
+            Output.json(
+                TokenOutput(
+                    tokens: tokens, claims: claims, identity: identity, client: client, issuer: issuer,
+                    stateFile: file.path
+                ).jsonText())
         } else {
             let who = SignedInAs.name(claims: claims, identity: identity).map { " for \($0)" } ?? ""
             let expiry = tokens.accessTokenExpirationDate.map { $0.formatted(.iso8601) }
@@ -89,9 +106,10 @@ package struct RefreshCommand: ParsableCommand {
                 Output.line("Tokens\(who) at \(issuer) are fresh\(expiry.map { ", valid until \($0)" } ?? "").")
                 Output.line("State saved to \(file.path).")
             } else {
-                Output.line("Nothing was refreshed: the access token\(who) at \(issuer) is still valid "
-                    + (expiry.map { "until \($0) (more than a minute left)" } ?? "(the server gave it no lifetime)")
-                    + "; without --if-needed the tokens are refreshed anyway.")
+                Output.line(
+                    "Nothing was refreshed: the access token\(who) at \(issuer) is still valid "
+                        + (expiry.map { "until \($0) (more than a minute left)" } ?? "(the server gave it no lifetime)")
+                        + "; without --if-needed the tokens are refreshed anyway.")
                 Output.line("State unchanged in \(file.path).")
             }
         }

@@ -31,19 +31,33 @@ package struct RegisterCommand: ParsableCommand {
     @Option(help: "The issuer identifier of the authorization server.")
     var issuer: String
 
-    @Option(name: .customLong("redirect-uri"), help: ArgumentHelp("A redirect URI to register (repeatable).", valueName: "uri"))
+    @Option(
+        name: .customLong("redirect-uri"),
+        help: ArgumentHelp("A redirect URI to register (repeatable).", valueName: "uri"))
     var redirectURIs: [String] = []
 
-    @Option(help: "How the client authenticates at the token endpoint: none (a public client), client_secret_basic, client_secret_post, client_secret_jwt or private_key_jwt (with --client-key).")
+    @Option(
+        help:
+            "How the client authenticates at the token endpoint: none (a public client), client_secret_basic, client_secret_post, client_secret_jwt or private_key_jwt (with --client-key)."
+    )
     var clientAuth: String = "none"
 
-    @Option(help: ArgumentHelp("The client's private key file (JWK or PEM); its public half is registered as the client's jwks, for private_key_jwt and request objects.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "The client's private key file (JWK or PEM); its public half is registered as the client's jwks, for private_key_jwt and request objects.",
+            valueName: "file"))
     var clientKey: String?
 
-    @Option(help: ArgumentHelp("Ask for signed UserInfo responses with this algorithm (userinfo_signed_response_alg).", valueName: "alg"))
+    @Option(
+        help: ArgumentHelp(
+            "Ask for signed UserInfo responses with this algorithm (userinfo_signed_response_alg).", valueName: "alg"))
     var userinfoAlg: String?
 
-    @Option(name: .customLong("contact"), help: ArgumentHelp("An e-mail address of someone responsible for the client (repeatable; some providers require one).", valueName: "email"))
+    @Option(
+        name: .customLong("contact"),
+        help: ArgumentHelp(
+            "An e-mail address of someone responsible for the client (repeatable; some providers require one).",
+            valueName: "email"))
     var contacts: [String] = []
 
     @Option(help: "A name the provider shows people on its consent page.")
@@ -55,7 +69,10 @@ package struct RegisterCommand: ParsableCommand {
     @Option(help: "The scopes the client will ask for, space-separated, when the provider wants them at registration.")
     var scope: String?
 
-    @Option(help: "The state file the client is for; the registration is saved beside it (default: $XDG_STATE_HOME/eua/auth-state.json).")
+    @Option(
+        help:
+            "The state file the client is for; the registration is saved beside it (default: $XDG_STATE_HOME/eua/auth-state.json)."
+    )
     var stateFile: String?
 
     @Flag(help: "Print the client id and where it was saved as one JSON object (never a secret).")
@@ -64,7 +81,9 @@ package struct RegisterCommand: ParsableCommand {
     package func validate() throws {
         guard !redirectURIs.isEmpty else { throw ValidationError("give at least one --redirect-uri") }
         guard ClientCredentials.AuthenticationMethod(rawValue: clientAuth) != nil else {
-            throw ValidationError("--client-auth must be none, client_secret_basic, client_secret_post, client_secret_jwt or private_key_jwt")
+            throw ValidationError(
+                "--client-auth must be none, client_secret_basic, client_secret_post, client_secret_jwt or private_key_jwt"
+            )
         }
         if clientAuth == "private_key_jwt", clientKey == nil {
             throw ValidationError("--client-auth private_key_jwt needs the client's key: give --client-key FILE")
@@ -84,8 +103,9 @@ package struct RegisterCommand: ParsableCommand {
         let environment = ProcessEnvironment.current()
         CommandLogging.bootstrap(environment: environment)
         let logger = Logger(label: "eua.register")
-        let file = ClientRegistrationFile.beside(stateFile.map(AuthStateFile.init(path:))
-            ?? AuthStateFile.standard(environment: environment))
+        let file = ClientRegistrationFile.beside(
+            stateFile.map(AuthStateFile.init(path:))
+                ?? AuthStateFile.standard(environment: environment))
         var asked: ClientRegistrationRequest
         do {
             asked = try ClientRegistrationRequest(
@@ -109,11 +129,12 @@ package struct RegisterCommand: ParsableCommand {
             }
         }
         if json {
-            Output.json(JSONValue.object([
-                "issuer": .string(registration.issuer), "client_id": .string(registration.clientID),
-                "token_endpoint_auth_method": .string(registration.tokenEndpointAuthMethod.rawValue),
-                "registration_file": .string(file.path),
-            ]).jsonText)
+            Output.json(
+                JSONValue.object([
+                    "issuer": .string(registration.issuer), "client_id": .string(registration.clientID),
+                    "token_endpoint_auth_method": .string(registration.tokenEndpointAuthMethod.rawValue),
+                    "registration_file": .string(file.path),
+                ]).jsonText)
         } else {
             Output.line("Registered client \(registration.clientID) at \(registration.issuer).")
             Output.line("Saved to \(file.path); 'eua login --issuer \(registration.issuer)' uses it.")

@@ -17,11 +17,17 @@ struct SavedStateChoice: Sendable {
     var registrationHome: AuthStateFile
 
     /// `--state-file` and `--account` exclude each other; the message for `validate()`.
-    static let conflict = "give --state-file or --account, not both: --account picks among the accounts 'eua accounts' lists"
+    static let conflict =
+        "give --state-file or --account, not both: --account picks among the accounts 'eua accounts' lists"
 
     /// The choice for `stateFile` (`--state-file`) or `account` (`--account`). Throws the store's errors.
-    static func choose(stateFile: String?, account: String?, environment: [String: String]) async throws -> SavedStateChoice {
-        if let stateFile { return SavedStateChoice(file: AuthStateFile(path: stateFile), registrationHome: AuthStateFile(path: stateFile)) }
+    static func choose(stateFile: String?, account: String?, environment: [String: String]) async throws
+        -> SavedStateChoice
+    {
+        if let stateFile {
+            return SavedStateChoice(
+                file: AuthStateFile(path: stateFile), registrationHome: AuthStateFile(path: stateFile))
+        }
         let accounts = AuthAccounts.standard(environment: environment)
         let listing = try await accounts.listing()
         if !listing.accounts.isEmpty { warn(unreadable: listing.unreadable) }

@@ -17,9 +17,9 @@ enum SignedInAs {
         let name = fields.name.flatMap { $0.isEmpty ? nil : $0 }
         let handle = [fields.username, fields.email].compactMap { $0 }.first { !$0.isEmpty }
         switch (name, handle) {
-        case let (name?, handle?): return "\(name) (\(handle))"
-        case let (name?, nil): return name
-        case let (nil, handle?): return handle
+        case (let name?, let handle?): return "\(name) (\(handle))"
+        case (let name?, nil): return name
+        case (nil, let handle?): return handle
         case (nil, nil): return "subject \(fields.subject)"
         }
     }

@@ -34,18 +34,27 @@ package struct TokenCommand: ParsableCommand {
     @Option(help: "The saved state file (default: the account --account names, see 'eua accounts').")
     var stateFile: String?
 
-    @Option(help: ArgumentHelp("The signed-in account: an id, subject, email or username as 'eua accounts' lists, or the start of one (default: the only account).", valueName: "account"))
+    @Option(
+        help: ArgumentHelp(
+            "The signed-in account: an id, subject, email or username as 'eua accounts' lists, or the start of one (default: the only account).",
+            valueName: "account"))
     var account: String?
 
-    @Option(help: ArgumentHelp("Refresh first unless the token stays valid this many seconds (0 to 86400).",
-                               valueName: "seconds"))
+    @Option(
+        help: ArgumentHelp(
+            "Refresh first unless the token stays valid this many seconds (0 to 86400).",
+            valueName: "seconds"))
     var minValid: Int = 60
 
-    @Option(help: ArgumentHelp("A file holding the client secret (yours, mode 0600); default: $EUA_CLIENT_SECRET.",
-                               valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "A file holding the client secret (yours, mode 0600); default: $EUA_CLIENT_SECRET.",
+            valueName: "path"))
     var clientSecretFile: String?
 
-    @Option(help: ArgumentHelp("The client's private key file, for a client that authenticates with private_key_jwt.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "The client's private key file, for a client that authenticates with private_key_jwt.", valueName: "file"))
     var clientKey: String?
 
     @Option(help: "Seconds a refresh may take, server requests included.")
@@ -55,8 +64,12 @@ package struct TokenCommand: ParsableCommand {
     var json = false
 
     package func validate() throws {
-        guard (0...86_400).contains(minValid) else { throw ValidationError("--min-valid must be a number of seconds from 0 to 86400") }
-        guard (1...86_400).contains(timeout) else { throw ValidationError("--timeout must be a number of seconds from 1 to 86400") }
+        guard (0...86_400).contains(minValid) else {
+            throw ValidationError("--min-valid must be a number of seconds from 0 to 86400")
+        }
+        guard (1...86_400).contains(timeout) else {
+            throw ValidationError("--timeout must be a number of seconds from 1 to 86400")
+        }
         if stateFile != nil, account != nil { throw ValidationError(SavedStateChoice.conflict) }
     }
 
@@ -67,8 +80,12 @@ package struct TokenCommand: ParsableCommand {
         let secret = try ClientSecretSource.secret(file: clientSecretFile, flag: nil, environment: environment)
         let (seconds, minimum) = (timeout, minValid)
         let outcome: Result<TokenResponse, ExternalUserAgentError> = try Blocking.run {
-            try await CommandFailure.reporting { try await Self.tokens(stateFile: stateFile, account: account,
-                environment: environment, secret: secret, clientKey: clientKey, timeout: seconds, minimum: minimum, logger: logger) }
+            try await CommandFailure.reporting {
+                try await Self.tokens(
+                    stateFile: stateFile, account: account,
+                    environment: environment, secret: secret, clientKey: clientKey, timeout: seconds, minimum: minimum,
+                    logger: logger)
+            }
         }
         switch outcome {
         case .success(let tokens):
@@ -84,21 +101,27 @@ package struct TokenCommand: ParsableCommand {
     }
 
     /// The fresh tokens, or the reason only a new sign-in can give them; other failures are thrown.
-    static func tokens(stateFile: String?, account: String?, environment: [String: String], secret: String?,
-                       clientKey: String?, timeout: Int, minimum: Int,
-                       logger: Logger) async throws -> Result<TokenResponse, ExternalUserAgentError> {
+    static func tokens(
+        stateFile: String?, account: String?, environment: [String: String], secret: String?,
+        clientKey: String?, timeout: Int, minimum: Int,
+        logger: Logger
+    ) async throws -> Result<TokenResponse, ExternalUserAgentError> {
         do {
-            let choice = try await SavedStateChoice.choose(stateFile: stateFile, account: account, environment: environment)
-            let state = try AuthState.loadUsingRegistration(from: choice.file, registrationHome: choice.registrationHome,
-                                                            clientSecret: secret, clientKeyPath: clientKey,
-                                                            http: OAuthHTTP().ending(after: .seconds(timeout)),
-                                                            logger: logger)
+            let choice = try await SavedStateChoice.choose(
+                stateFile: stateFile, account: account, environment: environment)
+            let state = try AuthState.loadUsingRegistration(
+                from: choice.file, registrationHome: choice.registrationHome,
+                clientSecret: secret, clientKeyPath: clientKey,
+                http: OAuthHTTP().ending(after: .seconds(timeout)),
+                logger: logger)
             do {
                 return .success(try await state.freshTokens(minimumValidity: .seconds(minimum)))
             } catch let error as ExternalUserAgentError {
                 guard await state.authorizationError != nil else { throw error }
-                return .failure(ExternalUserAgentError(.notAuthorized, error.message, underlying: error.underlying,
-                                                      remedies: error.remedies))
+                return .failure(
+                    ExternalUserAgentError(
+                        .notAuthorized, error.message, underlying: error.underlying,
+                        remedies: error.remedies))
             }
         } catch let error as ExternalUserAgentError where error.code == .notAuthorized {
             return .failure(error)

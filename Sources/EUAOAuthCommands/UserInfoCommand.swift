@@ -30,19 +30,28 @@ package struct UserInfoCommand: ParsableCommand {
     @Option(help: "The saved state file (default: the account --account names, see 'eua accounts').")
     var stateFile: String?
 
-    @Option(help: ArgumentHelp("The signed-in account: an id, subject, email or username as 'eua accounts' lists, or the start of one (default: the only account).", valueName: "account"))
+    @Option(
+        help: ArgumentHelp(
+            "The signed-in account: an id, subject, email or username as 'eua accounts' lists, or the start of one (default: the only account).",
+            valueName: "account"))
     var account: String?
 
     @Option(help: "The client secret, for a confidential client (default: $EUA_CLIENT_SECRET).")
     var clientSecret: String?
 
-    @Option(help: ArgumentHelp("The client's private key file, for a client that authenticates with private_key_jwt.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "The client's private key file, for a client that authenticates with private_key_jwt.", valueName: "file"))
     var clientKey: String?
 
-    @Flag(help: "Send the access token in the form body of a POST (for a provider that asks), not the Authorization header.")
+    @Flag(
+        help:
+            "Send the access token in the form body of a POST (for a provider that asks), not the Authorization header."
+    )
     var tokenInBody = false
 
-    @Flag(help: "Print every claim as one JSON object (claims held elsewhere with their sources, which may hold tokens).")
+    @Flag(
+        help: "Print every claim as one JSON object (claims held elsewhere with their sources, which may hold tokens).")
     var json = false
 
     package func validate() throws {
@@ -57,10 +66,12 @@ package struct UserInfoCommand: ParsableCommand {
         let placement: UserInfoEndpoint.TokenPlacement = tokenInBody ? .formBody : .authorizationHeader
         let userInfo = try Blocking.run {
             try await CommandFailure.reporting {
-                let choice = try await SavedStateChoice.choose(stateFile: stateFile, account: account, environment: environment)
-                let state = try AuthState.loadUsingRegistration(from: choice.file, registrationHome: choice.registrationHome,
-                                                                clientSecret: secret, clientKeyPath: clientKey,
-                                                                logger: logger)
+                let choice = try await SavedStateChoice.choose(
+                    stateFile: stateFile, account: account, environment: environment)
+                let state = try AuthState.loadUsingRegistration(
+                    from: choice.file, registrationHome: choice.registrationHome,
+                    clientSecret: secret, clientKeyPath: clientKey,
+                    logger: logger)
                 return try await state.userInfo(placement: placement, logger: logger)
             }
         }
@@ -75,11 +86,12 @@ package struct UserInfoCommand: ParsableCommand {
         }
         for name in userInfo.claimNames.keys.sorted() {
             let source = userInfo.claimNames[name]!
-            let place = switch userInfo.claimSources[source] {
-            case .aggregated?: "in a signed JWT of source '\(source)' (aggregated)"
-            case .distributed(let endpoint, _)?: "at \(endpoint.absoluteString) (distributed, source '\(source)')"
-            case nil: "at source '\(source)'"
-            }
+            let place =
+                switch userInfo.claimSources[source] {
+                case .aggregated?: "in a signed JWT of source '\(source)' (aggregated)"
+                case .distributed(let endpoint, _)?: "at \(endpoint.absoluteString) (distributed, source '\(source)')"
+                case nil: "at source '\(source)'"
+                }
             Output.line("\(name): held elsewhere, \(place)")
         }
     }

@@ -42,10 +42,12 @@ final class WaitingDisplay: Sendable {
 
     /// Starts the display; once only (a second call does nothing).
     func start() {
-        guard state.withLock({ state in
-            defer { state.started = true }
-            return !state.started
-        }) else { return }
+        guard
+            state.withLock({ state in
+                defer { state.started = true }
+                return !state.started
+            })
+        else { return }
         let timer = DispatchSource.makeTimerSource(queue: .global())
         timer.schedule(deadline: .now(), repeating: style == .spinner ? .milliseconds(100) : .seconds(1))
         timer.setEventHandler { [self] in tick() }

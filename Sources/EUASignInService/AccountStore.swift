@@ -21,8 +21,11 @@ struct AccountStore: Sendable {
         var error: UnsafeMutablePointer<CChar>?
         let fields = [summary.issuer, summary.client, summary.subject, summary.displayName].map(Self.clean)
         let label = "eua sign-in: \(fields[3]) at \(fields[0]) for \(Self.clean(app))"
-        guard csecret_account_store(app, summary.account, fields[0], fields[1], fields[2], fields[3],
-                                    summary.scopes.joined(separator: " "), label, state, &error) == 1 else {
+        guard
+            csecret_account_store(
+                app, summary.account, fields[0], fields[1], fields[2], fields[3],
+                summary.scopes.joined(separator: " "), label, state, &error) == 1
+        else {
             throw failure("could not store the account", error)
         }
     }
@@ -46,15 +49,18 @@ struct AccountStore: Sendable {
         return String(cString: text).split(separator: "\n").compactMap { line in
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             guard fields.count == 6 else { return nil }
-            return Summary(account: fields[0], issuer: fields[1], client: fields[2], subject: fields[3],
-                           displayName: fields[4], scopes: fields[5].split(separator: " ").map(String.init))
+            return Summary(
+                account: fields[0], issuer: fields[1], client: fields[2], subject: fields[3],
+                displayName: fields[4], scopes: fields[5].split(separator: " ").map(String.init))
         }
     }
 
     /// Removes `app`'s `account` (nothing when there is none).
     func remove(app: String, account: String) throws(ServiceError) {
         var error: UnsafeMutablePointer<CChar>?
-        guard csecret_account_clear(app, account, &error) == 1 else { throw failure("could not remove the account", error) }
+        guard csecret_account_clear(app, account, &error) == 1 else {
+            throw failure("could not remove the account", error)
+        }
     }
 
     /// Fails unless the Secret Service runs (or is activatable) with its default collection unlocked: a sign-in
@@ -70,20 +76,26 @@ struct AccountStore: Sendable {
         case Int32(CSECRET_KEYRING_READY):
             return
         case Int32(CSECRET_KEYRING_MISSING):
-            throw .failed("no keyring: \(reason). Start one in this session (GNOME Keyring, KWallet's Secret Service), "
-                + "then call again; the sign-in service keeps tokens in the keyring only, never in a file")
+            throw .failed(
+                "no keyring: \(reason). Start one in this session (GNOME Keyring, KWallet's Secret Service), "
+                    + "then call again; the sign-in service keeps tokens in the keyring only, never in a file")
         case Int32(CSECRET_KEYRING_LOCKED):
-            throw .failed("the keyring is locked: \(reason). Unlock it (for example in GNOME's Passwords and Keys, "
-                + "Seahorse), then call again; the sign-in service keeps tokens in the keyring only, never in a file")
+            throw .failed(
+                "the keyring is locked: \(reason). Unlock it (for example in GNOME's Passwords and Keys, "
+                    + "Seahorse), then call again; the sign-in service keeps tokens in the keyring only, never in a file"
+            )
         default:
-            throw .failed("the keyring (Secret Service) could not be asked whether it is unlocked: \(reason). Is a keyring "
-                + "(GNOME Keyring, KWallet) running in this session? Then call again")
+            throw .failed(
+                "the keyring (Secret Service) could not be asked whether it is unlocked: \(reason). Is a keyring "
+                    + "(GNOME Keyring, KWallet) running in this session? Then call again")
         }
     }
 
     /// `text` with no tab, newline or other control character (they separate the listed fields), at most 512 bytes.
     static func clean(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }).prefix(512))
+        String(
+            String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }).prefix(
+                512))
     }
 
     /// Why a keyring call failed: the keyring's own state when it is missing or locked (the clearer message),
@@ -101,7 +113,8 @@ struct AccountStore: Sendable {
     private static func keyring(_ what: String, _ error: UnsafeMutablePointer<CChar>?) -> ServiceError {
         let reason = error.map { String(cString: $0) } ?? "no reason given"
         if let error { csecret_free(error) }
-        return .failed("the keyring (Secret Service) \(what): \(reason). Is a keyring (GNOME Keyring, KWallet) running "
-            + "and unlocked in this session? Unlock it, then call again; the service keeps tokens nowhere else")
+        return .failed(
+            "the keyring (Secret Service) \(what): \(reason). Is a keyring (GNOME Keyring, KWallet) running "
+                + "and unlocked in this session? Unlock it, then call again; the service keeps tokens nowhere else")
     }
 }

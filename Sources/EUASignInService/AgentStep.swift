@@ -27,8 +27,11 @@ enum AgentStep {
         let output = EventOutput(descriptor: events)
 
         guard let line = firstLine(from: control, until: .now + requestTimeout) else {
-            output.send(.failed(code: "presentationFailed", message: "the agent step got no request from the "
-                                + "service within \(requestTimeout)"))
+            output.send(
+                .failed(
+                    code: "presentationFailed",
+                    message: "the agent step got no request from the "
+                        + "service within \(requestTimeout)"))
             exit(0)
         }
         guard let request = AgentStepWire.Request(line: Array(line.utf8)) else {
@@ -55,10 +58,14 @@ enum AgentStep {
         let setParentDeathSignal: Int32 = 1  // PR_SET_PDEATHSIG
         _ = prctl?(setParentDeathSignal, UInt(SIGKILL), 0, 0, 0)
         guard getppid() == parent else { exit(3) }
-        let control = fcntl(0, F_DUPFD_CLOEXEC, 3), output = fcntl(1, F_DUPFD_CLOEXEC, 3)
+        let control = fcntl(0, F_DUPFD_CLOEXEC, 3)
+        let output = fcntl(1, F_DUPFD_CLOEXEC, 3)
         guard control >= 0, output >= 0 else { exit(4) }
         let null = open("/dev/null", O_RDONLY)
-        if null >= 0 { dup2(null, 0); close(null) }
+        if null >= 0 {
+            dup2(null, 0)
+            close(null)
+        }
         dup2(2, 1)
         return (control, output)
     }
@@ -67,8 +74,10 @@ enum AgentStep {
     static func firstLine(from descriptor: Int32, until deadline: ContinuousClock.Instant) -> String? {
         var lines = LineBuffer()
         while true {
-            guard !pollInput([descriptor], until: deadline).isEmpty, let bytes = readAvailable(descriptor), !bytes.isEmpty,
-                  let complete = lines.add(bytes) else { return nil }
+            guard !pollInput([descriptor], until: deadline).isEmpty, let bytes = readAvailable(descriptor),
+                !bytes.isEmpty,
+                let complete = lines.add(bytes)
+            else { return nil }
             if let first = complete.first { return first }
         }
     }
@@ -80,15 +89,20 @@ enum AgentStep {
         PluginLoader().load(file: request.plugin, into: &catalog)
         guard let entry = catalog.agent(id: request.agent) else {
             let why = catalog.failures.map(\.description).joined(separator: "; ")
-            output.send(.failed(code: "presentationFailed", message: "the plugin \(request.plugin) offers no agent "
-                                + "'\(request.agent)' any more\(why.isEmpty ? "" : ": \(why)"); see the service's log"))
+            output.send(
+                .failed(
+                    code: "presentationFailed",
+                    message: "the plugin \(request.plugin) offers no agent "
+                        + "'\(request.agent)' any more\(why.isEmpty ? "" : ": \(why)"); see the service's log"))
             return
         }
         guard let url = URL(string: request.url), let redirectURI = URL(string: request.redirectURI) else {
             output.send(.failed(code: "presentationFailed", message: "the agent step got a URL it cannot read"))
             return
         }
-        let timeout = request.timeout.flatMap { (0...86_400).contains($0) ? Duration.milliseconds(Int64($0 * 1000)) : nil }
+        let timeout = request.timeout.flatMap {
+            (0...86_400).contains($0) ? Duration.milliseconds(Int64($0 * 1000)) : nil
+        }
         let session = ExternalUserAgentSession(
             agent: ReportingAgent(entry.makeAgent(options: request.options), output: output),
             receiver: GivenRedirect(redirectURI: redirectURI),

@@ -44,9 +44,12 @@ enum AgentStepWire {
             self = request
         }
 
-        init(plugin: String, agent: String, options: [String: String], url: String, redirectURI: String, timeout: Double?) {
-            (self.plugin, self.agent, self.options, self.url, self.redirectURI, self.timeout)
-                = (plugin, agent, options, url, redirectURI, timeout)
+        init(
+            plugin: String, agent: String, options: [String: String], url: String, redirectURI: String, timeout: Double?
+        ) {
+            (self.plugin, self.agent, self.options, self.url, self.redirectURI, self.timeout) = (
+                plugin, agent, options, url, redirectURI, timeout
+            )
         }
     }
 
@@ -70,7 +73,10 @@ enum AgentStepWire {
 
         /// The event a line (without its newline) holds, or `nil`.
         init?(line: String) {
-            if line == "presented" { self = .presented; return }
+            if line == "presented" {
+                self = .presented
+                return
+            }
             let parts = line.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
             switch parts.first {
             case "redirect" where parts.count >= 2: self = .redirect(parts.dropFirst().joined(separator: " "))
@@ -108,7 +114,8 @@ func pollInput(_ descriptors: [Int32], until deadline: ContinuousClock.Instant) 
         let left = deadline - ContinuousClock.now
         guard left > .zero else { return [] }
         var pollers = descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-        let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+        let milliseconds = Int32(
+            clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
         let ready = poll(&pollers, nfds_t(pollers.count), milliseconds)
         if ready < 0, errno == EINTR { continue }
         if ready < 0 { return descriptors }

@@ -7,7 +7,9 @@ import Dispatch
 enum Blocking {
     private static let queue = DispatchQueue(label: "org.externaluseragent.SignIn.keyring")
 
-    static func run<T: Sendable>(_ work: @escaping @Sendable () throws(ServiceError) -> T) async throws(ServiceError) -> T {
+    static func run<T: Sendable>(_ work: @escaping @Sendable () throws(ServiceError) -> T) async throws(ServiceError)
+        -> T
+    {
         let result: Result<T, ServiceError> = await withCheckedContinuation { continuation in
             queue.async {
                 do throws(ServiceError) {

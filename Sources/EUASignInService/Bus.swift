@@ -11,8 +11,9 @@ final class Bus: @unchecked Sendable {
     /// A new connection (not GIO's shared one: the service's name is the only one it owns) to the bus at `address`.
     init(address: String) throws(ServiceError) {
         var error: UnsafeMutablePointer<GError>?
-        let flags = GDBusConnectionFlags(rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue
-            | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue)
+        let flags = GDBusConnectionFlags(
+            rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue
+                | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue)
         guard let connection = g_dbus_connection_new_for_address_sync(address, flags, nil, nil, &error) else {
             throw ServiceError.startup("the session bus at \(address) could not be reached (\(Bus.take(error)))")
         }
@@ -24,7 +25,8 @@ final class Bus: @unchecked Sendable {
     static func sessionAddress() throws(ServiceError) -> String {
         var error: UnsafeMutablePointer<GError>?
         guard let address = g_dbus_address_get_for_bus_sync(G_BUS_TYPE_SESSION, nil, &error) else {
-            throw ServiceError.startup("no session bus was found (\(take(error))); start the service in a desktop session")
+            throw ServiceError.startup(
+                "no session bus was found (\(take(error))); start the service in a desktop session")
         }
         defer { g_free(address) }
         return String(cString: address)
@@ -33,21 +35,26 @@ final class Bus: @unchecked Sendable {
     /// Takes `name` as its primary owner, or throws when another process has it.
     func own(_ name: String) throws(ServiceError) {
         // DBUS_NAME_FLAG_DO_NOT_QUEUE = 4; a reply of 1 is DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER.
-        let reply = try callSync(method: "RequestName", Variant.tuple([Variant.string(name), Variant.uint32(4)]), "(u)")
+        let reply = try callSync(
+            method: "RequestName", Variant.tuple([Variant.string(name), Variant.uint32(4)]), "(u)")
         defer { g_variant_unref(reply) }
         let code = Variant.child(reply, 0)
         defer { g_variant_unref(code) }
         guard g_variant_get_uint32(code) == 1 else {
-            throw ServiceError.startup("the bus name \(name) is owned by another process already (is the service running?)")
+            throw ServiceError.startup(
+                "the bus name \(name) is owned by another process already (is the service running?)")
         }
     }
 
     /// A blocking call to the bus itself, for start-up.
-    private func callSync(method: String, _ parameters: OpaquePointer, _ replyType: String) throws(ServiceError) -> OpaquePointer {
+    private func callSync(method: String, _ parameters: OpaquePointer, _ replyType: String) throws(ServiceError)
+        -> OpaquePointer
+    {
         var error: UnsafeMutablePointer<GError>?
         let reply = Variant.withType(replyType) { type in
-            g_dbus_connection_call_sync(connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                                        method, parameters, type, G_DBUS_CALL_FLAGS_NONE, 5000, nil, &error)
+            g_dbus_connection_call_sync(
+                connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                method, parameters, type, G_DBUS_CALL_FLAGS_NONE, 5000, nil, &error)
         }
         guard let reply else { throw ServiceError.startup("the bus did not answer \(method) (\(Bus.take(error)))") }
         return reply
@@ -55,24 +62,29 @@ final class Bus: @unchecked Sendable {
 
     /// Calls `method` of the bus daemon and waits at most `timeout` for the reply of type `replyType` (owned by
     /// the caller: unref it). Throws the bus's error text.
-    func callBus(_ method: String, _ parameters: OpaquePointer, replyType: String,
-                 timeout: Duration = .seconds(5)) async throws(ServiceError) -> OpaquePointer {
+    func callBus(
+        _ method: String, _ parameters: OpaquePointer, replyType: String,
+        timeout: Duration = .seconds(5)
+    ) async throws(ServiceError) -> OpaquePointer {
         let result: Result<OwnedReply, ServiceError> = await withCheckedContinuation { continuation in
             let box = Unmanaged.passRetained(ReplyBox(continuation)).toOpaque()
             // GDBus copies the reply type for the call's life.
             let type = g_variant_type_new(replyType)
             defer { g_variant_type_free(type) }
-            g_dbus_connection_call(connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                                   method, parameters, type, G_DBUS_CALL_FLAGS_NONE,
-                                   Int32(clamping: timeout.components.seconds * 1000), nil, { source, result, context in
-                let box = Unmanaged<ReplyBox>.fromOpaque(context!).takeRetainedValue()
-                var error: UnsafeMutablePointer<GError>?
-                if let reply = g_dbus_connection_call_finish(OpaquePointer(source), result, &error) {
-                    box.continuation.resume(returning: .success(OwnedReply(pointer: reply)))
-                } else {
-                    box.continuation.resume(returning: .failure(.failed("the bus did not answer (\(Bus.take(error)))")))
-                }
-            }, box)
+            g_dbus_connection_call(
+                connection, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                method, parameters, type, G_DBUS_CALL_FLAGS_NONE,
+                Int32(clamping: timeout.components.seconds * 1000), nil,
+                { source, result, context in
+                    let box = Unmanaged<ReplyBox>.fromOpaque(context!).takeRetainedValue()
+                    var error: UnsafeMutablePointer<GError>?
+                    if let reply = g_dbus_connection_call_finish(OpaquePointer(source), result, &error) {
+                        box.continuation.resume(returning: .success(OwnedReply(pointer: reply)))
+                    } else {
+                        box.continuation.resume(
+                            returning: .failure(.failed("the bus did not answer (\(Bus.take(error)))")))
+                    }
+                }, box)
         }
         return try result.get().pointer
     }
@@ -86,14 +98,18 @@ final class Bus: @unchecked Sendable {
     }
 
     /// Registers `handler` for `interface` (from `info`) at `path`; returns the registration id.
-    func register(path: String, interface: UnsafeMutablePointer<GDBusInterfaceInfo>, handler: ObjectHandler) throws(ServiceError) -> UInt32 {
+    func register(path: String, interface: UnsafeMutablePointer<GDBusInterfaceInfo>, handler: ObjectHandler)
+        throws(ServiceError) -> UInt32
+    {
         var vtable = GDBusInterfaceVTable()
         vtable.method_call = { _, sender, path, interface, method, parameters, invocation, context in
             let handler = Unmanaged<ObjectHandler>.fromOpaque(context!).takeUnretainedValue()
-            handler.method(MethodCall(sender: sender.map { String(cString: $0) } ?? "",
-                                      path: path.map { String(cString: $0) } ?? "",
-                                      method: method.map { String(cString: $0) } ?? "",
-                                      parameters: parameters!, invocation: invocation!))
+            handler.method(
+                MethodCall(
+                    sender: sender.map { String(cString: $0) } ?? "",
+                    path: path.map { String(cString: $0) } ?? "",
+                    method: method.map { String(cString: $0) } ?? "",
+                    parameters: parameters!, invocation: invocation!))
         }
         vtable.get_property = { _, _, _, _, property, _, context in
             let handler = Unmanaged<ObjectHandler>.fromOpaque(context!).takeUnretainedValue()
@@ -101,9 +117,12 @@ final class Bus: @unchecked Sendable {
         }
         var error: UnsafeMutablePointer<GError>?
         let context = Unmanaged.passRetained(handler).toOpaque()
-        let id = g_dbus_connection_register_object(connection, path, interface, &vtable, context,
-                                                   { Unmanaged<ObjectHandler>.fromOpaque($0!).release() }, &error)
-        guard id != 0 else { throw ServiceError.failed("the object \(path) could not be registered (\(Bus.take(error)))") }
+        let id = g_dbus_connection_register_object(
+            connection, path, interface, &vtable, context,
+            { Unmanaged<ObjectHandler>.fromOpaque($0!).release() }, &error)
+        guard id != 0 else {
+            throw ServiceError.failed("the object \(path) could not be registered (\(Bus.take(error)))")
+        }
         return id
     }
 
@@ -115,15 +134,21 @@ final class Bus: @unchecked Sendable {
     /// Calls `handler` with each name that lost its owner (a client that left the bus).
     func onNameLost(_ handler: @escaping @Sendable (String) -> Void) {
         let context = Unmanaged.passRetained(NameLostBox(handler)).toOpaque()
-        _ = g_dbus_connection_signal_subscribe(connection, "org.freedesktop.DBus", "org.freedesktop.DBus",
-                                               "NameOwnerChanged", "/org/freedesktop/DBus", nil,
-                                               G_DBUS_SIGNAL_FLAGS_NONE, { _, _, _, _, _, parameters, context in
-            guard let parameters, Variant.type(of: parameters) == "(sss)" else { return }
-            let name = Variant.child(parameters, 0), newOwner = Variant.child(parameters, 2)
-            defer { g_variant_unref(name); g_variant_unref(newOwner) }
-            guard Variant.text(newOwner).isEmpty else { return }
-            Unmanaged<NameLostBox>.fromOpaque(context!).takeUnretainedValue().handler(Variant.text(name))
-        }, context, { Unmanaged<NameLostBox>.fromOpaque($0!).release() })
+        _ = g_dbus_connection_signal_subscribe(
+            connection, "org.freedesktop.DBus", "org.freedesktop.DBus",
+            "NameOwnerChanged", "/org/freedesktop/DBus", nil,
+            G_DBUS_SIGNAL_FLAGS_NONE,
+            { _, _, _, _, _, parameters, context in
+                guard let parameters, Variant.type(of: parameters) == "(sss)" else { return }
+                let name = Variant.child(parameters, 0)
+                let newOwner = Variant.child(parameters, 2)
+                defer {
+                    g_variant_unref(name)
+                    g_variant_unref(newOwner)
+                }
+                guard Variant.text(newOwner).isEmpty else { return }
+                Unmanaged<NameLostBox>.fromOpaque(context!).takeUnretainedValue().handler(Variant.text(name))
+            }, context, { Unmanaged<NameLostBox>.fromOpaque($0!).release() })
     }
 
     /// The message of a GError, freeing it.
@@ -177,7 +202,9 @@ private struct OwnedReply: @unchecked Sendable {
 
 private final class ReplyBox {
     let continuation: CheckedContinuation<Result<OwnedReply, ServiceError>, Never>
-    init(_ continuation: CheckedContinuation<Result<OwnedReply, ServiceError>, Never>) { self.continuation = continuation }
+    init(_ continuation: CheckedContinuation<Result<OwnedReply, ServiceError>, Never>) {
+        self.continuation = continuation
+    }
 }
 
 private final class NameLostBox {

@@ -25,23 +25,33 @@ enum CallArguments {
     /// Reads `SignIn(s parent_window, a{sv} client, a{sv} options)`.
     static func signIn(_ parameters: OpaquePointer) throws(ServiceError) -> SignIn {
         let client = try dictionary(parameters, 1, "client", known: ["issuer", "client_id", "scopes", "resource"])
-        let options = try dictionary(parameters, 2, "options",
-                                     known: ["handle_token", "login_hint", "prompt", "max_age", "account", "timeout", "agent"])
+        let options = try dictionary(
+            parameters, 2, "options",
+            known: ["handle_token", "login_hint", "prompt", "max_age", "account", "timeout", "agent"])
         _ = try text(parameters, 0, "parent_window")
-        guard let issuer = try client.string("issuer") else { throw .invalidArgument("client has no 'issuer' (s); give the issuer's https URL") }
+        guard let issuer = try client.string("issuer") else {
+            throw .invalidArgument("client has no 'issuer' (s); give the issuer's https URL")
+        }
         try checkURL(issuer, "client.issuer")
         guard let clientID = try client.string("client_id"), !clientID.isEmpty else {
-            throw .invalidArgument("client has no 'client_id' (s); give the app's public client id registered at the issuer")
+            throw .invalidArgument(
+                "client has no 'client_id' (s); give the app's public client id registered at the issuer")
         }
         let scopes = try client.strings("scopes") ?? ["openid"]
-        for scope in scopes where scope.isEmpty || !scope.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F && $0 != "\"" && $0 != "\\" }) {
-            throw .invalidArgument("client.scopes has '\(scope.prefix(64))', which is not a scope token (RFC 6749 §3.3: printable ASCII, no space)")
+        for scope in scopes
+        where scope.isEmpty
+            || !scope.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F && $0 != "\"" && $0 != "\\" })
+        {
+            throw .invalidArgument(
+                "client.scopes has '\(scope.prefix(64))', which is not a scope token (RFC 6749 §3.3: printable ASCII, no space)"
+            )
         }
         let resources = try client.strings("resource") ?? []
         for resource in resources { try checkURL(resource, "client.resource") }
         let handleToken = try options.string("handle_token")
         if let handleToken, !isToken(handleToken) {
-            throw .invalidArgument("options.handle_token must be 1-64 letters, digits and underscores (a D-Bus object path element)")
+            throw .invalidArgument(
+                "options.handle_token must be 1-64 letters, digits and underscores (a D-Bus object path element)")
         }
         let timeout = try options.uint32("timeout")
         if let timeout, !(1...3600).contains(timeout) {
@@ -49,21 +59,27 @@ enum CallArguments {
         }
         let prompt = try options.string("prompt")
         if let prompt, !["none", "login", "consent", "select_account", "create"].contains(prompt) {
-            throw .invalidArgument("options.prompt '\(prompt.prefix(32))' is not one of none, login, consent, select_account, create")
+            throw .invalidArgument(
+                "options.prompt '\(prompt.prefix(32))' is not one of none, login, consent, select_account, create")
         }
         let account = try options.string("account")
         if let account, !isToken(account) { throw .notFound(account) }
-        return SignIn(issuer: issuer, clientID: clientID, scopes: scopes, resources: resources, handleToken: handleToken,
-                      loginHint: try options.string("login_hint"), prompt: prompt, maxAge: try options.uint32("max_age"),
-                      account: account, timeout: timeout, agent: try options.string("agent"))
+        return SignIn(
+            issuer: issuer, clientID: clientID, scopes: scopes, resources: resources, handleToken: handleToken,
+            loginHint: try options.string("login_hint"), prompt: prompt, maxAge: try options.uint32("max_age"),
+            account: account, timeout: timeout, agent: try options.string("agent"))
     }
 
     /// Reads `GetAccessToken(s account, a{sv} options)`: the account, `min_valid` and `id_token`.
-    static func getAccessToken(_ parameters: OpaquePointer) throws(ServiceError) -> (account: String, minValid: UInt32, idToken: Bool) {
+    static func getAccessToken(_ parameters: OpaquePointer) throws(ServiceError) -> (
+        account: String, minValid: UInt32, idToken: Bool
+    ) {
         let account = try text(parameters, 0, "account")
         let options = try dictionary(parameters, 1, "options", known: ["min_valid", "id_token"])
         let minValid = try options.uint32("min_valid") ?? 60
-        guard minValid <= 86_400 else { throw .invalidArgument("options.min_valid is \(minValid) s; give at most 86400 (a day)") }
+        guard minValid <= 86_400 else {
+            throw .invalidArgument("options.min_valid is \(minValid) s; give at most 86400 (a day)")
+        }
         return (account, minValid, try options.bool("id_token") ?? false)
     }
 
@@ -84,10 +100,12 @@ enum CallArguments {
         let options = try dictionary(parameters, 2, "options", known: ["handle_token", "revoke", "end_session"])
         let handleToken = try options.string("handle_token")
         if let handleToken, !isToken(handleToken) {
-            throw .invalidArgument("options.handle_token must be 1-64 letters, digits and underscores (a D-Bus object path element)")
+            throw .invalidArgument(
+                "options.handle_token must be 1-64 letters, digits and underscores (a D-Bus object path element)")
         }
-        return SignOut(account: account, handleToken: handleToken, revoke: try options.bool("revoke") ?? true,
-                       endSession: try options.bool("end_session") ?? false)
+        return SignOut(
+            account: account, handleToken: handleToken, revoke: try options.bool("revoke") ?? true,
+            endSession: try options.bool("end_session") ?? false)
     }
 
     /// Reads `ListAccounts(a{sv} options)` (no option is known yet; unknown ones are refused).
@@ -97,15 +115,18 @@ enum CallArguments {
 
     /// A handle token or account id: 1-64 letters, digits and underscores.
     static func isToken(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.count <= 64 && text.utf8.allSatisfy { $0.isASCIILetterOrDigit || $0 == UInt8(ascii: "_") }
+        !text.isEmpty && text.utf8.count <= 64
+            && text.utf8.allSatisfy { $0.isASCIILetterOrDigit || $0 == UInt8(ascii: "_") }
     }
 
     /// An absolute https URL (http only to a loopback host) without fragment or user info, at most ``maximumText``.
     static func checkURL(_ text: String, _ name: String) throws(ServiceError) {
-        let fail = ServiceError.invalidArgument("\(name) '\(text.prefix(80))' is not an https URL (http only for 127.0.0.1, "
-            + "[::1] or localhost), without user info or fragment, of at most \(maximumText) bytes")
+        let fail = ServiceError.invalidArgument(
+            "\(name) '\(text.prefix(80))' is not an https URL (http only for 127.0.0.1, "
+                + "[::1] or localhost), without user info or fragment, of at most \(maximumText) bytes")
         guard text.utf8.count <= maximumText, !text.contains("#"),
-              text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F }) else { throw fail }
+            text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
+        else { throw fail }
         let rest: Substring
         if text.hasPrefix("https://") {
             rest = text.dropFirst(8)
@@ -130,16 +151,20 @@ enum CallArguments {
         return text
     }
 
-    private static func dictionary(_ parameters: OpaquePointer, _ index: Int, _ name: String,
-                                   known: Set<String>) throws(ServiceError) -> Entries {
+    private static func dictionary(
+        _ parameters: OpaquePointer, _ index: Int, _ name: String,
+        known: Set<String>
+    ) throws(ServiceError) -> Entries {
         let value = Variant.Value(Variant.child(parameters, index))
         guard Variant.count(value.pointer) <= maximumEntries else {
-            throw .invalidArgument("\(name) has \(Variant.count(value.pointer)) entries; at most \(maximumEntries) are accepted")
+            throw .invalidArgument(
+                "\(name) has \(Variant.count(value.pointer)) entries; at most \(maximumEntries) are accepted")
         }
         let entries = Variant.entries(of: value.pointer)
         for entry in entries where !known.contains(entry.key) {
-            throw .invalidArgument("\(name) has the key '\(entry.key.prefix(64))', which this version does not know; "
-                + (known.isEmpty ? "give no keys" : "known: " + known.sorted().joined(separator: ", ")))
+            throw .invalidArgument(
+                "\(name) has the key '\(entry.key.prefix(64))', which this version does not know; "
+                    + (known.isEmpty ? "give no keys" : "known: " + known.sorted().joined(separator: ", ")))
         }
         return Entries(name: name, values: Dictionary(entries.map { ($0.key, $0.value) }) { first, _ in first })
     }
@@ -153,7 +178,8 @@ enum CallArguments {
             guard let value = values[key] else { return nil }
             guard let text = value.string else { throw wrongType(key, "s", value) }
             guard text.utf8.count <= CallArguments.maximumText else {
-                throw .invalidArgument("\(name).\(key) has \(text.utf8.count) bytes; at most \(CallArguments.maximumText) are accepted")
+                throw .invalidArgument(
+                    "\(name).\(key) has \(text.utf8.count) bytes; at most \(CallArguments.maximumText) are accepted")
             }
             return text
         }
@@ -166,7 +192,8 @@ enum CallArguments {
             }
             let texts = value.strings ?? []
             if let long = texts.first(where: { $0.utf8.count > 256 }) {
-                throw .invalidArgument("\(name).\(key) has an item of \(long.utf8.count) bytes; at most 256 are accepted")
+                throw .invalidArgument(
+                    "\(name).\(key) has an item of \(long.utf8.count) bytes; at most 256 are accepted")
             }
             return texts
         }

@@ -53,7 +53,8 @@ struct CallerIdentification: Sendable {
     static func snapName(in lines: [CgroupLine]) -> String? {
         for line in lines {
             if line.controllers == "freezer", line.units.count == 1, line.units[0].hasPrefix("snap."),
-               SnapPortalInfo.isInstanceName(line.units[0].dropFirst(5)) {
+                SnapPortalInfo.isInstanceName(line.units[0].dropFirst(5))
+            {
                 return String(line.units[0].dropFirst(5))
             }
             guard ["freezer", "name=systemd", ""].contains(line.controllers) else { continue }
@@ -65,12 +66,14 @@ struct CallerIdentification: Sendable {
     /// A snap's identity: its cgroup says which snap, snapd (`snap routine portal-info`) confirms it; they must agree.
     private func snap(_ pid: UInt32, cgroupName: String) throws(Failure) -> AppIdentity {
         guard let command = snapCommand ?? Self.onPath("snap") else {
-            throw Failure(reason: "its cgroup puts it in the snap '\(cgroupName)', but there is no snapd ('snap' on the "
-                + "service's PATH) to confirm it")
+            throw Failure(
+                reason: "its cgroup puts it in the snap '\(cgroupName)', but there is no snapd ('snap' on the "
+                    + "service's PATH) to confirm it")
         }
         let info = try SnapPortalInfo.ask(command, pid: pid, timeout: snapTimeout)
         guard info.instanceName == cgroupName else {
-            throw Failure(reason: "its cgroup puts it in the snap '\(cgroupName)', but snapd says it is '\(info.instanceName)'")
+            throw Failure(
+                reason: "its cgroup puts it in the snap '\(cgroupName)', but snapd says it is '\(info.instanceName)'")
         }
         return .snap(name: info.instanceName)
     }
@@ -97,7 +100,8 @@ struct CallerIdentification: Sendable {
             throw Failure(reason: "its .flatpak-info has no valid [Application] name")
         }
         guard let instance = info["Instance", "instance-id"], !instance.isEmpty, instance.utf8.count <= 64,
-              instance.utf8.allSatisfy(\.isASCIILetterOrDigit) else {
+            instance.utf8.allSatisfy(\.isASCIILetterOrDigit)
+        else {
             throw Failure(reason: "its .flatpak-info has no valid [Instance] instance-id")
         }
         guard let runtimeDirectory else {
@@ -158,7 +162,9 @@ struct CallerIdentification: Sendable {
         }
         guard let bytes else { throw Failure(reason: "its process \(pid) is gone") }
         // "PID (COMM) STATE …": COMM may hold spaces and parentheses, so the fields count from the last ')'.
-        guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else { throw Failure(reason: "\(path) is not a stat line") }
+        guard let close = bytes.lastIndex(of: UInt8(ascii: ")")) else {
+            throw Failure(reason: "\(path) is not a stat line")
+        }
         let fields = bytes[(close + 1)...].split(separator: UInt8(ascii: " "))
         // After COMM: field 3 (state) is fields[0], so field 22 is fields[19].
         guard fields.count > 19, let start = UInt64(String(decoding: fields[19], as: UTF8.self)) else {

@@ -26,14 +26,17 @@ final class ChildProcess: Sendable {
     /// Starts `arguments` (the first is the executable's path) with `input`, `output` and `errors` as its descriptors
     /// 0, 1 and 2 and the service's environment with `environment` set over it. Every other descriptor of the service
     /// that is close-on-exec stays out of the child. Returns the `errno` when it could not be started.
-    static func spawn(_ arguments: [String], input: Descriptor, output: Descriptor, errors: Descriptor,
-                      environment overrides: [String: String] = [:]) -> Result<ChildProcess, SpawnFailure> {
+    static func spawn(
+        _ arguments: [String], input: Descriptor, output: Descriptor, errors: Descriptor,
+        environment overrides: [String: String] = [:]
+    ) -> Result<ChildProcess, SpawnFailure> {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         for (target, descriptor) in [(Int32(0), input), (1, output), (2, errors)] {
             switch descriptor {
-            case .null: posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
+            case .null:
+                posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
             case .descriptor(let source): posix_spawn_file_actions_adddup2(&actions, source, target)
             }
         }
@@ -113,9 +116,11 @@ final class ChildProcess: Sendable {
 
     /// A signal's name (`SIGSEGV`), or its number.
     static func name(ofSignal signal: Int32) -> String {
-        let names: [Int32: String] = [SIGSEGV: "SIGSEGV", SIGABRT: "SIGABRT", SIGBUS: "SIGBUS", SIGILL: "SIGILL",
-                                      SIGFPE: "SIGFPE", SIGKILL: "SIGKILL", SIGTERM: "SIGTERM", SIGTRAP: "SIGTRAP",
-                                      SIGPIPE: "SIGPIPE", SIGSYS: "SIGSYS", SIGXCPU: "SIGXCPU", SIGINT: "SIGINT"]
+        let names: [Int32: String] = [
+            SIGSEGV: "SIGSEGV", SIGABRT: "SIGABRT", SIGBUS: "SIGBUS", SIGILL: "SIGILL",
+            SIGFPE: "SIGFPE", SIGKILL: "SIGKILL", SIGTERM: "SIGTERM", SIGTRAP: "SIGTRAP",
+            SIGPIPE: "SIGPIPE", SIGSYS: "SIGSYS", SIGXCPU: "SIGXCPU", SIGINT: "SIGINT",
+        ]
         return names[signal] ?? "signal \(signal)"
     }
 }

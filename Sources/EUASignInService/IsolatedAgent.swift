@@ -45,8 +45,10 @@ final class IsolatedAgent: ExternalUserAgent {
     }
 
     /// The agent of `entry`, with `options`, in a child running `executable`.
-    init(entry: PluginAgentEntry, options: [String: String], executable: String = "/proc/self/exe",
-         dismissGrace: Duration = .seconds(5)) {
+    init(
+        entry: PluginAgentEntry, options: [String: String], executable: String = "/proc/self/exe",
+        dismissGrace: Duration = .seconds(5)
+    ) {
         self.entry = entry
         self.descriptor = entry.descriptor
         self.options = options
@@ -62,7 +64,8 @@ final class IsolatedAgent: ExternalUserAgent {
         do {
             line = try AgentStepWire.Request(
                 plugin: entry.plugin.path, agent: descriptor.id, options: options, url: request.url.absoluteString,
-                redirectURI: request.redirectURI.absoluteString, timeout: request.timeout.map(Self.seconds)).line()
+                redirectURI: request.redirectURI.absoluteString, timeout: request.timeout.map(Self.seconds)
+            ).line()
         } catch {
             throw ExternalUserAgentError(.presentationFailed, "\(label): the request could not be written: \(error)")
         }
@@ -84,28 +87,39 @@ final class IsolatedAgent: ExternalUserAgent {
                     Log.error("the session refused the redirect of \(label): \(error)")
                 }
             case .failed(let code, let message):
-                deliver(.failure(ExternalUserAgentError(ExternalUserAgentError.Code(name: code) ?? .presentationFailed,
-                                                        message)))
+                deliver(
+                    .failure(
+                        ExternalUserAgentError(
+                            ExternalUserAgentError.Code(name: code) ?? .presentationFailed,
+                            message)))
             }
         } ended: { status, read, byService in
             if byService {
-                presented.fulfill(.failure(ExternalUserAgentError(.programCanceled, "\(label) was ended by the service")))
+                presented.fulfill(
+                    .failure(ExternalUserAgentError(.programCanceled, "\(label) was ended by the service")))
             } else if let signal = ChildProcess.signal(of: status), read == .ended(final: false) {
-                deliver(.failure(ExternalUserAgentError(
-                    .presentationFailed,
-                    "the agent plugin \(path) crashed (\(ChildProcess.name(ofSignal: signal))) while showing the "
-                        + "sign-in page; report it to its author, or remove it from the plugin path")))
+                deliver(
+                    .failure(
+                        ExternalUserAgentError(
+                            .presentationFailed,
+                            "the agent plugin \(path) crashed (\(ChildProcess.name(ofSignal: signal))) while showing the "
+                                + "sign-in page; report it to its author, or remove it from the plugin path")))
             } else if read == .ended(final: false) {
-                deliver(.failure(ExternalUserAgentError(
-                    .presentationFailed,
-                    "the agent plugin \(path) ended (exit status \(ChildProcess.exitCode(of: status) ?? -1)) without "
-                        + "saying how the sign-in went; see the service's log, or choose another agent")))
+                deliver(
+                    .failure(
+                        ExternalUserAgentError(
+                            .presentationFailed,
+                            "the agent plugin \(path) ended (exit status \(ChildProcess.exitCode(of: status) ?? -1)) without "
+                                + "saying how the sign-in went; see the service's log, or choose another agent")))
             } else if read == .timedOut || read == .lineTooLong {
-                deliver(.failure(ExternalUserAgentError(
-                    .presentationFailed, read == .timedOut
-                        ? "\(label) outlived the sign-in's time limit and was killed; choose another agent"
-                        : "\(label) wrote a line longer than \(AgentStepWire.maximumLine) bytes and was killed; "
-                            + "report it to its author, or choose another agent")))
+                deliver(
+                    .failure(
+                        ExternalUserAgentError(
+                            .presentationFailed,
+                            read == .timedOut
+                                ? "\(label) outlived the sign-in's time limit and was killed; choose another agent"
+                                : "\(label) wrote a line longer than \(AgentStepWire.maximumLine) bytes and was killed; "
+                                    + "report it to its author, or choose another agent")))
             } else {
                 // Its last event was read: only a present() still waiting is answered.
                 presented.fulfill(.failure(ExternalUserAgentError(.presentationFailed, "\(label) ended")))
@@ -114,11 +128,13 @@ final class IsolatedAgent: ExternalUserAgent {
         let deadline = request.timeout.map { timeout in
             Task {
                 try await Task.sleep(for: timeout)
-                presented.fulfill(.failure(ExternalUserAgentError(
-                    .timedOut,
-                    "\(label) did not say it had shown the URL within \(Self.seconds(timeout)) s, so it was ended; "
-                        + "give it more time or choose another agent",
-                    remedies: [.allowMoreTime, .chooseAgent])))
+                presented.fulfill(
+                    .failure(
+                        ExternalUserAgentError(
+                            .timedOut,
+                            "\(label) did not say it had shown the URL within \(Self.seconds(timeout)) s, so it was ended; "
+                                + "give it more time or choose another agent",
+                            remedies: [.allowMoreTime, .chooseAgent])))
             }
         }
         defer { deadline?.cancel() }
@@ -153,13 +169,19 @@ final class IsolatedAgent: ExternalUserAgent {
     /// Starts the child with `line` as its request and a thread reading its events (passed to `onEvent`) until it
     /// ends, or until `timeout` (five minutes without one) and 30 s more; `ended` gets the wait status of the child,
     /// how reading ended, and whether the service ended it (`dismiss()`, present's deadline).
-    private func start(line: String, timeout: Duration?, label: String, onEvent: @escaping @Sendable (AgentStepWire.Event) -> Void,
-                       ended: @escaping @Sendable (Int32, ReadEnd, Bool) -> Void) throws -> Running {
+    private func start(
+        line: String, timeout: Duration?, label: String, onEvent: @escaping @Sendable (AgentStepWire.Event) -> Void,
+        ended: @escaping @Sendable (Int32, ReadEnd, Bool) -> Void
+    ) throws -> Running {
         func failure(_ what: String, _ cause: SpawnFailure) -> ExternalUserAgentError {
-            ExternalUserAgentError(.presentationFailed, "\(label) could not be started: \(what): \(cause); see the "
-                                   + "service's log (its limits on processes and open files)")
+            ExternalUserAgentError(
+                .presentationFailed,
+                "\(label) could not be started: \(what): \(cause); see the "
+                    + "service's log (its limits on processes and open files)")
         }
-        let control: (Int32, Int32), events: (Int32, Int32), errors: (Int32, Int32)
+        let control: (Int32, Int32)
+        let events: (Int32, Int32)
+        let errors: (Int32, Int32)
         switch ChildProcess.socketPair() {
         case .success(let ends): control = ends
         case .failure(let cause): throw failure("no socket pair", cause)
@@ -167,7 +189,8 @@ final class IsolatedAgent: ExternalUserAgent {
         switch ChildProcess.socketPair() {
         case .success(let ends): events = ends
         case .failure(let cause):
-            close(control.0); close(control.1)
+            close(control.0)
+            close(control.1)
             throw failure("no socket pair", cause)
         }
         switch ChildProcess.socketPair() {
@@ -195,7 +218,8 @@ final class IsolatedAgent: ExternalUserAgent {
         let grace = dismissGrace
         do {
             let reader = try BlockingCall.start(name: "eua-agent-step") {
-                let read = Self.read(events: events.0, errors: errors.0, until: deadline, label: label, onEvent: onEvent)
+                let read = Self.read(
+                    events: events.0, errors: errors.0, until: deadline, label: label, onEvent: onEvent)
                 // A child whose output ended is ending; one past its deadline or writing too long a line is killed.
                 let (status, _) = child.reap(until: read == .timedOut || read == .lineTooLong ? .now : .now + grace)
                 close(events.0)
@@ -223,8 +247,10 @@ final class IsolatedAgent: ExternalUserAgent {
 
     /// Reads the child's events (to `onEvent`) and stderr until its events end or `deadline`. The first
     /// ``maximumErrors`` bytes of its stderr go to the service's stderr.
-    private static func read(events: Int32, errors: Int32, until deadline: ContinuousClock.Instant, label: String,
-                             onEvent: @Sendable (AgentStepWire.Event) -> Void) -> ReadEnd {
+    private static func read(
+        events: Int32, errors: Int32, until deadline: ContinuousClock.Instant, label: String,
+        onEvent: @Sendable (AgentStepWire.Event) -> Void
+    ) -> ReadEnd {
         var lines = LineBuffer()
         var passed = 0
         var open = [events, errors]

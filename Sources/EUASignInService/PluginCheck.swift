@@ -26,9 +26,11 @@ enum PluginCheck {
         let deadline = ContinuousClock.now + timeout
         while !remaining.isEmpty, ContinuousClock.now < deadline {
             guard let (pending, signal) = check(remaining, executable: executable, until: deadline),
-                  let index = remaining.firstIndex(of: pending) else { break }
-            Log.error("the plugin \(pending) crashed (\(signal)) while it was loaded; it is not used: report it to its "
-                      + "author, or remove it from the plugin path")
+                let index = remaining.firstIndex(of: pending)
+            else { break }
+            Log.error(
+                "the plugin \(pending) crashed (\(signal)) while it was loaded; it is not used: report it to its "
+                    + "author, or remove it from the plugin path")
             crashed[pending] = signal
             remaining = Array(remaining[(index + 1)...])
         }
@@ -36,21 +38,29 @@ enum PluginCheck {
     }
 
     /// Runs one child over `files`: the file it was checking and the signal, when it died of one.
-    private static func check(_ files: [String], executable: String,
-                              until deadline: ContinuousClock.Instant) -> (String, String)? {
+    private static func check(
+        _ files: [String], executable: String,
+        until deadline: ContinuousClock.Instant
+    ) -> (String, String)? {
         guard case .success(let control) = ChildProcess.socketPair() else { return nil }
         guard case .success(let output) = ChildProcess.socketPair() else {
-            close(control.0); close(control.1)
+            close(control.0)
+            close(control.1)
             return nil
         }
-        let spawned = ChildProcess.spawn([executable, "--plugin-check", String(getpid())],
-                                         input: .descriptor(control.1), output: .descriptor(output.1), errors: .null,
-                                         environment: ["SWIFT_BACKTRACE": "enable=no"])
+        let spawned = ChildProcess.spawn(
+            [executable, "--plugin-check", String(getpid())],
+            input: .descriptor(control.1), output: .descriptor(output.1), errors: .null,
+            environment: ["SWIFT_BACKTRACE": "enable=no"])
         close(control.1)
         close(output.1)
-        defer { close(control.0); close(output.0) }
+        defer {
+            close(control.0)
+            close(output.0)
+        }
         guard case .success(let child) = spawned,
-              let request = try? JSONEncoder().encode(files) else { return nil }
+            let request = try? JSONEncoder().encode(files)
+        else { return nil }
         writeAll(String(decoding: request, as: UTF8.self) + "\n", to: control.0)
         var lines = LineBuffer()
         var pending: String?
@@ -71,7 +81,8 @@ enum PluginCheck {
     static func main(parent: String) -> Never {
         let (control, output) = AgentStep.begin(parent: parent, as: "--plugin-check")
         guard let line = AgentStep.firstLine(from: control, until: .now + .seconds(10)),
-              let files = try? JSONDecoder().decode([String].self, from: Data(line.utf8)) else { exit(5) }
+            let files = try? JSONDecoder().decode([String].self, from: Data(line.utf8))
+        else { exit(5) }
         let loader = PluginLoader()
         for file in files {
             writeAll("checking \(file)\n", to: output)

@@ -29,11 +29,13 @@ final class RequestRegistry: Sendable {
     func reserve(_ path: String, sender: String) throws(ServiceError) {
         let problem: ServiceError? = entries.withLock { entries in
             if entries[path] != nil {
-                return .invalidArgument("a request with this handle_token is in flight already; give another handle_token")
+                return .invalidArgument(
+                    "a request with this handle_token is in flight already; give another handle_token")
             }
             if entries.count >= Self.total || entries.values.count(where: { $0.sender == sender }) >= Self.perCaller {
-                return .notAllowed("too many sign-ins in flight (at most \(Self.perCaller) for one app and \(Self.total) "
-                    + "in all); wait for one to end, or Close one")
+                return .notAllowed(
+                    "too many sign-ins in flight (at most \(Self.perCaller) for one app and \(Self.total) "
+                        + "in all); wait for one to end, or Close one")
             }
             entries[path] = Entry(sender: sender)
             return nil

@@ -14,16 +14,19 @@ struct ServiceError: Error, Sendable {
     static let prefix = "org.externaluseragent.SignIn.Error."
 
     /// The caller, or its client id or issuer, may not do this; or too many requests are in flight.
-    static func notAllowed(_ message: String) -> ServiceError { ServiceError(name: prefix + "NotAllowed", message: message) }
+    static func notAllowed(_ message: String) -> ServiceError {
+        ServiceError(name: prefix + "NotAllowed", message: message)
+    }
     /// An argument has the wrong type, size or form.
     static func invalidArgument(_ message: String) -> ServiceError {
         ServiceError(name: prefix + "InvalidArgument", message: message)
     }
     /// No account of this caller's has that id (another app's account answers the same).
     static func notFound(_ account: String) -> ServiceError {
-        ServiceError(name: prefix + "NotFound",
-                     message: "no account '\(account.prefix(64))' is signed in for this app; list them with ListAccounts, "
-                         + "or sign in with SignIn")
+        ServiceError(
+            name: prefix + "NotFound",
+            message: "no account '\(account.prefix(64))' is signed in for this app; list them with ListAccounts, "
+                + "or sign in with SignIn")
     }
     /// The refresh failed in a way only a new sign-in mends.
     static func interactionRequired(_ message: String) -> ServiceError {

@@ -28,8 +28,9 @@ enum ServiceMain {
         let service: SignInService
         do throws(ServiceError) {
             let bus = try Bus(address: try Bus.sessionAddress())
-            service = SignInService(bus: bus,
-                                    identification: CallerIdentification(runtimeDirectory: environment["XDG_RUNTIME_DIR"]))
+            service = SignInService(
+                bus: bus,
+                identification: CallerIdentification(runtimeDirectory: environment["XDG_RUNTIME_DIR"]))
             try service.start()
             try bus.own("org.externaluseragent.SignIn")
         } catch {
@@ -38,9 +39,11 @@ enum ServiceMain {
         }
         Log.info("serving org.externaluseragent.SignIn (exits after \(idleSeconds) s idle)")
         let watch = IdleWatch(service: service, idle: .seconds(idleSeconds), loop: g_main_loop_new(nil, 0))
-        _ = g_timeout_add_seconds(1, { context in
-            Unmanaged<IdleWatch>.fromOpaque(context!).takeUnretainedValue().check() ? 1 : 0
-        }, Unmanaged.passRetained(watch).toOpaque())
+        _ = g_timeout_add_seconds(
+            1,
+            { context in
+                Unmanaged<IdleWatch>.fromOpaque(context!).takeUnretainedValue().check() ? 1 : 0
+            }, Unmanaged.passRetained(watch).toOpaque())
         g_main_loop_run(watch.loop)
     }
 }

@@ -34,8 +34,9 @@ final class SignInService: Sendable {
 
     /// Registers the main object and follows callers leaving the bus.
     func start() throws(ServiceError) {
-        _ = try bus.register(path: Self.objectPath, interface: Introspection.interface(Introspection.signInInterface),
-                             handler: MainObject(service: self))
+        _ = try bus.register(
+            path: Self.objectPath, interface: Introspection.interface(Introspection.signInInterface),
+            handler: MainObject(service: self))
         bus.onNameLost { [self] name in callerLeft(name) }
     }
 
@@ -52,30 +53,45 @@ final class SignInService: Sendable {
 
     func handle(_ call: MethodCall) {
         lastActivity.withLock { $0 = .now }
-        let reply = Reply(call.invocation), sender = call.sender
+        let reply = Reply(call.invocation)
+        let sender = call.sender
         let admitted = callsInFlight.withLock { calls in
             guard calls[sender, default: 0] < Self.callsPerCaller else { return false }
             calls[sender, default: 0] += 1
             return true
         }
         guard admitted else {
-            return reply.error(.notAllowed("too many calls in flight from this app (at most \(Self.callsPerCaller)); "
-                + "wait for their answers before calling again"))
+            return reply.error(
+                .notAllowed(
+                    "too many calls in flight from this app (at most \(Self.callsPerCaller)); "
+                        + "wait for their answers before calling again"))
         }
         do throws(ServiceError) {
             switch call.method {
             case "SignIn":
                 let arguments = try CallArguments.signIn(call.parameters)
-                Task { await signIn(arguments, sender: sender, reply: reply); answered(sender) }
+                Task {
+                    await signIn(arguments, sender: sender, reply: reply)
+                    answered(sender)
+                }
             case "GetAccessToken":
                 let arguments = try CallArguments.getAccessToken(call.parameters)
-                Task { await accessToken(arguments, sender: sender, reply: reply); answered(sender) }
+                Task {
+                    await accessToken(arguments, sender: sender, reply: reply)
+                    answered(sender)
+                }
             case "ListAccounts":
                 try CallArguments.listAccounts(call.parameters)
-                Task { await listAccounts(sender: sender, reply: reply); answered(sender) }
+                Task {
+                    await listAccounts(sender: sender, reply: reply)
+                    answered(sender)
+                }
             case "SignOut":
                 let arguments = try CallArguments.signOut(call.parameters)
-                Task { await signOut(arguments, sender: sender, reply: reply); answered(sender) }
+                Task {
+                    await signOut(arguments, sender: sender, reply: reply)
+                    answered(sender)
+                }
             default:
                 throw .invalidArgument("the method \(call.method) is not known here")
             }
@@ -99,8 +115,9 @@ final class SignInService: Sendable {
         if let known = identities.withLock({ $0[sender] }) {
             identity = known
         } else {
-            let credentials = try await bus.callBus("GetConnectionCredentials", Variant.tuple([Variant.string(sender)]),
-                                                    replyType: "(a{sv})")
+            let credentials = try await bus.callBus(
+                "GetConnectionCredentials", Variant.tuple([Variant.string(sender)]),
+                replyType: "(a{sv})")
             let dictionary = Variant.child(credentials, 0)
             let entries = Variant.entries(of: dictionary)
             let pid = entries.first { $0.key == "ProcessID" }?.value.uint32
@@ -108,13 +125,15 @@ final class SignInService: Sendable {
             g_variant_unref(dictionary)
             g_variant_unref(credentials)
             guard uid == getuid() else {
-                throw .notAllowed("the caller runs as another user (uid \(uid.map(String.init) ?? "unknown")); the service "
-                    + "serves its own user's apps only")
+                throw .notAllowed(
+                    "the caller runs as another user (uid \(uid.map(String.init) ?? "unknown")); the service "
+                        + "serves its own user's apps only")
             }
             // Off the cooperative pool: a snap's identity waits on `snap routine portal-info` (its own deadline).
             let found: Result<AppIdentity, CallerIdentification.Failure>
             do {
-                found = try await BlockingCall<Result<AppIdentity, CallerIdentification.Failure>>.run { [identification] in
+                found = try await BlockingCall<Result<AppIdentity, CallerIdentification.Failure>>.run {
+                    [identification] in
                     Result { () throws(CallerIdentification.Failure) in try identification.identify(pid: pid ?? 0) }
                 }
             } catch {
@@ -150,7 +169,8 @@ final class SignInService: Sendable {
         do {
             value = try Configuration.load()
         } catch {
-            throw .failed("the host's configuration could not be read: \(Self.describe(error)); fix it (see 'eua explain')")
+            throw .failed(
+                "the host's configuration could not be read: \(Self.describe(error)); fix it (see 'eua explain')")
         }
         configuration.withLock { $0 = (now, value) }
         return value
@@ -179,8 +199,11 @@ final class SignInService: Sendable {
             try policy.checkClient(issuer: arguments.issuer, clientID: arguments.clientID, app: app)
             // A keyring that cannot take the tokens fails the call before the browser opens.
             try await Blocking.run { [store] () throws(ServiceError) in try store.checkReady() }
-            if let account = arguments.account, try await Blocking.run({ [store] () throws(ServiceError) in
-                try store.state(app: app, account: account) }) == nil {
+            if let account = arguments.account,
+                try await Blocking.run({ [store] () throws(ServiceError) in
+                    try store.state(app: app, account: account)
+                }) == nil
+            {
                 throw .notFound(account)
             }
         } catch {
@@ -188,9 +211,11 @@ final class SignInService: Sendable {
             return
         }
         guard let path = openRequest(sender: sender, handleToken: arguments.handleToken, reply: reply) else { return }
-        registry.attach(path, task: Task {
-            await runSignIn(arguments, app: app, configuration: configuration, sender: sender, path: path)
-        })
+        registry.attach(
+            path,
+            task: Task {
+                await runSignIn(arguments, app: app, configuration: configuration, sender: sender, path: path)
+            })
     }
 
     /// Opens the Request object of a sign-in or sign-out of `sender` (its path from `handleToken`, or a random one)
@@ -203,8 +228,9 @@ final class SignInService: Sendable {
         do throws(ServiceError) {
             try registry.reserve(path, sender: sender)
             do throws(ServiceError) {
-                registration = try bus.register(path: path, interface: Introspection.interface(Introspection.requestInterface),
-                                                handler: RequestObject(service: self, path: path))
+                registration = try bus.register(
+                    path: path, interface: Introspection.interface(Introspection.requestInterface),
+                    handler: RequestObject(service: self, path: path))
             } catch {
                 _ = registry.end(path)
                 throw error
@@ -222,39 +248,50 @@ final class SignInService: Sendable {
         return path
     }
 
-    private func runSignIn(_ arguments: CallArguments.SignIn, app: String, configuration: Configuration, sender: String,
-                           path: String) async {
+    private func runSignIn(
+        _ arguments: CallArguments.SignIn, app: String, configuration: Configuration, sender: String,
+        path: String
+    ) async {
         do {
             let catalog = await plugins()
             var configuration = configuration
             if let agent = arguments.agent { configuration.namedAgent = agent }
-            var flow = SignInFlow(issuer: arguments.issuer,
-                                  client: ClientCredentials(clientID: arguments.clientID, authenticationMethod: ClientCredentials.AuthenticationMethod.none),
-                                  scopes: arguments.scopes,
-                                  timeout: arguments.timeout.map { .seconds(Int($0)) },
-                                  candidates: Self.isolated(AgentSelection.candidates(catalog: catalog)),
-                                  configuration: configuration, receiver: .plugin(in: catalog))
-            flow.parameters = AuthorizationParameters(prompt: arguments.prompt.flatMap(Prompt.init(rawValue:)).map { [$0] } ?? [],
-                                                      loginHint: arguments.loginHint, maxAge: arguments.maxAge.map(Int.init),
-                                                      resources: arguments.resources)
+            var flow = SignInFlow(
+                issuer: arguments.issuer,
+                client: ClientCredentials(
+                    clientID: arguments.clientID, authenticationMethod: ClientCredentials.AuthenticationMethod.none),
+                scopes: arguments.scopes,
+                timeout: arguments.timeout.map { .seconds(Int($0)) },
+                candidates: Self.isolated(AgentSelection.candidates(catalog: catalog)),
+                configuration: configuration, receiver: .plugin(in: catalog))
+            flow.parameters = AuthorizationParameters(
+                prompt: arguments.prompt.flatMap(Prompt.init(rawValue:)).map { [$0] } ?? [],
+                loginHint: arguments.loginHint, maxAge: arguments.maxAge.map(Int.init),
+                resources: arguments.resources)
             let state = try await flow.run()
-            let claims = await state.idTokenClaims, identity = await state.identity
+            let claims = await state.idTokenClaims
+            let identity = await state.identity
             let granted = await state.lastTokenResponse?.scope
             let summary = AccountStore.Summary(
                 account: arguments.account ?? Self.randomToken(), issuer: arguments.issuer, client: arguments.clientID,
                 subject: claims?.subject ?? identity?.subject ?? "",
-                displayName: claims?.displayName ?? identity?.preferredUsername ?? identity?.email ?? identity?.subject ?? "",
+                displayName: claims?.displayName ?? identity?.preferredUsername ?? identity?.email ?? identity?.subject
+                    ?? "",
                 scopes: granted.map { $0.split(separator: " ").map(String.init) } ?? arguments.scopes)
             let text = try await state.storedText()
             try Task.checkCancellation()
-            try await Blocking.run { [store] () throws(ServiceError) in try store.store(app: app, summary: summary, state: text) }
+            try await Blocking.run { [store] () throws(ServiceError) in
+                try store.store(app: app, summary: summary, state: text)
+            }
             await tokens.remove(app: app, account: summary.account)
             await tokens.put(state, app: app, account: summary.account)
-            respond(path: path, sender: sender, code: 0, [
-                ("account", Variant.string(summary.account)), ("issuer", Variant.string(summary.issuer)),
-                ("subject", Variant.string(summary.subject)), ("display_name", Variant.string(summary.displayName)),
-                ("scopes", Variant.strings(summary.scopes)),
-            ])
+            respond(
+                path: path, sender: sender, code: 0,
+                [
+                    ("account", Variant.string(summary.account)), ("issuer", Variant.string(summary.issuer)),
+                    ("subject", Variant.string(summary.subject)), ("display_name", Variant.string(summary.displayName)),
+                    ("scopes", Variant.strings(summary.scopes)),
+                ])
         } catch let error as ExternalUserAgentError where error.code == .userCanceled {
             respond(path: path, sender: sender, code: 1, [])
         } catch is CancellationError {
@@ -262,12 +299,20 @@ final class SignInService: Sendable {
         } catch let error as ExternalUserAgentError where error.code == .programCanceled {
             respond(path: path, sender: sender, code: 1, [])
         } catch let error as ServiceError {
-            respond(path: path, sender: sender, code: 2, [("error", Variant.string(error.name)),
-                                                          ("error_description", Variant.string(error.message))])
+            respond(
+                path: path, sender: sender, code: 2,
+                [
+                    ("error", Variant.string(error.name)),
+                    ("error_description", Variant.string(error.message)),
+                ])
         } catch {
             let code = (error as? ExternalUserAgentError).map { "\($0.code)" } ?? "failed"
-            var results = [("error", Variant.string(code)), ("error_description", Variant.string(Self.describe(error)))]
-            if let oauthError = Self.oauthError(in: error) { results.append(("oauth_error", Variant.string(oauthError))) }
+            var results = [
+                ("error", Variant.string(code)), ("error_description", Variant.string(Self.describe(error))),
+            ]
+            if let oauthError = Self.oauthError(in: error) {
+                results.append(("oauth_error", Variant.string(oauthError)))
+            }
             respond(path: path, sender: sender, code: 2, results)
         }
     }
@@ -290,8 +335,9 @@ final class SignInService: Sendable {
             for (_, value) in results { g_variant_unref(g_variant_ref_sink(value)) }
             return
         }
-        bus.emit(to: sender, path: path, interface: Introspection.requestInterface, signal: "Response",
-                 Variant.tuple([Variant.uint32(code), Variant.dictionary(results)]))
+        bus.emit(
+            to: sender, path: path, interface: Introspection.requestInterface, signal: "Response",
+            Variant.tuple([Variant.uint32(code), Variant.dictionary(results)]))
         bus.unregister(entry.registration)
     }
 
@@ -307,7 +353,9 @@ final class SignInService: Sendable {
 
     // MARK: GetAccessToken, ListAccounts
 
-    private func accessToken(_ arguments: (account: String, minValid: UInt32, idToken: Bool), sender: String, reply: Reply) async {
+    private func accessToken(
+        _ arguments: (account: String, minValid: UInt32, idToken: Bool), sender: String, reply: Reply
+    ) async {
         do throws(ServiceError) {
             let app = try await caller(sender).appID
             let state = try await account(arguments.account, app: app)
@@ -315,25 +363,35 @@ final class SignInService: Sendable {
             let fresh: TokenResponse
             do {
                 fresh = try await state.freshTokens(minimumValidity: .seconds(Int(arguments.minValid)))
-            } catch let error as ExternalUserAgentError where error.code == .notAuthorized || error.code == .oauthError {
-                throw .interactionRequired("the provider refused to refresh this account's token (\(error.message)); sign in "
-                    + "again with SignIn and options.account '\(arguments.account)'")
+            } catch let error as ExternalUserAgentError where error.code == .notAuthorized || error.code == .oauthError
+            {
+                throw .interactionRequired(
+                    "the provider refused to refresh this account's token (\(error.message)); sign in "
+                        + "again with SignIn and options.account '\(arguments.account)'")
             } catch {
                 throw .failed("the token could not be refreshed: \(Self.describe(error)); try again later")
             }
             if fresh.accessToken != before {
                 let text: String
-                do { text = try await state.storedText() } catch { throw .failed("the refreshed state could not be written: \(Self.describe(error))") }
-                let summaries = try await Blocking.run { [store] () throws(ServiceError) in try store.accounts(app: app) }
+                do { text = try await state.storedText() } catch {
+                    throw .failed("the refreshed state could not be written: \(Self.describe(error))")
+                }
+                let summaries = try await Blocking.run { [store] () throws(ServiceError) in try store.accounts(app: app)
+                }
                 if let summary = summaries.first(where: { $0.account == arguments.account }) {
-                    try await Blocking.run { [store] () throws(ServiceError) in try store.store(app: app, summary: summary, state: text) }
+                    try await Blocking.run { [store] () throws(ServiceError) in
+                        try store.store(app: app, summary: summary, state: text)
+                    }
                 }
             }
             var extra: [(String, OpaquePointer)] = [("token_type", Variant.string(fresh.tokenType))]
-            if let scope = fresh.scope { extra.append(("scopes", Variant.strings(scope.split(separator: " ").map(String.init)))) }
+            if let scope = fresh.scope {
+                extra.append(("scopes", Variant.strings(scope.split(separator: " ").map(String.init))))
+            }
             if arguments.idToken, let idToken = fresh.idToken { extra.append(("id_token", Variant.string(idToken))) }
             let expiry = fresh.accessTokenExpirationDate.map { Int64($0.timeIntervalSince1970) } ?? 0
-            reply.value(Variant.tuple([Variant.string(fresh.accessToken), Variant.int64(expiry), Variant.dictionary(extra)]))
+            reply.value(
+                Variant.tuple([Variant.string(fresh.accessToken), Variant.int64(expiry), Variant.dictionary(extra)]))
         } catch {
             reply.error(error)
         }
@@ -343,7 +401,11 @@ final class SignInService: Sendable {
     private func account(_ id: String, app: String) async throws(ServiceError) -> AuthState {
         guard CallArguments.isToken(id) else { throw .notFound(id) }
         if let state = await tokens.get(app: app, account: id) { return state }
-        guard let text = try await Blocking.run({ [store] () throws(ServiceError) in try store.state(app: app, account: id) }) else {
+        guard
+            let text = try await Blocking.run({ [store] () throws(ServiceError) in
+                try store.state(app: app, account: id)
+            })
+        else {
             // A locked keyring gives no secret either: say so rather than NotFound.
             try await Blocking.run { [store] () throws(ServiceError) in try store.checkReady() }
             throw .notFound(id)
@@ -352,7 +414,9 @@ final class SignInService: Sendable {
         do {
             state = try AuthState.restored(fromStoredText: text, place: "the keyring item of account \(id)")
         } catch {
-            throw .failed("the keyring item of this account is not readable (\(Self.describe(error))); sign out and sign in again")
+            throw .failed(
+                "the keyring item of this account is not readable (\(Self.describe(error))); sign out and sign in again"
+            )
         }
         return await tokens.put(state, app: app, account: id)
     }
@@ -361,13 +425,20 @@ final class SignInService: Sendable {
         do throws(ServiceError) {
             let app = try await caller(sender).appID
             let accounts = try await Blocking.run { [store] () throws(ServiceError) in try store.accounts(app: app) }
-            reply.value(Variant.tuple([Variant.array(of: "a{sv}", accounts.map { summary in
-                Variant.dictionary([
-                    ("account", Variant.string(summary.account)), ("issuer", Variant.string(summary.issuer)),
-                    ("subject", Variant.string(summary.subject)), ("display_name", Variant.string(summary.displayName)),
-                    ("scopes", Variant.strings(summary.scopes)),
-                ])
-            })]))
+            reply.value(
+                Variant.tuple([
+                    Variant.array(
+                        of: "a{sv}",
+                        accounts.map { summary in
+                            Variant.dictionary([
+                                ("account", Variant.string(summary.account)),
+                                ("issuer", Variant.string(summary.issuer)),
+                                ("subject", Variant.string(summary.subject)),
+                                ("display_name", Variant.string(summary.displayName)),
+                                ("scopes", Variant.strings(summary.scopes)),
+                            ])
+                        })
+                ]))
         } catch {
             reply.error(error)
         }
@@ -386,30 +457,40 @@ final class SignInService: Sendable {
             return
         }
         guard let path = openRequest(sender: sender, handleToken: arguments.handleToken, reply: reply) else { return }
-        registry.attach(path, task: Task { [store, tokens] in
-            do throws(ServiceError) {
-                var signOut = SignOut(state: state, timeout: .seconds(120))
-                signOut.revokesTokens = arguments.revoke
-                signOut.endsSession = arguments.endSession
-                let agent = arguments.endSession ? try await endSessionAgent(for: state) : nil
-                let outcome: SignOut.Outcome
-                do {
-                    outcome = try await signOut.run(agent: agent, receiver: nil)
+        registry.attach(
+            path,
+            task: Task { [store, tokens] in
+                do throws(ServiceError) {
+                    var signOut = SignOut(state: state, timeout: .seconds(120))
+                    signOut.revokesTokens = arguments.revoke
+                    signOut.endsSession = arguments.endSession
+                    let agent = arguments.endSession ? try await endSessionAgent(for: state) : nil
+                    let outcome: SignOut.Outcome
+                    do {
+                        outcome = try await signOut.run(agent: agent, receiver: nil)
+                    } catch {
+                        // Cancelled (Close, or the caller left): the account stays.
+                        throw .failed("the sign-out was cancelled; the account was kept")
+                    }
+                    try await Blocking.run { () throws(ServiceError) in
+                        try store.remove(app: app, account: arguments.account)
+                    }
+                    await tokens.remove(app: app, account: arguments.account)
+                    respond(
+                        path: path, sender: sender, code: 0,
+                        [
+                            ("revoked", Variant.strings(outcome.revoked.map(\.rawValue))),
+                            ("end_session", Variant.string(Self.describe(outcome.endSession))),
+                        ])
                 } catch {
-                    // Cancelled (Close, or the caller left): the account stays.
-                    throw .failed("the sign-out was cancelled; the account was kept")
+                    respond(
+                        path: path, sender: sender, code: 2,
+                        [
+                            ("error", Variant.string(error.name)),
+                            ("error_description", Variant.string(error.message)),
+                        ])
                 }
-                try await Blocking.run { () throws(ServiceError) in try store.remove(app: app, account: arguments.account) }
-                await tokens.remove(app: app, account: arguments.account)
-                respond(path: path, sender: sender, code: 0, [
-                    ("revoked", Variant.strings(outcome.revoked.map(\.rawValue))),
-                    ("end_session", Variant.string(Self.describe(outcome.endSession))),
-                ])
-            } catch {
-                respond(path: path, sender: sender, code: 2, [("error", Variant.string(error.name)),
-                                                              ("error_description", Variant.string(error.message))])
-            }
-        })
+            })
     }
 
     /// The agent that shows the provider's end-session page: chosen by the host's configuration as for a sign-in
@@ -417,11 +498,13 @@ final class SignInService: Sendable {
     private func endSessionAgent(for state: AuthState) async throws(ServiceError) -> any ExternalUserAgent {
         var provider = state.configuration
         provider.deviceAuthorizationEndpoint = nil
-        let plan = SignInChain.plan(candidates: Self.isolated(AgentSelection.candidates(catalog: await plugins())),
-                                    configuration: try loadConfiguration(), service: provider)
+        let plan = SignInChain.plan(
+            candidates: Self.isolated(AgentSelection.candidates(catalog: await plugins())),
+            configuration: try loadConfiguration(), service: provider)
         guard let step = plan.chosen, let candidate = step.agent else {
-            throw .failed("no agent can show the provider's sign-out page (\(plan.error.message)); sign out without "
-                + "end_session, or ask the administrator to allow a browser agent")
+            throw .failed(
+                "no agent can show the provider's sign-out page (\(plan.error.message)); sign out without "
+                    + "end_session, or ask the administrator to allow a browser agent")
         }
         return candidate.makeAgent(options: step.options)
     }
@@ -450,9 +533,13 @@ final class SignInService: Sendable {
             var catalog = PluginCatalog()
             for file in files {
                 if let signal = crashed[file] {
-                    catalog.failures.append(PluginLoadFailure(path: file, error: ExternalUserAgentError(
-                        .pluginNotLoadable, "the plugin crashed (\(signal)) while it was loaded; report it to its author, "
-                            + "or remove it from the plugin path")))
+                    catalog.failures.append(
+                        PluginLoadFailure(
+                            path: file,
+                            error: ExternalUserAgentError(
+                                .pluginNotLoadable,
+                                "the plugin crashed (\(signal)) while it was loaded; report it to its author, "
+                                    + "or remove it from the plugin path")))
                 } else {
                     loader.load(file: file, into: &catalog)
                 }

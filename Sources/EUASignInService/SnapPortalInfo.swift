@@ -37,16 +37,22 @@ struct SnapPortalInfo: Equatable, Sendable {
         guard parts.count == 2 else { return true }
         let key = parts[1]
         return !key.isEmpty && key.utf8.count <= 10
-            && key.utf8.allSatisfy { ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) }
+            && key.utf8.allSatisfy {
+                ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z"))
+                    || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9"))
+            }
     }
 
     /// Runs `snap routine portal-info PID` (`snap` at `executable`) and reads its answer: at most 64 KiB of output,
     /// within `timeout` (then the command is killed).
-    static func ask(_ executable: String, pid: UInt32, timeout: Duration) throws(CallerIdentification.Failure) -> SnapPortalInfo {
+    static func ask(_ executable: String, pid: UInt32, timeout: Duration) throws(CallerIdentification.Failure)
+        -> SnapPortalInfo
+    {
         let output = try run([executable, "routine", "portal-info", String(pid)], timeout: timeout)
         guard let info = SnapPortalInfo(keyFile: String(decoding: output, as: UTF8.self)) else {
-            throw CallerIdentification.Failure(reason: "'snap routine portal-info \(pid)' gave no valid [Snap Info] "
-                + "InstanceName")
+            throw CallerIdentification.Failure(
+                reason: "'snap routine portal-info \(pid)' gave no valid [Snap Info] "
+                    + "InstanceName")
         }
         return info
     }
@@ -58,7 +64,8 @@ struct SnapPortalInfo: Equatable, Sendable {
         let pipe: (Int32, Int32)
         switch ChildProcess.socketPair() {
         case .success(let ends): pipe = ends
-        case .failure(let failure): throw CallerIdentification.Failure(reason: "no socket pair for '\(command)': \(failure)")
+        case .failure(let failure):
+            throw CallerIdentification.Failure(reason: "no socket pair for '\(command)': \(failure)")
         }
         let spawned = ChildProcess.spawn(arguments, input: .null, output: .descriptor(pipe.1), errors: .null)
         close(pipe.1)
@@ -76,9 +83,13 @@ struct SnapPortalInfo: Equatable, Sendable {
         var failure: String?
         reading: while true {
             let left = deadline - ContinuousClock.now
-            guard left > .zero else { failure = "did not answer within \(timeout)"; break }
+            guard left > .zero else {
+                failure = "did not answer within \(timeout)"
+                break
+            }
             var poller = pollfd(fd: pipe.0, events: Int16(POLLIN), revents: 0)
-            let milliseconds = Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
+            let milliseconds = Int32(
+                clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1)
             let ready = poll(&poller, 1, milliseconds)
             if ready < 0, errno == EINTR { continue }
             guard ready > 0 else { continue }
@@ -86,10 +97,15 @@ struct SnapPortalInfo: Equatable, Sendable {
             switch count {
             case 0: break reading
             case ..<0 where errno == EINTR: continue
-            case ..<0: failure = "its output could not be read: \(String(cString: strerror(errno)))"; break reading
+            case ..<0:
+                failure = "its output could not be read: \(String(cString: strerror(errno)))"
+                break reading
             default:
                 output += buffer[..<count]
-                if output.count > 64 * 1024 { failure = "wrote more than 64 KiB"; break reading }
+                if output.count > 64 * 1024 {
+                    failure = "wrote more than 64 KiB"
+                    break reading
+                }
             }
         }
         // The output ended (or failed): the command exits now, or is killed at the deadline.
@@ -97,8 +113,9 @@ struct SnapPortalInfo: Equatable, Sendable {
         if killed { failure = failure ?? "did not exit within \(timeout)" }
         if let failure { throw CallerIdentification.Failure(reason: "'\(command)' \(failure)") }
         guard ChildProcess.exitCode(of: status) == 0 else {
-            throw CallerIdentification.Failure(reason: "'\(command)' failed (wait status \(status)): snapd does not "
-                + "know the process as a snap's")
+            throw CallerIdentification.Failure(
+                reason: "'\(command)' failed (wait status \(status)): snapd does not "
+                    + "know the process as a snap's")
         }
         return output
     }

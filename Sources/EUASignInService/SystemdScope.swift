@@ -51,19 +51,25 @@ enum SystemdScope {
     /// An app id as desktop entries name them: 1–255 characters of letters, digits, `.`, `_`, `-`.
     static func isAppID(_ id: String) -> Bool {
         !id.isEmpty && id.utf8.count <= 255
-            && id.utf8.allSatisfy { $0.isASCIILetterOrDigit || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
+            && id.utf8.allSatisfy {
+                $0.isASCIILetterOrDigit || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
+            }
     }
 
     /// A snap name: lower-case letters, digits and dashes, at most 40.
     static func isSnapName(_ name: Substring) -> Bool {
         !name.isEmpty && name.utf8.count <= 40
-            && name.utf8.allSatisfy { ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: "-") }
+            && name.utf8.allSatisfy {
+                ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z"))
+                    || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: "-")
+            }
     }
 }
 
 extension UInt8 {
     var isASCIILetterOrDigit: Bool {
-        (self >= UInt8(ascii: "a") && self <= UInt8(ascii: "z")) || (self >= UInt8(ascii: "A") && self <= UInt8(ascii: "Z"))
+        (self >= UInt8(ascii: "a") && self <= UInt8(ascii: "z"))
+            || (self >= UInt8(ascii: "A") && self <= UInt8(ascii: "Z"))
             || (self >= UInt8(ascii: "0") && self <= UInt8(ascii: "9"))
     }
 }

@@ -35,7 +35,9 @@ enum Variant {
 
     /// An `a{sv}` from `entries`, in their order.
     static func dictionary(_ entries: [(String, OpaquePointer)]) -> OpaquePointer {
-        array(of: "{sv}", entries.map { key, value in g_variant_new_dict_entry(string(key), g_variant_new_variant(value)) })
+        array(
+            of: "{sv}",
+            entries.map { key, value in g_variant_new_dict_entry(string(key), g_variant_new_variant(value)) })
     }
 
     /// A tuple of `values`.
@@ -50,7 +52,9 @@ enum Variant {
     static func type(of value: OpaquePointer) -> String { String(cString: g_variant_get_type_string(value)) }
 
     /// The `index`th child of a container (a new reference: unref it).
-    static func child(_ value: OpaquePointer, _ index: Int) -> OpaquePointer { g_variant_get_child_value(value, gsize(index)) }
+    static func child(_ value: OpaquePointer, _ index: Int) -> OpaquePointer {
+        g_variant_get_child_value(value, gsize(index))
+    }
 
     /// The number of children of a container.
     static func count(_ value: OpaquePointer) -> Int { Int(g_variant_n_children(value)) }
@@ -59,8 +63,10 @@ enum Variant {
     static func text(_ value: OpaquePointer) -> String {
         var length: gsize = 0
         guard let bytes = g_variant_get_string(value, &length) else { return "" }
-        return String(decoding: UnsafeBufferPointer(start: UnsafeRawPointer(bytes).assumingMemoryBound(to: UInt8.self),
-                                                    count: Int(length)), as: UTF8.self)
+        return String(
+            decoding: UnsafeBufferPointer(
+                start: UnsafeRawPointer(bytes).assumingMemoryBound(to: UInt8.self),
+                count: Int(length)), as: UTF8.self)
     }
 
     /// The entries of an `a{sv}`: each key with its value unboxed (new references owned by the result).
@@ -68,8 +74,12 @@ enum Variant {
         (0..<count(dictionary)).map { index in
             let entry = child(dictionary, index)
             defer { g_variant_unref(entry) }
-            let key = child(entry, 0), boxed = child(entry, 1)
-            defer { g_variant_unref(key); g_variant_unref(boxed) }
+            let key = child(entry, 0)
+            let boxed = child(entry, 1)
+            defer {
+                g_variant_unref(key)
+                g_variant_unref(boxed)
+            }
             return (text(key), Value(g_variant_get_variant(boxed)))
         }
     }

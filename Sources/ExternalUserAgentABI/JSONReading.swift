@@ -72,9 +72,15 @@ private struct JSONReader {
         case UInt8(ascii: "{"): return try object(depth: depth + 1)
         case UInt8(ascii: "["): return try array(depth: depth + 1)
         case UInt8(ascii: "\""): return .string(try string())
-        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
         default: throw error("not the start of a JSON value")
         }
@@ -83,18 +89,24 @@ private struct JSONReader {
     mutating func literal(_ word: StaticString) throws(JSONSyntaxError) {
         let count = word.utf8CodeUnitCount
         guard bytes.count - offset >= count,
-              (0..<count).allSatisfy({ bytes[offset + $0] == word.utf8Start[$0] }) else {
+            (0..<count).allSatisfy({ bytes[offset + $0] == word.utf8Start[$0] })
+        else {
             throw error("not the start of a JSON value")
         }
         offset += count
     }
 
     mutating func object(depth: Int) throws(JSONSyntaxError) -> JSONValue {
-        guard depth <= JSONValue.maximumDepth else { throw error("more than \(JSONValue.maximumDepth) nested arrays and objects") }
+        guard depth <= JSONValue.maximumDepth else {
+            throw error("more than \(JSONValue.maximumDepth) nested arrays and objects")
+        }
         offset += 1
         var members: [String: JSONValue] = [:]
         skipWhitespace()
-        if current == UInt8(ascii: "}") { offset += 1; return .object(members) }
+        if current == UInt8(ascii: "}") {
+            offset += 1
+            return .object(members)
+        }
         while true {
             guard current == UInt8(ascii: "\"") else { throw error("a member name (a string) expected") }
             let nameOffset = offset
@@ -109,25 +121,38 @@ private struct JSONReader {
             }
             skipWhitespace()
             switch current {
-            case UInt8(ascii: ","): offset += 1; skipWhitespace()
-            case UInt8(ascii: "}"): offset += 1; return .object(members)
+            case UInt8(ascii: ","):
+                offset += 1
+                skipWhitespace()
+            case UInt8(ascii: "}"):
+                offset += 1
+                return .object(members)
             default: throw error("',' or '}' expected in an object")
             }
         }
     }
 
     mutating func array(depth: Int) throws(JSONSyntaxError) -> JSONValue {
-        guard depth <= JSONValue.maximumDepth else { throw error("more than \(JSONValue.maximumDepth) nested arrays and objects") }
+        guard depth <= JSONValue.maximumDepth else {
+            throw error("more than \(JSONValue.maximumDepth) nested arrays and objects")
+        }
         offset += 1
         var elements: [JSONValue] = []
         skipWhitespace()
-        if current == UInt8(ascii: "]") { offset += 1; return .array(elements) }
+        if current == UInt8(ascii: "]") {
+            offset += 1
+            return .array(elements)
+        }
         while true {
             elements.append(try value(depth: depth))
             skipWhitespace()
             switch current {
-            case UInt8(ascii: ","): offset += 1; skipWhitespace()
-            case UInt8(ascii: "]"): offset += 1; return .array(elements)
+            case UInt8(ascii: ","):
+                offset += 1
+                skipWhitespace()
+            case UInt8(ascii: "]"):
+                offset += 1
+                return .array(elements)
             default: throw error("',' or ']' expected in an array")
             }
         }
@@ -174,12 +199,15 @@ private struct JSONReader {
             let first = try hexQuad()
             if (0xDC00...0xDFFF).contains(first) { throw error("a low surrogate (\\u) without a high one before it") }
             guard (0xD800...0xDBFF).contains(first) else { return Unicode.Scalar(first)! }
-            guard bytes.count - offset >= 2, bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u") else {
+            guard bytes.count - offset >= 2, bytes[offset] == UInt8(ascii: "\\"), bytes[offset + 1] == UInt8(ascii: "u")
+            else {
                 throw error("a high surrogate (\\u) without a low one after it")
             }
             offset += 2
             let second = try hexQuad()
-            guard (0xDC00...0xDFFF).contains(second) else { throw error("a high surrogate (\\u) without a low one after it") }
+            guard (0xDC00...0xDFFF).contains(second) else {
+                throw error("a high surrogate (\\u) without a low one after it")
+            }
             return Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))!
         default:
             offset -= 1
@@ -228,8 +256,10 @@ private struct JSONReader {
             throw JSONSyntaxError(offset: start, problem: "a number too large for a 64-bit floating-point value")
         }
         // Not zero, yet so small that it would read as zero: refused rather than changed (as JSONDecoder does).
-        if value == 0, text.utf8.prefix(while: { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") })
-            .contains(where: { (UInt8(ascii: "1")...UInt8(ascii: "9")).contains($0) }) {
+        if value == 0,
+            text.utf8.prefix(while: { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") })
+                .contains(where: { (UInt8(ascii: "1")...UInt8(ascii: "9")).contains($0) })
+        {
             throw JSONSyntaxError(offset: start, problem: "a number too small for a 64-bit floating-point value")
         }
         return value

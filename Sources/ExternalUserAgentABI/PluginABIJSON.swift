@@ -44,7 +44,8 @@ struct WireObject {
 
     init(_ value: JSONValue, path: String) throws(PluginABI.TextError) {
         guard case .object(let members) = value else {
-            throw PluginABI.TextError(path.isEmpty ? "not a JSON object" : "wrong type at '\(path)': expected an object")
+            throw PluginABI.TextError(
+                path.isEmpty ? "not a JSON object" : "wrong type at '\(path)': expected an object")
         }
         self.members = members
         self.path = path
@@ -109,7 +110,9 @@ struct WireObject {
         guard let value = present(key) else { return nil }
         guard case .array(let elements) = value else { throw wrongType(key, "an array of objects") }
         var objects: [WireObject] = []
-        for (index, element) in elements.enumerated() { objects.append(try WireObject(element, path: place("\(key).\(index)"))) }
+        for (index, element) in elements.enumerated() {
+            objects.append(try WireObject(element, path: place("\(key).\(index)")))
+        }
         return objects
     }
 
@@ -130,20 +133,22 @@ extension PluginABI.PluginDescription {
     public init(jsonText text: String) throws(PluginABI.TextError) {
         let object = try PluginABI.object(text)
         let id = try object.string("id")
-        self.init(id: id, name: try object.optionalString("name") ?? id,
-                  version: try object.optionalString("version") ?? "unknown",
-                  agents: try (object.optionalObjects("agents") ?? []).map(PluginABI.Component.init(wire:)),
-                  receivers: try (object.optionalObjects("receivers") ?? []).map(PluginABI.Component.init(wire:)))
+        self.init(
+            id: id, name: try object.optionalString("name") ?? id,
+            version: try object.optionalString("version") ?? "unknown",
+            agents: try (object.optionalObjects("agents") ?? []).map(PluginABI.Component.init(wire:)),
+            receivers: try (object.optionalObjects("receivers") ?? []).map(PluginABI.Component.init(wire:)))
     }
 }
 
 extension PluginABI.Component {
     init(wire object: WireObject) throws(PluginABI.TextError) {
         let id = try object.string("id")
-        self.init(id: id, kind: try object.optionalString("kind"), family: try object.optionalString("family"),
-                  name: try object.optionalString("name") ?? id, version: try object.optionalString("version"),
-                  available: try object.optionalBool("available") ?? true,
-                  reasons: try object.optionalStrings("reasons") ?? [], details: try object.optionalMembers("details"))
+        self.init(
+            id: id, kind: try object.optionalString("kind"), family: try object.optionalString("family"),
+            name: try object.optionalString("name") ?? id, version: try object.optionalString("version"),
+            available: try object.optionalBool("available") ?? true,
+            reasons: try object.optionalStrings("reasons") ?? [], details: try object.optionalMembers("details"))
     }
 }
 
@@ -151,9 +156,10 @@ extension PluginABI.AgentRequest {
     /// Reads the request text `start()` gets.
     public init(jsonText text: String) throws(PluginABI.TextError) {
         let object = try PluginABI.object(text)
-        self.init(url: try object.string("url"), redirectURI: try object.optionalString("redirect_uri"),
-                  timeoutSeconds: try object.optionalNumber("timeout_seconds"),
-                  purpose: try object.optionalString("purpose"))
+        self.init(
+            url: try object.string("url"), redirectURI: try object.optionalString("redirect_uri"),
+            timeoutSeconds: try object.optionalNumber("timeout_seconds"),
+            purpose: try object.optionalString("purpose"))
     }
 
     /// The request as JSON text; absent values are left out.
@@ -170,9 +176,10 @@ extension PluginABI.ReceiverRequest {
     /// Reads the request text `start()` gets.
     public init(jsonText text: String) throws(PluginABI.TextError) {
         let object = try PluginABI.object(text)
-        self.init(state: try object.optionalString("state"), path: try object.optionalString("path"),
-                  timeoutSeconds: try object.optionalNumber("timeout_seconds"),
-                  handOff: try PluginABI.HandOff(optionalIn: object))
+        self.init(
+            state: try object.optionalString("state"), path: try object.optionalString("path"),
+            timeoutSeconds: try object.optionalNumber("timeout_seconds"),
+            handOff: try PluginABI.HandOff(optionalIn: object))
     }
 
     /// The request as JSON text; absent values are left out.
@@ -196,8 +203,9 @@ extension PluginABI.HandOff {
         for field in try object.optionalObjects("fields") ?? [] {
             fields.append(Field(name: try field.string("name"), value: try field.string("value")))
         }
-        self.init(path: try object.string("path"), action: try object.string("action"), method: try object.string("method"),
-                  fields: fields, redirectURIField: try object.optionalString("redirect_uri_field"))
+        self.init(
+            path: try object.string("path"), action: try object.string("action"), method: try object.string("method"),
+            fields: fields, redirectURIField: try object.optionalString("redirect_uri_field"))
     }
 
     /// The object as it crosses the ABI.
@@ -247,16 +255,17 @@ extension PluginABI.Event {
 
     /// The event as JSON text.
     public var jsonText: String {
-        let members: [String: JSONValue] = switch self {
-        case .presented: ["event": .string("presented")]
-        case .redirect(let url): ["event": .string("redirect"), "url": .string(url)]
-        case .listening(let uri): ["event": .string("listening"), "redirect_uri": .string(uri)]
-        case .callback(let url): ["event": .string("callback"), "url": .string(url)]
-        case .refused(let status, let reason):
-            ["event": .string("refused"), "status": .number(Double(status)), "reason": .string(reason)]
-        case .finished: ["event": .string("finished")]
-        case .failed(let error): ["event": .string("failed"), "error": error.jsonValue]
-        }
+        let members: [String: JSONValue] =
+            switch self {
+            case .presented: ["event": .string("presented")]
+            case .redirect(let url): ["event": .string("redirect"), "url": .string(url)]
+            case .listening(let uri): ["event": .string("listening"), "redirect_uri": .string(uri)]
+            case .callback(let url): ["event": .string("callback"), "url": .string(url)]
+            case .refused(let status, let reason):
+                ["event": .string("refused"), "status": .number(Double(status)), "reason": .string(reason)]
+            case .finished: ["event": .string("finished")]
+            case .failed(let error): ["event": .string("failed"), "error": error.jsonValue]
+            }
         return JSONValue.object(members).jsonText
     }
 }

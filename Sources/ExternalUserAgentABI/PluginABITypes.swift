@@ -65,8 +65,10 @@ extension PluginABI {
         public var details: [String: JSONValue]?
 
         /// A component as a plugin lists it.
-        public init(id: String, kind: String? = nil, family: String? = nil, name: String, version: String? = nil,
-                    available: Bool = true, reasons: [String] = [], details: [String: JSONValue]? = nil) {
+        public init(
+            id: String, kind: String? = nil, family: String? = nil, name: String, version: String? = nil,
+            available: Bool = true, reasons: [String] = [], details: [String: JSONValue]? = nil
+        ) {
             self.id = id
             self.kind = kind
             self.family = family
@@ -239,8 +241,9 @@ extension PluginABI.Event: Codable {
         case "listening": self = .listening(redirectURI: try container.decode(String.self, forKey: .redirectURI))
         case "callback": self = .callback(url: try container.decode(String.self, forKey: .url))
         case "refused":
-            self = .refused(status: try container.decode(Int.self, forKey: .status),
-                            reason: try container.decode(String.self, forKey: .reason))
+            self = .refused(
+                status: try container.decode(Int.self, forKey: .status),
+                reason: try container.decode(String.self, forKey: .reason))
         case "finished": self = .finished
         case "failed": self = .failed(try container.decode(PluginABI.ErrorValue.self, forKey: .error))
         default:

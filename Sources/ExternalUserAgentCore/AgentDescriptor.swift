@@ -16,8 +16,10 @@ public struct AgentDescriptor: Sendable, Hashable, Codable {
     public var path: String?
 
     /// A descriptor; `family` equal to `id` is stored as `nil`, and `name` defaults to the id.
-    public init(id: String, kind: AgentKind, family: String? = nil, name: String? = nil, version: String? = nil,
-                path: String? = nil) {
+    public init(
+        id: String, kind: AgentKind, family: String? = nil, name: String? = nil, version: String? = nil,
+        path: String? = nil
+    ) {
         self.id = id
         self.kind = kind
         self.family = family == id ? nil : family

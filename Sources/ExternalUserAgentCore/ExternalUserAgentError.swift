@@ -64,8 +64,10 @@ public struct ExternalUserAgentError: Error, Sendable, CustomStringConvertible {
         public static let configurationInvalid = Code("configurationInvalid")
 
         /// The codes a plugin may send in a `failed` event (see `eua_plugin.h`).
-        private static let pluginCodes: [Code] = [.userCanceled, .programCanceled, .timedOut, .presentationFailed,
-                                                  .receiverFailed, .invalidOptions, .oauthError]
+        private static let pluginCodes: [Code] = [
+            .userCanceled, .programCanceled, .timedOut, .presentationFailed,
+            .receiverFailed, .invalidOptions, .oauthError,
+        ]
 
         /// The code's name.
         public var description: String { name }
@@ -89,8 +91,10 @@ public struct ExternalUserAgentError: Error, Sendable, CustomStringConvertible {
 
     /// An error with `code`, a `message` that says what, where and what to do (in words that name no program's
     /// flags or settings), the `underlying` cause, and the `remedies` a program may spell in its own terms.
-    public init(_ code: Code, _ message: String, underlying: (any Error & Sendable)? = nil,
-                remedies: [Remedy] = []) {
+    public init(
+        _ code: Code, _ message: String, underlying: (any Error & Sendable)? = nil,
+        remedies: [Remedy] = []
+    ) {
         self.code = code
         self.message = message
         self.underlying = underlying

@@ -40,9 +40,11 @@ public final class ExternalUserAgentSession: Sendable {
         public var handOff: HandOffForm?
 
         /// Rules for one session: the `state` a callback must carry (`nil`: not checked here) and how long it may take (`nil`: no limit).
-        public init(expectedState: String? = nil, timeout: Duration? = .seconds(300),
-                    onRefused: (@Sendable (String) -> Void)? = nil, purpose: AgentRequest.Purpose = .signIn,
-                    handOff: HandOffForm? = nil) {
+        public init(
+            expectedState: String? = nil, timeout: Duration? = .seconds(300),
+            onRefused: (@Sendable (String) -> Void)? = nil, purpose: AgentRequest.Purpose = .signIn,
+            handOff: HandOffForm? = nil
+        ) {
             self.handOff = handOff
             self.expectedState = expectedState
             self.timeout = timeout
@@ -102,7 +104,8 @@ public final class ExternalUserAgentSession: Sendable {
             return !state.started
         }
         guard firstRun else {
-            throw ExternalUserAgentError(.alreadyCompleted, "this session has already run; make a new session for a new flow")
+            throw ExternalUserAgentError(
+                .alreadyCompleted, "this session has already run; make a new session for a new flow")
         }
         return try await withTaskCancellationHandler {
             try await runOnce(authorizationURL: authorizationURL)
@@ -115,8 +118,9 @@ public final class ExternalUserAgentSession: Sendable {
         let redirectURI: URL
         do {
             redirectURI = try await receiver.start(
-                ReceiverRequest(expectedState: configuration.expectedState, timeout: configuration.timeout,
-                                handOff: configuration.handOff),
+                ReceiverRequest(
+                    expectedState: configuration.expectedState, timeout: configuration.timeout,
+                    handOff: configuration.handOff),
                 session: self)
         } catch {
             await cleanUp(dismissing: false)
@@ -137,23 +141,32 @@ public final class ExternalUserAgentSession: Sendable {
                 try await Task.sleep(for: timeout)
                 guard let self else { return }
                 let refused = self.refusedCount
-                let turnedAway = refused == 0 ? "" : " (\(refused) request\(refused == 1 ? " was" : "s were") turned away: "
-                    + "wrong state, path or form — see the log)"
-                self.complete(.failure(ExternalUserAgentError(
-                    .timedOut,
-                    "no callback reached \(redirectURI.absoluteString) within \(timeout)\(turnedAway); "
-                        + "finish the \(self.configuration.purpose == .signOut ? "sign-out" : "sign-in") sooner or raise the timeout")))
+                let turnedAway =
+                    refused == 0
+                    ? ""
+                    : " (\(refused) request\(refused == 1 ? " was" : "s were") turned away: "
+                        + "wrong state, path or form — see the log)"
+                self.complete(
+                    .failure(
+                        ExternalUserAgentError(
+                            .timedOut,
+                            "no callback reached \(redirectURI.absoluteString) within \(timeout)\(turnedAway); "
+                                + "finish the \(self.configuration.purpose == .signOut ? "sign-out" : "sign-in") sooner or raise the timeout"
+                        )))
             }
         }
         let agent = self.agent
-        let request = AgentRequest(url: url, redirectURI: redirectURI, timeout: configuration.timeout,
-                                   purpose: configuration.purpose)
+        let request = AgentRequest(
+            url: url, redirectURI: redirectURI, timeout: configuration.timeout,
+            purpose: configuration.purpose)
         let presenting = Task {
             do {
                 try await agent.present(request, session: self)
             } catch {
-                self.fail(with: Self.wrap(error, as: .presentationFailed,
-                                          "agent '\(agent.descriptor.id)' could not present the authorization URL"))
+                self.fail(
+                    with: Self.wrap(
+                        error, as: .presentationFailed,
+                        "agent '\(agent.descriptor.id)' could not present the authorization URL"))
             }
         }
 
@@ -167,7 +180,8 @@ public final class ExternalUserAgentSession: Sendable {
     /// Dismisses the agent (when it was asked to present) and stops the receiver, in a task of its own:
     /// a cancelled caller must not cut the clean-up short.
     private func cleanUp(dismissing: Bool) async {
-        let agent = self.agent, receiver = self.receiver
+        let agent = self.agent
+        let receiver = self.receiver
         await Task {
             if dismissing { await agent.dismiss() }
             await receiver.stop()
@@ -209,20 +223,27 @@ public final class ExternalUserAgentSession: Sendable {
     public func resume(with url: URL) throws {
         let result = state.withLock { state -> Result<CheckedContinuation<URL, any Error>?, ExternalUserAgentError> in
             if state.outcome != nil {
-                return .failure(ExternalUserAgentError(
-                    .alreadyCompleted, "a callback arrived after the sign-in had already completed; it was ignored"))
+                return .failure(
+                    ExternalUserAgentError(
+                        .alreadyCompleted, "a callback arrived after the sign-in had already completed; it was ignored")
+                )
             }
             guard let redirectURI = state.redirectURI else {
-                return .failure(ExternalUserAgentError(
-                    .notStarted, "a callback arrived before the session had a redirect URI; start the session first"))
+                return .failure(
+                    ExternalUserAgentError(
+                        .notStarted, "a callback arrived before the session had a redirect URI; start the session first"
+                    ))
             }
             if let mismatch = RedirectURIMatch.mismatch(callback: url, redirectURI: redirectURI) {
-                return .failure(ExternalUserAgentError(
-                    .redirectMismatch, "callback rejected: \(mismatch); the session goes on waiting"))
+                return .failure(
+                    ExternalUserAgentError(
+                        .redirectMismatch, "callback rejected: \(mismatch); the session goes on waiting"))
             }
-            if let expected = configuration.expectedState, let problem = Self.stateProblem(in: url, expected: expected) {
-                return .failure(ExternalUserAgentError(
-                    .stateMismatch, "callback rejected: \(problem); the session goes on waiting"))
+            if let expected = configuration.expectedState, let problem = Self.stateProblem(in: url, expected: expected)
+            {
+                return .failure(
+                    ExternalUserAgentError(
+                        .stateMismatch, "callback rejected: \(problem); the session goes on waiting"))
             }
             state.outcome = .success(url)
             defer { state.waiter = nil }
@@ -278,7 +299,9 @@ public final class ExternalUserAgentSession: Sendable {
         }
     }
 
-    static func wrap(_ error: any Error, as code: ExternalUserAgentError.Code, _ context: String) -> ExternalUserAgentError {
+    static func wrap(_ error: any Error, as code: ExternalUserAgentError.Code, _ context: String)
+        -> ExternalUserAgentError
+    {
         if let error = error as? ExternalUserAgentError { return error }
         if error is CancellationError {
             return ExternalUserAgentError(.programCanceled, "\(context): cancelled")

@@ -65,8 +65,9 @@ public struct HandOffForm: Sendable, Hashable {
 
     /// The form as it crosses the plugin ABI.
     var wire: PluginABI.HandOff {
-        PluginABI.HandOff(path: path, action: action.absoluteString, method: method.rawValue,
-                           fields: fields.map { PluginABI.HandOff.Field(name: $0.name, value: $0.value) },
-                           redirectURIField: redirectURIField)
+        PluginABI.HandOff(
+            path: path, action: action.absoluteString, method: method.rawValue,
+            fields: fields.map { PluginABI.HandOff.Field(name: $0.name, value: $0.value) },
+            redirectURIField: redirectURIField)
     }
 }

@@ -20,7 +20,9 @@ package struct HTTPField: Equatable, Sendable {
     }
 
     /// The name and value bytes of a header line, checked as ``parse(_:)`` does.
-    static func parseParts(_ line: [UInt8]) -> Result<(name: ArraySlice<UInt8>, value: ArraySlice<UInt8>), HTTPParseError> {
+    static func parseParts(_ line: [UInt8]) -> Result<
+        (name: ArraySlice<UInt8>, value: ArraySlice<UInt8>), HTTPParseError
+    > {
         if let first = line.first, HTTPSyntax.isWhitespace(first) { return .failure(.obsFold) }
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return .failure(.fieldWithoutColon) }
         let name = line[..<colon]

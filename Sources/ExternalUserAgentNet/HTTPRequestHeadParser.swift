@@ -12,7 +12,8 @@ package struct HTTPRequestHead: Equatable, Sendable {
     /// Every header field in order, when the parser was asked to keep them (``HTTPRequestHeadParser/init(limit:keepsFields:)``).
     package var fields: [HTTPField]
 
-    package init(method: String, target: String, minorVersion: Int = 1, hostValues: [String], fields: [HTTPField] = []) {
+    package init(method: String, target: String, minorVersion: Int = 1, hostValues: [String], fields: [HTTPField] = [])
+    {
         self.method = method
         self.target = target
         self.minorVersion = minorVersion
@@ -109,8 +110,10 @@ package struct HTTPRequestHeadParser: Sendable {
                 head!.hostValues.append(String(decoding: value, as: UTF8.self))
             }
             if keepsFields {
-                head!.fields.append(HTTPField(name: String(decoding: name, as: UTF8.self),
-                                              value: String(decoding: value, as: UTF8.self)))
+                head!.fields.append(
+                    HTTPField(
+                        name: String(decoding: name, as: UTF8.self),
+                        value: String(decoding: value, as: UTF8.self)))
             }
             return nil
         }
@@ -126,7 +129,8 @@ package struct HTTPRequestHeadParser: Sendable {
             return .failure(HTTPParseError("the method is empty or holds a character a method may not have"))
         }
         guard !parts[1].isEmpty, parts[1].allSatisfy(HTTPSyntax.isVisibleASCII) else {
-            return .failure(HTTPParseError("the request target is empty or holds a character that is not visible ASCII"))
+            return .failure(
+                HTTPParseError("the request target is empty or holds a character that is not visible ASCII"))
         }
         let minor: Int
         switch String(decoding: parts[2], as: UTF8.self) {
@@ -134,8 +138,10 @@ package struct HTTPRequestHeadParser: Sendable {
         case "HTTP/1.0": minor = 0
         default: return .failure(HTTPParseError("the version is not HTTP/1.1 or HTTP/1.0"))
         }
-        return .success(HTTPRequestHead(method: String(decoding: parts[0], as: UTF8.self),
-                                        target: String(decoding: parts[1], as: UTF8.self),
-                                        minorVersion: minor, hostValues: []))
+        return .success(
+            HTTPRequestHead(
+                method: String(decoding: parts[0], as: UTF8.self),
+                target: String(decoding: parts[1], as: UTF8.self),
+                minorVersion: minor, hostValues: []))
     }
 }

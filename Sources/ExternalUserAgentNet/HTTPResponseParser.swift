@@ -96,7 +96,8 @@ package struct HTTPResponseParser: Sendable {
         case .head:
             throw HTTPParseError("the connection closed in the middle of the response head")
         case .fixedBody(let remaining):
-            throw HTTPParseError("the connection closed \(remaining) bytes before the end of the body its Content-Length announced")
+            throw HTTPParseError(
+                "the connection closed \(remaining) bytes before the end of the body its Content-Length announced")
         default:
             throw HTTPParseError("the connection closed in the middle of the chunked body")
         }
@@ -205,7 +206,9 @@ package struct HTTPResponseParser: Sendable {
     private mutating func endOfHead() throws(HTTPParseError) {
         let code = status ?? 0
         if (100...199).contains(code) {
-            guard code != 101 else { throw HTTPParseError("the server switched protocols (101), which was not asked for") }
+            guard code != 101 else {
+                throw HTTPParseError("the server switched protocols (101), which was not asked for")
+            }
             status = nil
             fields = []
             return
@@ -221,7 +224,8 @@ package struct HTTPResponseParser: Sendable {
                 throw HTTPParseError("the response has both Transfer-Encoding and Content-Length")
             }
             guard codings.count == 1, HTTPSyntax.equalsLowercased(codings[0], "chunked") else {
-                throw HTTPParseError("the response's Transfer-Encoding is not just 'chunked', the only coding read here")
+                throw HTTPParseError(
+                    "the response's Transfer-Encoding is not just 'chunked', the only coding read here")
             }
             state = .chunkSize
         } else if let first = lengths.first {
@@ -247,7 +251,8 @@ package struct HTTPResponseParser: Sendable {
     }
 
     private static func contentLength(_ text: ArraySlice<UInt8>) throws(HTTPParseError) -> Int {
-        guard !text.isEmpty, text.count <= 18, text.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+        guard !text.isEmpty, text.count <= 18, text.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        else {
             throw HTTPParseError("the response's Content-Length is not a number of bytes")
         }
         return text.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
@@ -262,7 +267,9 @@ package struct HTTPResponseParser: Sendable {
             guard body.count + size <= maximumBodyBytes else { throw bodyTooLarge }
             index += 1
         }
-        guard index > line.startIndex else { throw HTTPParseError("a chunk-size line does not begin with a hexadecimal size") }
+        guard index > line.startIndex else {
+            throw HTTPParseError("a chunk-size line does not begin with a hexadecimal size")
+        }
         let rest = HTTPSyntax.trimmed(line[index...])
         guard rest.isEmpty || (rest.first == UInt8(ascii: ";") && rest.allSatisfy(HTTPSyntax.isFieldValueByte)) else {
             throw HTTPParseError("a chunk-size line holds something other than a size and extensions")
@@ -284,8 +291,10 @@ extension HTTPResponseParser {
     /// The verdict on `bytes` arriving in pieces that end at `cuts` (offsets, ascending), then the connection
     /// closing: what a client reading a socket gets. For tests and the fuzz target, which check that the
     /// verdict does not depend on where the bytes were cut.
-    package static func parse(_ bytes: [UInt8], cuts: [Int], maximumHeadBytes: Int = defaultMaximumHeadBytes,
-                              maximumBodyBytes: Int) -> Result<HTTPResponse, HTTPParseError> {
+    package static func parse(
+        _ bytes: [UInt8], cuts: [Int], maximumHeadBytes: Int = defaultMaximumHeadBytes,
+        maximumBodyBytes: Int
+    ) -> Result<HTTPResponse, HTTPParseError> {
         var parser = HTTPResponseParser(maximumHeadBytes: maximumHeadBytes, maximumBodyBytes: maximumBodyBytes)
         var start = 0
         do throws(HTTPParseError) {

@@ -25,7 +25,9 @@ package struct HTTPStatus: Equatable, Sendable {
         if let known = Self.reasons.first(where: { $0.code == code }) {
             self = known
         } else {
-            self.init(code, ["Informational", "OK", "Redirect", "Client Error", "Server Error"][min(max(code / 100 - 1, 0), 4)])
+            self.init(
+                code,
+                ["Informational", "OK", "Redirect", "Client Error", "Server Error"][min(max(code / 100 - 1, 0), 4)])
         }
     }
 

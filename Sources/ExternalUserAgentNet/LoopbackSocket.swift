@@ -10,8 +10,9 @@ package enum LoopbackSocket {
     /// Binds `host` (`127.0.0.1` or `::1`) on `port` (0: the OS picks) and listens.
     package static func listen(host: String, port: Int, backlog: Int32 = 256) throws(SocketError) -> Int32 {
         let ipv6 = host.contains(":")
-        let fd = socket(ipv6 ? AF_INET6 : AF_INET,
-                        Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        let fd = socket(
+            ipv6 ? AF_INET6 : AF_INET,
+            Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { throw SocketError("socket") }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -23,7 +24,9 @@ package enum LoopbackSocket {
             address.sin6_port = UInt16(port).bigEndian
             address.sin6_addr = in6addr_loopback
             bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
             }
         } else {
             var address = sockaddr_in()
@@ -31,7 +34,9 @@ package enum LoopbackSocket {
             address.sin_port = UInt16(port).bigEndian
             address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
             bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
         }
         guard bound == 0, Glibc.listen(fd, backlog) == 0 else {
@@ -52,9 +57,13 @@ package enum LoopbackSocket {
         guard result == 0 else { throw SocketError("getsockname") }
         return withUnsafePointer(to: &address) { pointer in
             if Int32(pointer.pointee.ss_family) == AF_INET6 {
-                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    Int(UInt16(bigEndian: $0.pointee.sin6_port))
+                }
             }
-            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                Int(UInt16(bigEndian: $0.pointee.sin_port))
+            }
         }
     }
 }

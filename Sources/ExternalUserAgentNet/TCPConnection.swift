@@ -33,7 +33,9 @@ package final class TCPConnection {
     /// Connects to `host` (a name or an IP literal, IPv6 with or without brackets) on `port`, trying each
     /// address the resolver gives in turn until `deadline`. The name is resolved by the system resolver,
     /// whose own timeout and attempts (`resolv.conf`) bound that step.
-    package static func connect(host: String, port: Int, deadline: Deadline, stop: StopSignal) throws(NetworkError) -> TCPConnection {
+    package static func connect(host: String, port: Int, deadline: Deadline, stop: StopSignal) throws(NetworkError)
+        -> TCPConnection
+    {
         let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         let endpoint = name.contains(":") ? "[\(name)]:\(port)" : "\(name):\(port)"
         guard (1...65535).contains(port) else {
@@ -56,7 +58,7 @@ package final class TCPConnection {
             do throws(NetworkError) {
                 let fd = try open(address.pointee, endpoint: endpoint, deadline: deadline, stop: stop)
                 return TCPConnection(fd: fd, stop: stop, endpoint: endpoint)
-            } catch where error.kind == .failed {
+            } catch  where error.kind == .failed {
                 lastError = error
             }
         }
@@ -64,7 +66,9 @@ package final class TCPConnection {
     }
 
     /// A connected socket to one resolved address.
-    private static func open(_ address: addrinfo, endpoint: String, deadline: Deadline, stop: StopSignal) throws(NetworkError) -> Int32 {
+    private static func open(_ address: addrinfo, endpoint: String, deadline: Deadline, stop: StopSignal)
+        throws(NetworkError) -> Int32
+    {
         let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
         let fd = socket(address.ai_family, type, address.ai_protocol)
         guard fd >= 0 else { throw .failed("\(endpoint): \(SocketError("socket"))") }
@@ -88,11 +92,14 @@ package final class TCPConnection {
     package func send(_ bytes: [UInt8], until deadline: Deadline) throws(NetworkError) {
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes.withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+            }
             if sent >= 0 {
                 offset += sent
             } else if errno == EAGAIN || errno == EWOULDBLOCK {
-                try Self.wait(fd, for: Int16(POLLOUT), until: deadline, stop: stop, step: "sending \(sends) to \(endpoint)")
+                try Self.wait(
+                    fd, for: Int16(POLLOUT), until: deadline, stop: stop, step: "sending \(sends) to \(endpoint)")
             } else if errno != EINTR {
                 throw .failed("\(endpoint): \(SocketError("send"))")
             }
@@ -105,7 +112,8 @@ package final class TCPConnection {
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count >= 0 { return count }
             if errno == EAGAIN || errno == EWOULDBLOCK {
-                try Self.wait(fd, for: Int16(POLLIN), until: deadline, stop: stop, step: "reading \(receives) from \(endpoint)")
+                try Self.wait(
+                    fd, for: Int16(POLLIN), until: deadline, stop: stop, step: "reading \(receives) from \(endpoint)")
             } else if errno != EINTR {
                 throw .failed("\(endpoint): \(SocketError("recv"))")
             }
@@ -113,10 +121,14 @@ package final class TCPConnection {
     }
 
     /// Waits until `fd` is ready for `events` (or has an error to report), the deadline passes, or `stop` is raised.
-    private static func wait(_ fd: Int32, for events: Int16, until deadline: Deadline, stop: StopSignal?,
-                             step: String) throws(NetworkError) {
-        var entries = [pollfd(fd: fd, events: events, revents: 0),
-                       pollfd(fd: stop?.descriptor ?? -1, events: Int16(POLLIN), revents: 0)]
+    private static func wait(
+        _ fd: Int32, for events: Int16, until deadline: Deadline, stop: StopSignal?,
+        step: String
+    ) throws(NetworkError) {
+        var entries = [
+            pollfd(fd: fd, events: events, revents: 0),
+            pollfd(fd: stop?.descriptor ?? -1, events: Int16(POLLIN), revents: 0),
+        ]
         while true {
             if stop?.isRaised == true { throw .stopped }
             guard !deadline.hasPassed else { throw .timedOut(step, after: deadline.limit) }

@@ -33,23 +33,27 @@ enum AsymmetricSignature {
             let publicKey = try rsaKey(key)
             let padding: _RSA.Signing.Padding = alg.hasPrefix("PS") ? .PSS : .insecurePKCS1v1_5
             let rsaSignature = _RSA.Signing.RSASignature(rawRepresentation: signature)
-            valid = switch alg.suffix(3) {
-            case "256": publicKey.isValidSignature(rsaSignature, for: SHA256.hash(data: input), padding: padding)
-            case "384": publicKey.isValidSignature(rsaSignature, for: SHA384.hash(data: input), padding: padding)
-            default: publicKey.isValidSignature(rsaSignature, for: SHA512.hash(data: input), padding: padding)
-            }
+            valid =
+                switch alg.suffix(3) {
+                case "256": publicKey.isValidSignature(rsaSignature, for: SHA256.hash(data: input), padding: padding)
+                case "384": publicKey.isValidSignature(rsaSignature, for: SHA384.hash(data: input), padding: padding)
+                default: publicKey.isValidSignature(rsaSignature, for: SHA512.hash(data: input), padding: padding)
+                }
         case "ES256":
             let publicKey = try ecKey(key, size: 32) { try P256.Signing.PublicKey(rawRepresentation: $0) }
             valid = publicKey.isValidSignature(
-                try ecSignature(signature, size: 32) { try P256.Signing.ECDSASignature(rawRepresentation: $0) }, for: input)
+                try ecSignature(signature, size: 32) { try P256.Signing.ECDSASignature(rawRepresentation: $0) },
+                for: input)
         case "ES384":
             let publicKey = try ecKey(key, size: 48) { try P384.Signing.PublicKey(rawRepresentation: $0) }
             valid = publicKey.isValidSignature(
-                try ecSignature(signature, size: 48) { try P384.Signing.ECDSASignature(rawRepresentation: $0) }, for: input)
+                try ecSignature(signature, size: 48) { try P384.Signing.ECDSASignature(rawRepresentation: $0) },
+                for: input)
         case "ES512":
             let publicKey = try ecKey(key, size: 66) { try P521.Signing.PublicKey(rawRepresentation: $0) }
             valid = publicKey.isValidSignature(
-                try ecSignature(signature, size: 66) { try P521.Signing.ECDSASignature(rawRepresentation: $0) }, for: input)
+                try ecSignature(signature, size: 66) { try P521.Signing.ECDSASignature(rawRepresentation: $0) },
+                for: input)
         default:
             throw .unusableKey("\(alg) is not an algorithm this client verifies with a public key")
         }
@@ -59,7 +63,8 @@ enum AsymmetricSignature {
     /// The RSA public key of `n` and `e` (base64url, unsigned big-endian), at least 2048 bits.
     private static func rsaKey(_ key: JSONWebKey) throws(Failure) -> _RSA.Signing.PublicKey {
         guard let n = key.n.flatMap({ Base64URL.decode($0) }), !n.isEmpty,
-              let e = key.e.flatMap({ Base64URL.decode($0) }), !e.isEmpty else {
+            let e = key.e.flatMap({ Base64URL.decode($0) }), !e.isEmpty
+        else {
             throw .unusableKey("its n or e is missing or not base64url")
         }
         do {
@@ -85,7 +90,9 @@ enum AsymmetricSignature {
     }
 
     /// An ECDSA signature of `R‖S`, each exactly `size` bytes.
-    private static func ecSignature<Signature>(_ bytes: Data, size: Int, _ make: (Data) throws -> Signature) throws(Failure) -> Signature {
+    private static func ecSignature<Signature>(_ bytes: Data, size: Int, _ make: (Data) throws -> Signature)
+        throws(Failure) -> Signature
+    {
         guard bytes.count == 2 * size else {
             throw .mismatch("the signature is \(bytes.count) bytes, not the \(2 * size) of R and S")
         }

@@ -69,7 +69,9 @@ public struct AuthAccounts: Sendable, Hashable {
     /// locked, and what moving it in throws.
     public func listing() async throws -> Listing {
         try await takeInLegacyFile()
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return Listing(accounts: [], unreadable: []) }
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else {
+            return Listing(accounts: [], unreadable: [])
+        }
         var accounts: [SavedAccount] = []
         var unreadable: [ExternalUserAgentError] = []
         for name in names.sorted() where Self.isAccountFileName(name) {
@@ -79,12 +81,16 @@ public struct AuthAccounts: Sendable, Hashable {
             } catch let error as ExternalUserAgentError {
                 unreadable.append(error)
             } catch {
-                unreadable.append(ExternalUserAgentError(.stateFileInvalid, "authorization state file \(file.path): \(error)",
-                                                         underlying: error))
+                unreadable.append(
+                    ExternalUserAgentError(
+                        .stateFileInvalid, "authorization state file \(file.path): \(error)",
+                        underlying: error))
             }
         }
         accounts.sort {
-            ($0.key.issuer, $0.key.subject ?? "", $0.key.clientID) < ($1.key.issuer, $1.key.subject ?? "", $1.key.clientID)
+            ($0.key.issuer, $0.key.subject ?? "", $0.key.clientID) < (
+                $1.key.issuer, $1.key.subject ?? "", $1.key.clientID
+            )
         }
         return Listing(accounts: accounts, unreadable: unreadable)
     }
@@ -110,20 +116,25 @@ public struct AuthAccounts: Sendable, Hashable {
         let all = listing.accounts
         if all.isEmpty, let first = listing.unreadable.first { throw first }
         guard !all.isEmpty else {
-            throw ExternalUserAgentError(.notAuthorized, "no account is signed in (none saved in \(folder)); sign in first",
-                                         remedies: [.signIn])
+            throw ExternalUserAgentError(
+                .notAuthorized, "no account is signed in (none saved in \(folder)); sign in first",
+                remedies: [.signIn])
         }
         guard let selector else {
             if all.count == 1 { return all[0] }
             throw choiceError("several accounts are signed in; name one", all)
         }
-        let names = { (account: SavedAccount) in [account.id, account.key.subject, account.email, account.username].compactMap { $0 } }
+        let names = { (account: SavedAccount) in
+            [account.id, account.key.subject, account.email, account.username].compactMap { $0 }
+        }
         let exact = all.filter { names($0).contains(selector) }
         if exact.count == 1 { return exact[0] }
         if exact.count > 1 { throw choiceError("the account '\(selector)' names several accounts; give an id", exact) }
         let prefixed = selector.isEmpty ? [] : all.filter { names($0).contains { $0.hasPrefix(selector) } }
         if prefixed.count == 1 { return prefixed[0] }
-        if prefixed.count > 1 { throw choiceError("the account '\(selector)' begins several accounts; say more", prefixed) }
+        if prefixed.count > 1 {
+            throw choiceError("the account '\(selector)' begins several accounts; say more", prefixed)
+        }
         throw choiceError("the account '\(selector)' names no signed-in account", all)
     }
 
@@ -137,7 +148,8 @@ public struct AuthAccounts: Sendable, Hashable {
 
     private func choiceError(_ problem: String, _ accounts: [SavedAccount]) -> ExternalUserAgentError {
         let list = accounts.map { "  \($0.label)" }.joined(separator: "\n")
-        return ExternalUserAgentError(.accountChoiceInvalid,
+        return ExternalUserAgentError(
+            .accountChoiceInvalid,
             "\(problem) (an id, subject, email or username, or the start of one); the accounts are:\n\(list)",
             remedies: [.chooseAccount])
     }
@@ -163,7 +175,8 @@ public struct AuthAccounts: Sendable, Hashable {
         if access(destination.path, F_OK) == 0 {
             unlink(legacy.path)
         } else if rename(legacy.path, destination.path) != 0 {
-            throw ExternalUserAgentError(.stateFileInvalid,
+            throw ExternalUserAgentError(
+                .stateFileInvalid,
                 "authorization state file \(legacy.path): it could not be moved to \(destination.path) "
                     + "(\(String(cString: strerror(errno)))); check the folder's permissions")
         }
@@ -174,7 +187,8 @@ extension AuthState {
     /// The key this state is saved under in ``AuthAccounts``: its issuer, client, and the subject of its
     /// ID token (else of UserInfo).
     public var accountKey: AccountKey {
-        AccountKey(issuer: configuration.issuer, clientID: client.clientID,
-                   subject: idTokenClaims?.subject ?? identity?.subject)
+        AccountKey(
+            issuer: configuration.issuer, clientID: client.clientID,
+            subject: idTokenClaims?.subject ?? identity?.subject)
     }
 }

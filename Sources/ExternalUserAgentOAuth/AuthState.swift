@@ -52,22 +52,27 @@ public actor AuthState {
     private var revision: Int
 
     /// A state from responses already at hand. With a `file`, the next save replaces what it holds.
-    public init(configuration: ServiceConfiguration, client: ClientCredentials, scope: String?,
-                authorizationResponse: AuthorizationResponse? = nil, tokenResponse: TokenResponse?,
-                idTokenClaims: IDTokenClaims? = nil, authorizationError: OAuthErrorResponse? = nil,
-                file: AuthStateFile? = nil, http: OAuthHTTP = OAuthHTTP(), logger: Logger = Logger(label: "eua.oauth"),
-                dpopKey: DPoPKey? = nil, refreshParameters: [(name: String, value: String)] = []) {
-        self.init(configuration: configuration, client: client, scope: scope, authorizationResponse: authorizationResponse,
-                  tokenResponse: tokenResponse, idTokenClaims: idTokenClaims, identity: nil,
-                  authorizationError: authorizationError, file: file, revision: 0, http: http, logger: logger,
-                  dpopKey: dpopKey, refreshParameters: refreshParameters, revokedTokens: nil)
+    public init(
+        configuration: ServiceConfiguration, client: ClientCredentials, scope: String?,
+        authorizationResponse: AuthorizationResponse? = nil, tokenResponse: TokenResponse?,
+        idTokenClaims: IDTokenClaims? = nil, authorizationError: OAuthErrorResponse? = nil,
+        file: AuthStateFile? = nil, http: OAuthHTTP = OAuthHTTP(), logger: Logger = Logger(label: "eua.oauth"),
+        dpopKey: DPoPKey? = nil, refreshParameters: [(name: String, value: String)] = []
+    ) {
+        self.init(
+            configuration: configuration, client: client, scope: scope, authorizationResponse: authorizationResponse,
+            tokenResponse: tokenResponse, idTokenClaims: idTokenClaims, identity: nil,
+            authorizationError: authorizationError, file: file, revision: 0, http: http, logger: logger,
+            dpopKey: dpopKey, refreshParameters: refreshParameters, revokedTokens: nil)
     }
 
-    init(configuration: ServiceConfiguration, client: ClientCredentials, scope: String?,
-                 authorizationResponse: AuthorizationResponse?, tokenResponse: TokenResponse?,
-                 idTokenClaims: IDTokenClaims?, identity: UserIdentity?, authorizationError: OAuthErrorResponse?,
-                 file: AuthStateFile?, revision: Int, http: OAuthHTTP, logger: Logger, dpopKey: DPoPKey?,
-                 refreshParameters: [(name: String, value: String)], revokedTokens: RevokedTokens?) {
+    init(
+        configuration: ServiceConfiguration, client: ClientCredentials, scope: String?,
+        authorizationResponse: AuthorizationResponse?, tokenResponse: TokenResponse?,
+        idTokenClaims: IDTokenClaims?, identity: UserIdentity?, authorizationError: OAuthErrorResponse?,
+        file: AuthStateFile?, revision: Int, http: OAuthHTTP, logger: Logger, dpopKey: DPoPKey?,
+        refreshParameters: [(name: String, value: String)], revokedTokens: RevokedTokens?
+    ) {
         self.revokedTokens = revokedTokens
         self.configuration = configuration
         self.client = client
@@ -111,7 +116,8 @@ public actor AuthState {
     /// Throws `notAuthorized` when there is nothing to refresh with or the server refused the refresh
     /// token before (``authorizationError``; the server is not asked again), the token endpoint's errors
     /// (`invalid_grant` also sets ``authorizationError``), and the file's (`stateFileInvalid`, `timedOut`).
-    public func freshTokens(minimumValidity: Duration = .seconds(60), force: Bool = false) async throws -> TokenResponse {
+    public func freshTokens(minimumValidity: Duration = .seconds(60), force: Bool = false) async throws -> TokenResponse
+    {
         let current = try usableTokens()
         if !force, !needsRefresh(minimumValidity: minimumValidity) { return current }
         if let refreshing { return try await refreshing.value }
@@ -126,7 +132,8 @@ public actor AuthState {
         if let revokedTokens { throw revokedTokens.error(file: file) }
         if let authorizationError {
             let saved = file.map { " (saved in \($0.path))" } ?? ""
-            throw ExternalUserAgentError(.notAuthorized,
+            throw ExternalUserAgentError(
+                .notAuthorized,
                 "the server refused this sign-in's refresh token earlier with '\(authorizationError.error)'\(saved); "
                     + "sign in again", underlying: authorizationError, remedies: [.signIn])
         }
@@ -148,7 +155,8 @@ public actor AuthState {
         if force && !refreshedElsewhere || needsRefresh(minimumValidity: minimumValidity) {
             return try await refresh()
         }
-        logger.debug("tokens refreshed by another process meanwhile; not refreshing", metadata: ["file": "\(file.path)"])
+        logger.debug(
+            "tokens refreshed by another process meanwhile; not refreshing", metadata: ["file": "\(file.path)"])
         return current
     }
 
@@ -158,7 +166,8 @@ public actor AuthState {
         let contents = try await file.load()
         guard contents.revision > revision else { return }
         guard contents.configuration.issuer == configuration.issuer, contents.client.clientID == client.clientID else {
-            throw ExternalUserAgentError(.stateFileInvalid,
+            throw ExternalUserAgentError(
+                .stateFileInvalid,
                 "authorization state file \(file.path): another process signed in to '\(contents.configuration.issuer)' "
                     + "as client '\(contents.client.clientID)' in it since it was read; load it again")
         }
@@ -174,12 +183,14 @@ public actor AuthState {
     /// `invalid_grant` refusal). The caller holds the file's lock.
     private func refresh() async throws -> TokenResponse {
         guard let refreshToken = lastTokenResponse?.refreshToken else {
-            throw ExternalUserAgentError(.notAuthorized,
+            throw ExternalUserAgentError(
+                .notAuthorized,
                 "the access token has expired and the server gave no refresh token; sign in again")
         }
         do {
-            let response = try await endpoint.refresh(refreshToken: refreshToken,
-                                                      additionalParameters: refreshParameters.map { ($0.name, $0.value) })
+            let response = try await endpoint.refresh(
+                refreshToken: refreshToken,
+                additionalParameters: refreshParameters.map { ($0.name, $0.value) })
             return try await update(with: response)
         } catch let error as ExternalUserAgentError {
             // invalid_grant: the refresh token is dead; other errors (invalid_client…) are the caller's to fix.
@@ -203,7 +214,8 @@ public actor AuthState {
                 try Self.checkRefreshed(claims, against: previous)
                 // Absent from the refreshed token, the sign-in's values stay: the next refresh is checked against them.
                 claims.authTime = claims.authTime ?? previous.authTime
-                claims.authenticationContextClass = claims.authenticationContextClass ?? previous.authenticationContextClass
+                claims.authenticationContextClass =
+                    claims.authenticationContextClass ?? previous.authenticationContextClass
             }
             idTokenClaims = claims
         } else {
@@ -221,25 +233,30 @@ public actor AuthState {
     /// and `acr_values`). Throws `idTokenInvalid` otherwise.
     static func checkRefreshed(_ claims: IDTokenClaims, against previous: IDTokenClaims) throws {
         guard previous.subject == claims.subject else {
-            throw ExternalUserAgentError(.idTokenInvalid,
+            throw ExternalUserAgentError(
+                .idTokenInvalid,
                 "the refreshed ID token is for another subject than the one signed in; sign in again")
         }
         if let was = previous.authTime, let now = claims.authTime, now != was {
-            throw ExternalUserAgentError(.idTokenInvalid,
+            throw ExternalUserAgentError(
+                .idTokenInvalid,
                 "the refreshed ID token's auth_time (\(now.formatted(.iso8601))) is not the sign-in's "
                     + "(\(was.formatted(.iso8601))); a refresh must not change it (OpenID Connect Core §12.2), so what was "
                     + "checked against max_age no longer holds; sign in again")
         }
         if let was = previous.authenticationContextClass, let now = claims.authenticationContextClass, now != was {
-            throw ExternalUserAgentError(.idTokenInvalid,
+            throw ExternalUserAgentError(
+                .idTokenInvalid,
                 "the refreshed ID token's acr '\(now)' is not the sign-in's '\(was)', which was checked against the "
                     + "acr_values asked for; sign in again")
         }
     }
 
     /// Records a new sign-in's responses (used by ``SignIn``) and saves, replacing whatever the file held.
-    func record(authorization: AuthorizationResponse?, tokens: TokenResponse, claims: IDTokenClaims?,
-                identity: UserIdentity?) async throws {
+    func record(
+        authorization: AuthorizationResponse?, tokens: TokenResponse, claims: IDTokenClaims?,
+        identity: UserIdentity?
+    ) async throws {
         lastAuthorizationResponse = authorization
         lastTokenResponse = tokens
         idTokenClaims = claims
@@ -285,10 +302,11 @@ public actor AuthState {
 
     /// What a state file holds of this state (the one place that lists it).
     var contents: AuthStateFile.Contents {
-        AuthStateFile.Contents(configuration: configuration, client: client, scope: scope,
-                               tokenResponse: lastTokenResponse, idTokenClaims: idTokenClaims,
-                               identity: identity, authorizationError: authorizationError,
-                               dpopKey: dpopKey, refreshParameters: refreshParameters, revokedTokens: revokedTokens)
+        AuthStateFile.Contents(
+            configuration: configuration, client: client, scope: scope,
+            tokenResponse: lastTokenResponse, idTokenClaims: idTokenClaims,
+            identity: identity, authorizationError: authorizationError,
+            dpopKey: dpopKey, refreshParameters: refreshParameters, revokedTokens: revokedTokens)
     }
 
     /// Reads a state saved by ``save(to:)``; later changes are saved to the same file.
@@ -297,30 +315,40 @@ public actor AuthState {
     /// it is never saved. A saved
     /// ``authorizationError`` is read too: such a state is not ``isAuthorized``.
     /// Throws `stateFileInvalid` for a missing, corrupt, foreign or not-private file.
-    public static func load(from file: AuthStateFile, clientSecret: String? = nil, clientKey: ClientSigningKey? = nil,
-                            http: OAuthHTTP = OAuthHTTP(), logger: Logger = Logger(label: "eua.oauth")) throws -> AuthState {
-        restored(try file.load(), from: file, clientSecret: clientSecret, clientKey: clientKey, http: http, logger: logger)
+    public static func load(
+        from file: AuthStateFile, clientSecret: String? = nil, clientKey: ClientSigningKey? = nil,
+        http: OAuthHTTP = OAuthHTTP(), logger: Logger = Logger(label: "eua.oauth")
+    ) throws -> AuthState {
+        restored(
+            try file.load(), from: file, clientSecret: clientSecret, clientKey: clientKey, http: http, logger: logger)
     }
 
     /// Reads a state saved by `save(to:)`, as the synchronous `load(from:…)` does, on a thread of its own: reading
     /// the file and the Secret Service block, and async code must not hold one of Swift's few cooperative threads.
-    public static func load(from file: AuthStateFile, clientSecret: String? = nil, clientKey: ClientSigningKey? = nil,
-                            http: OAuthHTTP = OAuthHTTP(),
-                            logger: Logger = Logger(label: "eua.oauth")) async throws -> AuthState {
-        restored(try await file.load(), from: file, clientSecret: clientSecret, clientKey: clientKey, http: http, logger: logger)
+    public static func load(
+        from file: AuthStateFile, clientSecret: String? = nil, clientKey: ClientSigningKey? = nil,
+        http: OAuthHTTP = OAuthHTTP(),
+        logger: Logger = Logger(label: "eua.oauth")
+    ) async throws -> AuthState {
+        restored(
+            try await file.load(), from: file, clientSecret: clientSecret, clientKey: clientKey, http: http,
+            logger: logger)
     }
 
-    private static func restored(_ contents: AuthStateFile.Contents, from file: AuthStateFile, clientSecret: String?,
-                                 clientKey: ClientSigningKey?, http: OAuthHTTP, logger: Logger) -> AuthState {
+    private static func restored(
+        _ contents: AuthStateFile.Contents, from file: AuthStateFile, clientSecret: String?,
+        clientKey: ClientSigningKey?, http: OAuthHTTP, logger: Logger
+    ) -> AuthState {
         var client = contents.client
         client.clientSecret = clientSecret
         client.signingKey = clientKey
-        return AuthState(configuration: contents.configuration, client: client, scope: contents.scope,
-                         authorizationResponse: nil, tokenResponse: contents.tokenResponse,
-                         idTokenClaims: contents.idTokenClaims, identity: contents.identity,
-                         authorizationError: contents.authorizationError,
-                         file: file, revision: max(contents.revision, 1), http: http, logger: logger,
-                         dpopKey: contents.dpopKey, refreshParameters: contents.refreshParameters,
-                         revokedTokens: contents.revokedTokens)
+        return AuthState(
+            configuration: contents.configuration, client: client, scope: contents.scope,
+            authorizationResponse: nil, tokenResponse: contents.tokenResponse,
+            idTokenClaims: contents.idTokenClaims, identity: contents.identity,
+            authorizationError: contents.authorizationError,
+            file: file, revision: max(contents.revision, 1), http: http, logger: logger,
+            dpopKey: contents.dpopKey, refreshParameters: contents.refreshParameters,
+            revokedTokens: contents.revokedTokens)
     }
 }

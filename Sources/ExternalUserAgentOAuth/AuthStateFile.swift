@@ -70,8 +70,10 @@ public struct AuthStateFile: Sendable, Hashable {
     public var lockPath: String { path + ".lock" }
 
     /// `$XDG_STATE_HOME/eua/<name>` (default `~/.local/state/eua/auth-state.json`).
-    public static func standard(name: String = "auth-state.json",
-                                environment: [String: String] = ProcessInfo.processInfo.environment) -> AuthStateFile {
+    public static func standard(
+        name: String = "auth-state.json",
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> AuthStateFile {
         let base: String
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") {
             base = state
@@ -94,23 +96,30 @@ public struct AuthStateFile: Sendable, Hashable {
         let current = saved?.revision
         let savedIndex = try? saved?.index()
         if let base, let current, current > base {
-            throw invalid("another process saved a newer state in it (revision \(current)) since this one was read "
-                + "(revision \(base)); it was left as it is — run the command again")
+            throw invalid(
+                "another process saved a newer state in it (revision \(current)) since this one was read "
+                    + "(revision \(base)); it was left as it is — run the command again")
         }
         var contents = contents
         contents.revision = max(current ?? 0, base ?? 0) + 1
         var data = Data(try contents.jsonValue().indentedJSONText.utf8)
         let subject = contents.idTokenClaims?.subject ?? contents.identity?.subject
-        let key = AccountKey(issuer: contents.configuration.issuer, clientID: contents.client.clientID, subject: subject)
+        let key = AccountKey(
+            issuer: contents.configuration.issuer, clientID: contents.client.clientID, subject: subject)
         // A refresh (with `base`) stays where the state is; a new sign-in goes to ``backend``.
         let target = base == nil ? backend : savedIndex != nil ? .secretService : .file
         if target == .secretService {
             let claims = contents.idTokenClaims
-            let account = claims?.email ?? claims?.preferredUsername ?? contents.identity?.email ?? subject ?? "unknown account"
-            try SecretService.store(String(decoding: data, as: UTF8.self), key: key,
-                                    label: "eua: \(key.issuer) \(account) (\(key.clientID))", file: path)
-            data = Data(Index(revision: contents.revision, issuer: key.issuer, client_id: key.clientID,
-                              subject: subject ?? "").jsonValue.indentedJSONText.utf8)
+            let account =
+                claims?.email ?? claims?.preferredUsername ?? contents.identity?.email ?? subject ?? "unknown account"
+            try SecretService.store(
+                String(decoding: data, as: UTF8.self), key: key,
+                label: "eua: \(key.issuer) \(account) (\(key.clientID))", file: path)
+            data = Data(
+                Index(
+                    revision: contents.revision, issuer: key.issuer, client_id: key.clientID,
+                    subject: subject ?? ""
+                ).jsonValue.indentedJSONText.utf8)
         } else if let index = savedIndex {
             try SecretService.clear(key: index.key, file: path)
         }
@@ -188,14 +197,16 @@ public struct AuthStateFile: Sendable, Hashable {
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw invalid("it is not a regular file") }
         guard info.st_uid == getuid() else { throw invalid("it belongs to another user; it was not used") }
         guard info.st_mode & 0o077 == 0 else {
-            throw invalid("others may read or change it (mode \(String(info.st_mode & 0o777, radix: 8))); "
-                + "it holds tokens, so it was not used — run 'chmod 600 \(path)' if it is yours")
+            throw invalid(
+                "others may read or change it (mode \(String(info.st_mode & 0o777, radix: 8))); "
+                    + "it holds tokens, so it was not used — run 'chmod 600 \(path)' if it is yours")
         }
         let bytes: [UInt8]?
         do throws(SmallFiles.Failure) {
             bytes = try SmallFiles.read(path, limit: Self.maximumSize)
         } catch {
-            throw invalid(error.reason + (error.isTooLarge ? "; a saved state is a few KiB — delete it and sign in again" : ""))
+            throw invalid(
+                error.reason + (error.isTooLarge ? "; a saved state is a few KiB — delete it and sign in again" : ""))
         }
         guard let bytes else { throw invalid("it is gone; sign in again", remedies: [.signIn]) }
         let data = Data(bytes)
@@ -206,11 +217,13 @@ public struct AuthStateFile: Sendable, Hashable {
         do {
             index = try JSONDecoder().decode(Index.self, from: data)
         } catch {
-            throw invalid("it is a Secret Service index without issuer, client_id or subject — delete it and sign in again")
+            throw invalid(
+                "it is a Secret Service index without issuer, client_id or subject — delete it and sign in again")
         }
         guard let secret = try SecretService.lookup(key: index.key, file: path) else {
-            throw invalid("its tokens are no longer in the Secret Service (item 'eua: \(index.issuer) … (\(index.client_id))' "
-                + "was removed, or another keyring is open); sign in again", remedies: [.signIn])
+            throw invalid(
+                "its tokens are no longer in the Secret Service (item 'eua: \(index.issuer) … (\(index.client_id))' "
+                    + "was removed, or another keyring is open); sign in again", remedies: [.signIn])
         }
         let contents = try decode(Data(secret.utf8))
         guard contents.configuration.issuer == index.issuer, contents.client.clientID == index.client_id else {
@@ -230,7 +243,9 @@ public struct AuthStateFile: Sendable, Hashable {
             throw invalid("it is not an ExternalUserAgent authorization state (no \"format\": \"\(Self.format)\")")
         }
         guard marker.version == Self.version else {
-            throw invalid("it has format version \(marker.version.map(String.init) ?? "none"); this program reads version \(Self.version)")
+            throw invalid(
+                "it has format version \(marker.version.map(String.init) ?? "none"); this program reads version \(Self.version)"
+            )
         }
         do {
             return try decoder.decode(Contents.self, from: data)
@@ -241,10 +256,13 @@ public struct AuthStateFile: Sendable, Hashable {
         }
     }
 
-    func invalid(_ reason: String, underlying: (any Error & Sendable)? = nil,
-                         remedies: [ExternalUserAgentError.Remedy] = []) -> ExternalUserAgentError {
-        ExternalUserAgentError(.stateFileInvalid, "authorization state file \(path): \(reason)", underlying: underlying,
-                               remedies: remedies)
+    func invalid(
+        _ reason: String, underlying: (any Error & Sendable)? = nil,
+        remedies: [ExternalUserAgentError.Remedy] = []
+    ) -> ExternalUserAgentError {
+        ExternalUserAgentError(
+            .stateFileInvalid, "authorization state file \(path): \(reason)", underlying: underlying,
+            remedies: remedies)
     }
 
     static func errnoText() -> String { String(cString: strerror(errno)) }

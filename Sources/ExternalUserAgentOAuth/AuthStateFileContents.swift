@@ -29,10 +29,12 @@ extension AuthStateFile {
         /// The tokens a sign-out revoked: the state gives no token any more.
         var revokedTokens: RevokedTokens?
 
-        init(configuration: ServiceConfiguration, client: ClientCredentials, scope: String?,
-             tokenResponse: TokenResponse?, idTokenClaims: IDTokenClaims?, identity: UserIdentity? = nil,
-             authorizationError: OAuthErrorResponse?, dpopKey: DPoPKey? = nil,
-             refreshParameters: [(name: String, value: String)] = [], revokedTokens: RevokedTokens? = nil) {
+        init(
+            configuration: ServiceConfiguration, client: ClientCredentials, scope: String?,
+            tokenResponse: TokenResponse?, idTokenClaims: IDTokenClaims?, identity: UserIdentity? = nil,
+            authorizationError: OAuthErrorResponse?, dpopKey: DPoPKey? = nil,
+            refreshParameters: [(name: String, value: String)] = [], revokedTokens: RevokedTokens? = nil
+        ) {
             self.revokedTokens = revokedTokens
             self.dpopKey = dpopKey
             self.refreshParameters = refreshParameters
@@ -72,7 +74,8 @@ extension AuthStateFile {
             identity = try container.decodeIfPresent(UserIdentity.self, forKey: .identity)
             authorizationError = try container.decodeIfPresent(OAuthErrorResponse.self, forKey: .authorizationError)
             dpopKey = try container.decodeIfPresent(DPoPKey.self, forKey: .dpopKey)
-            refreshParameters = try container.decodeIfPresent([SavedParameter].self, forKey: .refreshParameters)?
+            refreshParameters =
+                try container.decodeIfPresent([SavedParameter].self, forKey: .refreshParameters)?
                 .map { ($0.name, $0.value) } ?? []
             revokedTokens = try container.decodeIfPresent(RevokedTokens.self, forKey: .revokedTokens)
         }
@@ -93,9 +96,12 @@ extension AuthStateFile {
             members.set(.dpopKey, dpopKey?.jsonValue)
             members.set(.revokedTokens, revokedTokens?.jsonValue)
             if !refreshParameters.isEmpty {
-                members.set(.refreshParameters, JSONValue.array(refreshParameters.map {
-                    .object(["name": .string($0.name), "value": .string($0.value)])
-                }))
+                members.set(
+                    .refreshParameters,
+                    JSONValue.array(
+                        refreshParameters.map {
+                            .object(["name": .string($0.name), "value": .string($0.value)])
+                        }))
             }
             return members.object
         }
@@ -110,7 +116,9 @@ extension AuthStateFile {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             name = try container.decode(String.self, forKey: .name)
             value = try container.decode(String.self, forKey: .value)
-            guard !name.isEmpty else { throw InvalidFieldError(field: "refresh_parameters", problem: "has an empty name") }
+            guard !name.isEmpty else {
+                throw InvalidFieldError(field: "refresh_parameters", problem: "has an empty name")
+            }
         }
 
         enum CodingKeys: String, CodingKey { case name, value }
@@ -172,12 +180,16 @@ extension AuthStateFile {
         var client_id: String
         var subject: String
 
-        var key: AccountKey { AccountKey(issuer: issuer, clientID: client_id, subject: subject.isEmpty ? nil : subject) }
+        var key: AccountKey {
+            AccountKey(issuer: issuer, clientID: client_id, subject: subject.isEmpty ? nil : subject)
+        }
 
         var jsonValue: JSONValue {
-            .object(["format": .string(format), "version": .number(Double(version)), "revision": .number(Double(revision)),
-                     "storage": .string(storage), "issuer": .string(issuer), "client_id": .string(client_id),
-                     "subject": .string(subject)])
+            .object([
+                "format": .string(format), "version": .number(Double(version)), "revision": .number(Double(revision)),
+                "storage": .string(storage), "issuer": .string(issuer), "client_id": .string(client_id),
+                "subject": .string(subject),
+            ])
         }
     }
 }

@@ -53,7 +53,8 @@ extension AuthStateFile {
                 throw invalid("its lock file \(lockPath) cannot be locked: \(String(cString: strerror(error)))")
             }
             guard ContinuousClock.now < deadline else {
-                throw ExternalUserAgentError(.timedOut,
+                throw ExternalUserAgentError(
+                    .timedOut,
                     "authorization state file \(path): another process has held its lock (\(lockPath)) for more "
                         + "than \(lockTimeout); it may be refreshing with a slow server — try again, or stop that "
                         + "process (a lock ends with its process)")

@@ -21,12 +21,15 @@ extension AuthStateFile {
         try await offThePool("cleared") { try removeStoredSecrets() }
     }
 
-    private func offThePool<Value: Sendable>(_ what: String,
-                                             _ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+    private func offThePool<Value: Sendable>(
+        _ what: String,
+        _ work: @escaping @Sendable () throws -> Value
+    ) async throws -> Value {
         do {
             return try await BlockingCall.run(work)
         } catch let error as ThreadUnavailable {
-            throw ExternalUserAgentError(.stateFileInvalid, "authorization state file \(path): it could not be \(what): \(error)")
+            throw ExternalUserAgentError(
+                .stateFileInvalid, "authorization state file \(path): it could not be \(what): \(error)")
         }
     }
 }

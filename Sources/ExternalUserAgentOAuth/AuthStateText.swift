@@ -18,14 +18,17 @@ extension AuthState {
     /// A state read back from ``storedText()``, kept in memory only (no file): a refresh changes this value,
     /// and the caller stores ``storedText()`` again. Throws `stateFileInvalid` for text that is not such a state,
     /// naming `place` and never a token.
-    package static func restored(fromStoredText text: String, place: String, http: OAuthHTTP = OAuthHTTP(),
-                                 logger: Logger = Logger(label: "eua.oauth")) throws -> AuthState {
+    package static func restored(
+        fromStoredText text: String, place: String, http: OAuthHTTP = OAuthHTTP(),
+        logger: Logger = Logger(label: "eua.oauth")
+    ) throws -> AuthState {
         let contents = try AuthStateFile(path: place).decode(Data(text.utf8))
-        return AuthState(configuration: contents.configuration, client: contents.client, scope: contents.scope,
-                         authorizationResponse: nil, tokenResponse: contents.tokenResponse,
-                         idTokenClaims: contents.idTokenClaims, identity: contents.identity,
-                         authorizationError: contents.authorizationError, file: nil, revision: 0, http: http,
-                         logger: logger, dpopKey: contents.dpopKey, refreshParameters: contents.refreshParameters,
-                         revokedTokens: contents.revokedTokens)
+        return AuthState(
+            configuration: contents.configuration, client: contents.client, scope: contents.scope,
+            authorizationResponse: nil, tokenResponse: contents.tokenResponse,
+            idTokenClaims: contents.idTokenClaims, identity: contents.identity,
+            authorizationError: contents.authorizationError, file: nil, revision: 0, http: http,
+            logger: logger, dpopKey: contents.dpopKey, refreshParameters: contents.refreshParameters,
+            revokedTokens: contents.revokedTokens)
     }
 }

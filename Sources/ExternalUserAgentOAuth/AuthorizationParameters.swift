@@ -63,10 +63,12 @@ public struct AuthorizationParameters: Sendable {
     public var extraTokenParameters: [(name: String, value: String)]
 
     /// Parameters as given; all empty by default. Nothing is checked until ``validate()``.
-    public init(prompt: [Prompt] = [], loginHint: String? = nil, maxAge: Int? = nil, acrValues: [String] = [],
-                uiLocales: [String] = [], resources: [String] = [],
-                extraAuthorizationParameters: [(name: String, value: String)] = [],
-                extraTokenParameters: [(name: String, value: String)] = []) {
+    public init(
+        prompt: [Prompt] = [], loginHint: String? = nil, maxAge: Int? = nil, acrValues: [String] = [],
+        uiLocales: [String] = [], resources: [String] = [],
+        extraAuthorizationParameters: [(name: String, value: String)] = [],
+        extraTokenParameters: [(name: String, value: String)] = []
+    ) {
         self.prompt = prompt
         self.loginHint = loginHint
         self.maxAge = maxAge
@@ -79,7 +81,8 @@ public struct AuthorizationParameters: Sendable {
 
     /// Whether nothing is set.
     public var isEmpty: Bool {
-        prompt.isEmpty && loginHint == nil && maxAge == nil && acrValues.isEmpty && uiLocales.isEmpty && resources.isEmpty
+        prompt.isEmpty && loginHint == nil && maxAge == nil && acrValues.isEmpty && uiLocales.isEmpty
+            && resources.isEmpty
             && extraAuthorizationParameters.isEmpty && extraTokenParameters.isEmpty
     }
 
@@ -110,8 +113,10 @@ public struct AuthorizationParameters: Sendable {
     /// Throws `invalidOptions` unless `text` is an absolute URI without a fragment (RFC 8707 §2).
     public static func checkResource(_ text: String) throws {
         guard let components = URLComponents(string: text), let scheme = components.scheme, !scheme.isEmpty,
-              !text.contains(" ") else {
-            throw invalid("the resource '\(text)' is not an absolute URI (RFC 8707 §2); give one like https://api.example.com/")
+            !text.contains(" ")
+        else {
+            throw invalid(
+                "the resource '\(text)' is not an absolute URI (RFC 8707 §2); give one like https://api.example.com/")
         }
         guard !text.contains("#") else {
             throw invalid("the resource '\(text)' has a fragment, which RFC 8707 §2 forbids; remove the part from '#'")
@@ -121,7 +126,8 @@ public struct AuthorizationParameters: Sendable {
     private static func checkExtra(_ name: String, reserved: Set<String>, request: String) throws {
         guard !name.isEmpty else { throw invalid("an extra \(request) parameter has an empty name; give name=value") }
         guard !reserved.contains(name) else {
-            let hint = typedParameters.contains(name)
+            let hint =
+                typedParameters.contains(name)
                 ? "set the typed parameter \(name) instead"
                 : "the client sets it itself; remove it"
             throw invalid("the extra \(request) parameter '\(name)' is reserved: \(hint)")
@@ -147,18 +153,22 @@ public struct AuthorizationParameters: Sendable {
 
     /// Checks the ID token of a code flow against ``maxAge`` and ``acrValues`` (the rules above); throws
     /// `idTokenInvalid` saying what was asked and what came back.
-    public func check(_ claims: IDTokenClaims, configuration: ServiceConfiguration, now: Date = Date(),
-                      clockSkew: TimeInterval = 60) throws {
+    public func check(
+        _ claims: IDTokenClaims, configuration: ServiceConfiguration, now: Date = Date(),
+        clockSkew: TimeInterval = 60
+    ) throws {
         if let maxAge {
             guard let authTime = claims.authTime else {
-                throw ExternalUserAgentError(.idTokenInvalid,
+                throw ExternalUserAgentError(
+                    .idTokenInvalid,
                     "the ID token has no auth_time although max_age=\(maxAge) was sent (OpenID Connect Core §3.1.2.1 "
                         + "requires it); the sign-in was refused: the provider may not support max_age")
             }
             let earliest = now.addingTimeInterval(-Double(maxAge) - clockSkew)
             guard authTime >= earliest else {
                 let age = Int(now.timeIntervalSince(authTime))
-                throw ExternalUserAgentError(.idTokenInvalid,
+                throw ExternalUserAgentError(
+                    .idTokenInvalid,
                     "the ID token's auth_time says the person signed in \(age) s ago, more than max_age=\(maxAge) "
                         + "(+\(Int(clockSkew)) s skew) allows (OpenID Connect Core §3.1.3.7); the sign-in was refused: "
                         + "sign in again, or ask with prompt=login")
@@ -167,12 +177,15 @@ public struct AuthorizationParameters: Sendable {
         let supported = configuration.acrValuesSupported ?? []
         if !acrValues.isEmpty, acrValues.contains(where: supported.contains) {
             guard let acr = claims.authenticationContextClass else {
-                throw ExternalUserAgentError(.idTokenInvalid,
+                throw ExternalUserAgentError(
+                    .idTokenInvalid,
                     "the ID token has no acr although acr_values=\(acrValues.joined(separator: " ")) was sent and the "
-                        + "server lists \(supported.joined(separator: " ")) in acr_values_supported; the sign-in was refused")
+                        + "server lists \(supported.joined(separator: " ")) in acr_values_supported; the sign-in was refused"
+                )
             }
             guard acrValues.contains(acr) else {
-                throw ExternalUserAgentError(.idTokenInvalid,
+                throw ExternalUserAgentError(
+                    .idTokenInvalid,
                     "the ID token's acr is '\(UntrustedText.printable(acr))', not one of those asked for "
                         + "(acr_values=\(acrValues.joined(separator: " "))); the sign-in was refused")
             }

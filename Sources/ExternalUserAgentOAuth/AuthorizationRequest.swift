@@ -41,11 +41,14 @@ public struct AuthorizationRequest: Sendable, Hashable {
     ///
     /// `state`, `nonce` and `pkce` are made fresh unless given (give them only to replay a known flow).
     /// Throws `invalidOptions` when an extra parameter names one of ``reservedParameters``.
-    public init(configuration: ServiceConfiguration, clientID: String, scopes: [String], redirectURI: URL,
-                additionalParameters: [(name: String, value: String)] = [],
-                state: String? = nil, nonce: String? = nil, pkce: PKCE? = nil) throws {
+    public init(
+        configuration: ServiceConfiguration, clientID: String, scopes: [String], redirectURI: URL,
+        additionalParameters: [(name: String, value: String)] = [],
+        state: String? = nil, nonce: String? = nil, pkce: PKCE? = nil
+    ) throws {
         if let clash = additionalParameters.first(where: { Self.reservedParameters.contains($0.name) }) {
-            throw ExternalUserAgentError(.invalidOptions,
+            throw ExternalUserAgentError(
+                .invalidOptions,
                 "the extra authorization parameter '\(clash.name)' would replace one the client sets itself; remove it")
         }
         self.configuration = configuration
@@ -72,7 +75,8 @@ public struct AuthorizationRequest: Sendable, Hashable {
         items.append(URLQueryItem(name: "code_challenge", value: pkce.codeChallenge))
         items.append(URLQueryItem(name: "code_challenge_method", value: pkce.codeChallengeMethod))
         items += additionalParameters.map { URLQueryItem(name: $0.name, value: $0.value) }
-        components.percentEncodedQuery = items
+        components.percentEncodedQuery =
+            items
             .map { FormCoding.escape($0.name) + "=" + FormCoding.escape($0.value ?? "") }
             .joined(separator: "&")
         return components.url!

@@ -38,7 +38,8 @@ public struct AuthorizationResponse: Sendable, Hashable {
         func single(_ name: String) throws -> String? {
             let values = items.filter { $0.name == name }
             guard values.count <= 1 else {
-                throw ExternalUserAgentError(name == "state" ? .stateMismatch : .oauthError,
+                throw ExternalUserAgentError(
+                    name == "state" ? .stateMismatch : .oauthError,
                     "the authorization response repeats the '\(name)' parameter; it was rejected")
             }
             return values.first?.value
@@ -46,41 +47,50 @@ public struct AuthorizationResponse: Sendable, Hashable {
 
         let state = try single("state")
         guard let state else {
-            throw ExternalUserAgentError(.stateMismatch,
+            throw ExternalUserAgentError(
+                .stateMismatch,
                 "the authorization response has no 'state'; it may be forged (CSRF) — start the sign-in again")
         }
         guard state == request.state else {
-            throw ExternalUserAgentError(.stateMismatch,
-                "the authorization response's 'state' is not this sign-in's; it may be forged (CSRF) — start the sign-in again")
+            throw ExternalUserAgentError(
+                .stateMismatch,
+                "the authorization response's 'state' is not this sign-in's; it may be forged (CSRF) — start the sign-in again"
+            )
         }
 
         let issuer = try single("iss")
         let expectedIssuer = request.configuration.issuer
         if let issuer, issuer != expectedIssuer {
-            throw ExternalUserAgentError(.issuerMismatch,
+            throw ExternalUserAgentError(
+                .issuerMismatch,
                 "the authorization response came from issuer '\(issuer)', not '\(expectedIssuer)' (RFC 9207); "
                     + "it may be a mix-up attack — the sign-in was stopped")
         }
         if issuer == nil, request.configuration.authorizationResponseIssParameterSupported {
-            throw ExternalUserAgentError(.issuerMismatch,
+            throw ExternalUserAgentError(
+                .issuerMismatch,
                 "the authorization response has no 'iss', but '\(expectedIssuer)' says it always sends one (RFC 9207); "
                     + "the sign-in was stopped")
         }
 
         if let error = try single("error") {
-            let oauthError = OAuthErrorResponse(error: error, errorDescription: try single("error_description"),
-                                                errorURI: try single("error_uri"))
+            let oauthError = OAuthErrorResponse(
+                error: error, errorDescription: try single("error_description"),
+                errorURI: try single("error_uri"))
             let described = oauthError.errorDescription.map { ": \($0)" } ?? ""
             if error == "access_denied" {
-                throw ExternalUserAgentError(.userCanceled,
+                throw ExternalUserAgentError(
+                    .userCanceled,
                     "the sign-in was declined (access_denied)\(described)", underlying: oauthError)
             }
-            throw ExternalUserAgentError(.oauthError,
+            throw ExternalUserAgentError(
+                .oauthError,
                 "the authorization server refused the sign-in with '\(error)'\(described)", underlying: oauthError)
         }
 
         guard let code = try single("code"), !code.isEmpty else {
-            throw ExternalUserAgentError(.oauthError,
+            throw ExternalUserAgentError(
+                .oauthError,
                 "the authorization response has neither a 'code' nor an 'error'; the server's answer is not usable")
         }
         self.init(code: code, state: state, issuer: issuer, scope: try single("scope"))

@@ -21,8 +21,10 @@ public struct ClaimsRequest: Sendable, Hashable {
     /// Reads `json`; throws `invalidOptions` naming the member that breaks §5.5's shape.
     public init(json text: String) throws {
         func refuse(_ problem: String) -> ExternalUserAgentError {
-            ExternalUserAgentError(.invalidOptions, "the claims request \(problem) (OpenID Connect Core §5.5: "
-                + #"{"userinfo": {"email": null}, "id_token": {"auth_time": {"essential": true}}})"#)
+            ExternalUserAgentError(
+                .invalidOptions,
+                "the claims request \(problem) (OpenID Connect Core §5.5: "
+                    + #"{"userinfo": {"email": null}, "id_token": {"auth_time": {"essential": true}}})"#)
         }
         guard case .object(let members)? = JSONValue.read(Data(text.utf8)) else {
             throw refuse("is not a JSON object")
@@ -30,7 +32,8 @@ public struct ClaimsRequest: Sendable, Hashable {
         guard !members.isEmpty else { throw refuse("is empty") }
         for (target, value) in members {
             guard target == "userinfo" || target == "id_token" else {
-                throw refuse("has member '\(UntrustedText.printable(target))'; only 'userinfo' and 'id_token' are defined")
+                throw refuse(
+                    "has member '\(UntrustedText.printable(target))'; only 'userinfo' and 'id_token' are defined")
             }
             guard case .object(let claims) = value else { throw refuse("has '\(target)' that is not an object") }
             for (name, request) in claims {
@@ -38,10 +41,13 @@ public struct ClaimsRequest: Sendable, Hashable {
                 case .null:
                     continue
                 case .object(let fields):
-                    if let essential = fields["essential"], case .bool = essential {} else if fields["essential"] != nil {
-                        throw refuse("has '\(target).\(UntrustedText.printable(name)).essential' that is not true or false")
+                    if let essential = fields["essential"], case .bool = essential {
+                    } else if fields["essential"] != nil {
+                        throw refuse(
+                            "has '\(target).\(UntrustedText.printable(name)).essential' that is not true or false")
                     }
-                    if let values = fields["values"], case .array = values {} else if fields["values"] != nil {
+                    if let values = fields["values"], case .array = values {
+                    } else if fields["values"] != nil {
                         throw refuse("has '\(target).\(UntrustedText.printable(name)).values' that is not an array")
                     }
                 default:

@@ -26,18 +26,22 @@ enum ClientAssertion {
         let assertion: String
         if method == .privateKeyJWT {
             guard let key = client.signingKey else {
-                throw ExternalUserAgentError(.invalidOptions,
+                throw ExternalUserAgentError(
+                    .invalidOptions,
                     "client '\(client.clientID)' authenticates with private_key_jwt, which needs its private key; give it "
                         + "(a JWK or PEM file)", remedies: [.giveClientKey])
             }
             assertion = try key.sign(claims)
         } else {
             guard let secret = client.clientSecret, !secret.isEmpty else {
-                throw ExternalUserAgentError(.invalidOptions,
+                throw ExternalUserAgentError(
+                    .invalidOptions,
                     "client '\(client.clientID)' authenticates with client_secret_jwt, which needs its secret; give it",
                     remedies: [.giveClientSecret])
             }
-            let input = Base64URL.encode(Data(JSONValue.object(["alg": .string("HS256"), "typ": .string("JWT")]).jsonText.utf8))
+            let input =
+                Base64URL.encode(
+                    Data(JSONValue.object(["alg": .string("HS256"), "typ": .string("JWT")]).jsonText.utf8))
                 + "." + Base64URL.encode(Data(JSONValue.object(claims).jsonText.utf8))
             assertion = input + "." + (SymmetricSignature.sign(input, alg: "HS256", secret: secret) ?? "")
         }

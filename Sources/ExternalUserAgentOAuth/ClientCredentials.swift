@@ -60,7 +60,8 @@ public struct ClientCredentials: Sendable, Hashable, Codable {
     /// lists neither, saying what it lists.
     public func negotiated(with configuration: ServiceConfiguration) throws -> ClientCredentials {
         guard clientSecret != nil, !authenticationMethodIsExplicit else { return self }
-        let listed = configuration.tokenEndpointAuthMethodsSupported ?? [AuthenticationMethod.clientSecretBasic.rawValue]
+        let listed =
+            configuration.tokenEndpointAuthMethodsSupported ?? [AuthenticationMethod.clientSecretBasic.rawValue]
         var chosen = self
         if listed.contains(AuthenticationMethod.clientSecretBasic.rawValue) {
             chosen.authenticationMethod = .clientSecretBasic
@@ -68,7 +69,8 @@ public struct ClientCredentials: Sendable, Hashable, Codable {
             chosen.authenticationMethod = .clientSecretPost
         } else {
             let names = listed.map(UntrustedText.printable).joined(separator: ", ")
-            throw ExternalUserAgentError(.invalidOptions,
+            throw ExternalUserAgentError(
+                .invalidOptions,
                 "the server \(configuration.issuer) lists token_endpoint_auth_methods_supported [\(names)] in its "
                     + "metadata: neither client_secret_basic nor client_secret_post, the two ways this client sends a "
                     + "secret; register the client as public (no secret), or with one of those two")
@@ -79,7 +81,8 @@ public struct ClientCredentials: Sendable, Hashable, Codable {
     /// The secret to send: `invalidOptions` for a confidential client without one (never an empty secret).
     func requiredSecret() throws -> String {
         guard let clientSecret, !clientSecret.isEmpty else {
-            throw ExternalUserAgentError(.invalidOptions,
+            throw ExternalUserAgentError(
+                .invalidOptions,
                 "client '\(clientID)' is a confidential client (\(authenticationMethod.rawValue)), and no client secret "
                     + "was given: the secret is never saved, so it is needed each time; give it (in code: "
                     + "ClientCredentials.clientSecret)", remedies: [.giveClientSecret])

@@ -31,51 +31,69 @@ public struct ClientRegistrar: Sendable {
     /// Throws `registrationFailed`: no endpoint, unreachable, refused (`invalid_redirect_uri`… with the
     /// server's description), or an answer without a `client_id`. The answer's secrets are never logged.
     public func register(_ request: ClientRegistrationRequest, at configuration: ServiceConfiguration) async throws
-        -> ClientRegistration {
+        -> ClientRegistration
+    {
         guard let url = configuration.registrationEndpoint else {
-            throw ExternalUserAgentError(.registrationFailed,
+            throw ExternalUserAgentError(
+                .registrationFailed,
                 "the provider \(configuration.issuer) offers no dynamic registration (no registration_endpoint in its "
                     + "metadata); register the client by hand and give its client id", remedies: [.giveClientID])
         }
         let endpoint = url.absoluteString
-        logger.debug("registering a client", metadata: ["endpoint": "\(endpoint)",
-                                                        "redirect_uris": "\(request.redirectURIs.map(\.absoluteString))"])
+        logger.debug(
+            "registering a client",
+            metadata: [
+                "endpoint": "\(endpoint)",
+                "redirect_uris": "\(request.redirectURIs.map(\.absoluteString))",
+            ])
         let response: OAuthHTTP.Response
         do {
-            response = try await http.postJSON(url, body: Data(request.json.jsonText.utf8),
-                                               authorization: request.initialAccessToken.map { "Bearer " + $0 })
+            response = try await http.postJSON(
+                url, body: Data(request.json.jsonText.utf8),
+                authorization: request.initialAccessToken.map { "Bearer " + $0 })
         } catch {
-            throw ExternalUserAgentError(.registrationFailed, "the registration endpoint \(endpoint) could not be reached: \(error)",
-                                         underlying: error)
+            throw ExternalUserAgentError(
+                .registrationFailed, "the registration endpoint \(endpoint) could not be reached: \(error)",
+                underlying: error)
         }
         guard response.status == 201 || response.status == 200 else {
             if let refusal = try? JSONDecoder().decode(OAuthErrorResponse.self, from: response.body) {
-                throw ExternalUserAgentError(.registrationFailed,
+                throw ExternalUserAgentError(
+                    .registrationFailed,
                     "the registration endpoint \(endpoint) refused the client with '\(refusal.error)'"
-                        + (refusal.errorDescription.map { ": \($0)" } ?? "") + " (HTTP \(response.status))", underlying: refusal)
+                        + (refusal.errorDescription.map { ": \($0)" } ?? "") + " (HTTP \(response.status))",
+                    underlying: refusal)
             }
             let words = ProviderPageText.words(of: response.body, contentType: response.contentType)
-            throw ExternalUserAgentError(.registrationFailed, "the registration endpoint \(endpoint) refused the client "
-                + "(HTTP \(response.status))" + (words.map { ", saying: \($0)" } ?? " with no explanation"))
+            throw ExternalUserAgentError(
+                .registrationFailed,
+                "the registration endpoint \(endpoint) refused the client "
+                    + "(HTTP \(response.status))" + (words.map { ", saying: \($0)" } ?? " with no explanation"))
         }
         var answer: ClientRegistration
         do {
-            answer = try JSONDecoder().decode(ClientRegistration.self, from: Self.withIssuer(response.body, configuration.issuer))
+            answer = try JSONDecoder().decode(
+                ClientRegistration.self, from: Self.withIssuer(response.body, configuration.issuer))
         } catch let error as InvalidFieldError {
-            throw ExternalUserAgentError(.registrationFailed,
-                "the registration endpoint \(endpoint) answered with a client whose \(error); nothing was saved", underlying: error)
+            throw ExternalUserAgentError(
+                .registrationFailed,
+                "the registration endpoint \(endpoint) answered with a client whose \(error); nothing was saved",
+                underlying: error)
         } catch {
-            throw ExternalUserAgentError(.registrationFailed,
+            throw ExternalUserAgentError(
+                .registrationFailed,
                 "the registration endpoint \(endpoint) answered with something that is not a client information response "
                     + "(RFC 7591 §3.2.1: a JSON object with client_id); nothing was saved")
         }
         answer.issuer = configuration.issuer
         if ![.none, .privateKeyJWT].contains(answer.tokenEndpointAuthMethod), answer.clientSecret == nil {
-            throw ExternalUserAgentError(.registrationFailed,
+            throw ExternalUserAgentError(
+                .registrationFailed,
                 "the registration endpoint \(endpoint) registered client '\(answer.clientID)' for "
                     + "\(answer.tokenEndpointAuthMethod.rawValue) but gave no client_secret; nothing was saved")
         }
-        logger.info("client registered", metadata: ["issuer": "\(configuration.issuer)", "client_id": "\(answer.clientID)"])
+        logger.info(
+            "client registered", metadata: ["issuer": "\(configuration.issuer)", "client_id": "\(answer.clientID)"])
         return answer
     }
 

@@ -32,9 +32,11 @@ public struct ClientRegistration: Sendable, Hashable, Codable, CustomStringConve
     public var idTokenAlgorithm: IDTokenAlgorithm?
 
     /// A registration from values at hand (tests, a client registered by hand); nothing is checked.
-    public init(issuer: String, clientID: String, clientSecret: String? = nil, clientSecretExpiresAt: Date? = nil,
-                registrationAccessToken: String? = nil, registrationClientURI: URL? = nil, redirectURIs: [URL],
-                tokenEndpointAuthMethod: ClientCredentials.AuthenticationMethod, idTokenAlgorithm: IDTokenAlgorithm? = nil) {
+    public init(
+        issuer: String, clientID: String, clientSecret: String? = nil, clientSecretExpiresAt: Date? = nil,
+        registrationAccessToken: String? = nil, registrationClientURI: URL? = nil, redirectURIs: [URL],
+        tokenEndpointAuthMethod: ClientCredentials.AuthenticationMethod, idTokenAlgorithm: IDTokenAlgorithm? = nil
+    ) {
         self.issuer = issuer
         self.clientID = clientID
         self.clientSecret = clientSecret
@@ -47,7 +49,9 @@ public struct ClientRegistration: Sendable, Hashable, Codable, CustomStringConve
     }
 
     enum CodingKeys: String, CodingKey {
-        case issuer, clientID = "client_id", clientSecret = "client_secret"
+        case issuer
+        case clientID = "client_id"
+        case clientSecret = "client_secret"
         case clientSecretExpiresAt = "client_secret_expires_at"
         case registrationAccessToken = "registration_access_token"
         case registrationClientURI = "registration_client_uri"
@@ -68,14 +72,16 @@ public struct ClientRegistration: Sendable, Hashable, Codable, CustomStringConve
         registrationClientURI = try fields.optionalString(.registrationClientURI).flatMap(URL.init(string:))
         redirectURIs = try fields.strings(.redirectURIs).map { text in
             guard let url = URL(string: text) else {
-                throw InvalidFieldError(field: "redirect_uris", problem: "holds \(UntrustedText.quoted(text)), not a URI")
+                throw InvalidFieldError(
+                    field: "redirect_uris", problem: "holds \(UntrustedText.quoted(text)), not a URI")
             }
             return url
         }
         let method = try fields.optionalString(.tokenEndpointAuthMethod) ?? "client_secret_basic"
         guard let known = ClientCredentials.AuthenticationMethod(rawValue: method) else {
-            throw InvalidFieldError(field: "token_endpoint_auth_method",
-                                    problem: "is \(UntrustedText.quoted(method)), a method this client does not know")
+            throw InvalidFieldError(
+                field: "token_endpoint_auth_method",
+                problem: "is \(UntrustedText.quoted(method)), a method this client does not know")
         }
         tokenEndpointAuthMethod = known
         idTokenAlgorithm = try fields.container?.decodeIfPresent(IDTokenAlgorithm.self, forKey: .idTokenAlgorithm)
@@ -86,8 +92,9 @@ public struct ClientRegistration: Sendable, Hashable, Codable, CustomStringConve
         try container.encode(issuer, forKey: .issuer)
         try container.encode(clientID, forKey: .clientID)
         try container.encodeIfPresent(clientSecret, forKey: .clientSecret)
-        try container.encodeIfPresent(clientSecretExpiresAt.map { $0.timeIntervalSince1970.rounded(.down) },
-                                      forKey: .clientSecretExpiresAt)
+        try container.encodeIfPresent(
+            clientSecretExpiresAt.map { $0.timeIntervalSince1970.rounded(.down) },
+            forKey: .clientSecretExpiresAt)
         try container.encodeIfPresent(registrationAccessToken, forKey: .registrationAccessToken)
         try container.encodeIfPresent(registrationClientURI, forKey: .registrationClientURI)
         try container.encode(redirectURIs.map(\.absoluteString), forKey: .redirectURIs)
@@ -97,8 +104,9 @@ public struct ClientRegistration: Sendable, Hashable, Codable, CustomStringConve
 
     /// The credentials to sign in with: id, secret, method and ID token algorithm.
     public var credentials: ClientCredentials {
-        var client = ClientCredentials(clientID: clientID, clientSecret: clientSecret,
-                                       authenticationMethod: tokenEndpointAuthMethod)
+        var client = ClientCredentials(
+            clientID: clientID, clientSecret: clientSecret,
+            authenticationMethod: tokenEndpointAuthMethod)
         client.idTokenAlgorithm = idTokenAlgorithm
         return client
     }

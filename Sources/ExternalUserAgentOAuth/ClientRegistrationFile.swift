@@ -48,12 +48,14 @@ public struct ClientRegistrationFile: Sendable, Hashable {
         } catch let error as InvalidFieldError {
             throw invalid("it is corrupt: \(error) — register the client again", underlying: error)
         } catch {
-            throw invalid("it is not a client registration (JSON with issuer and client_id) — register the client again")
+            throw invalid(
+                "it is not a client registration (JSON with issuer and client_id) — register the client again")
         }
     }
 
     private func invalid(_ reason: String, underlying: (any Error & Sendable)? = nil) -> ExternalUserAgentError {
-        ExternalUserAgentError(.stateFileInvalid, "client registration file \(path): \(reason)", underlying: underlying,
-                               remedies: [.registerClient])
+        ExternalUserAgentError(
+            .stateFileInvalid, "client registration file \(path): \(reason)", underlying: underlying,
+            remedies: [.registerClient])
     }
 }

@@ -33,9 +33,11 @@ public struct ClientRegistrationRequest: Sendable {
     public var userInfoAlgorithm: IDTokenAlgorithm?
 
     /// Throws `invalidOptions` for a redirect URI a native client may not use, or none at all.
-    public init(redirectURIs: [URL], tokenEndpointAuthMethod: ClientCredentials.AuthenticationMethod = .none,
-                clientName: String? = nil, idTokenAlgorithm: IDTokenAlgorithm? = nil, scope: String? = nil,
-                initialAccessToken: String? = nil) throws {
+    public init(
+        redirectURIs: [URL], tokenEndpointAuthMethod: ClientCredentials.AuthenticationMethod = .none,
+        clientName: String? = nil, idTokenAlgorithm: IDTokenAlgorithm? = nil, scope: String? = nil,
+        initialAccessToken: String? = nil
+    ) throws {
         guard !redirectURIs.isEmpty else {
             throw ExternalUserAgentError(.invalidOptions, "a client registration needs at least one redirect URI")
         }
@@ -53,24 +55,28 @@ public struct ClientRegistrationRequest: Sendable {
         let text = uri.absoluteString
         let scheme = uri.scheme?.lowercased() ?? ""
         guard !text.contains("#") else {
-            throw ExternalUserAgentError(.invalidOptions, "redirect URI '\(text)' has a fragment, which a redirect URI may not have")
+            throw ExternalUserAgentError(
+                .invalidOptions, "redirect URI '\(text)' has a fragment, which a redirect URI may not have")
         }
         switch scheme {
         case "http":
             guard ["127.0.0.1", "[::1]", "::1", "localhost"].contains(uri.host?.lowercased() ?? "") else {
-                throw ExternalUserAgentError(.invalidOptions,
+                throw ExternalUserAgentError(
+                    .invalidOptions,
                     "redirect URI '\(text)' is http on another host than the loopback; a native client uses "
                         + "http://127.0.0.1[:port]/path or a private-use scheme (RFC 8252 §7)")
             }
         case "https":
-            throw ExternalUserAgentError(.invalidOptions,
+            throw ExternalUserAgentError(
+                .invalidOptions,
                 "redirect URI '\(text)' is https (a claimed URL, which Linux desktops do not route to apps); use "
                     + "http://127.0.0.1/path or a private-use scheme like com.example.app:/cb (RFC 8252 §7)")
         case "":
             throw ExternalUserAgentError(.invalidOptions, "redirect URI '\(text)' has no scheme")
         default:
             guard scheme.contains(".") else {
-                throw ExternalUserAgentError(.invalidOptions,
+                throw ExternalUserAgentError(
+                    .invalidOptions,
                     "redirect URI '\(text)' uses scheme '\(scheme)'; a private-use scheme is a reversed domain name "
                         + "the app owns, like com.example.app (RFC 8252 §7.1)")
             }

@@ -52,7 +52,8 @@ public struct ClientSigningKey: Sendable, Hashable, CustomStringConvertible {
         } else if let key = try? P256.Signing.PrivateKey(pemRepresentation: pem) {
             (algorithm, material) = ("ES256", .p256(key.rawRepresentation))
         } else {
-            throw ExternalUserAgentError(.invalidOptions,
+            throw ExternalUserAgentError(
+                .invalidOptions,
                 "it is PEM, but not an RSA or EC P-256 private key (other curves and encrypted keys are not supported)")
         }
         self.keyID = keyID
@@ -65,7 +66,8 @@ public struct ClientSigningKey: Sendable, Hashable, CustomStringConvertible {
         }
         func bytes(_ name: String) throws -> Data {
             guard let text = members[name]?.stringValue, let value = Base64URL.decode(text) else {
-                throw ExternalUserAgentError(.invalidOptions,
+                throw ExternalUserAgentError(
+                    .invalidOptions,
                     "its JWK has no '\(name)' in base64url; a private key needs it (RFC 7518 §6)")
             }
             return value
@@ -74,8 +76,9 @@ public struct ClientSigningKey: Sendable, Hashable, CustomStringConvertible {
         switch members["kty"]?.stringValue {
         case "RSA":
             do {
-                let key = try _RSA.Signing.PrivateKey(n: try bytes("n"), e: try bytes("e"), d: try bytes("d"),
-                                                      p: try bytes("p"), q: try bytes("q"))
+                let key = try _RSA.Signing.PrivateKey(
+                    n: try bytes("n"), e: try bytes("e"), d: try bytes("d"),
+                    p: try bytes("p"), q: try bytes("q"))
                 (algorithm, material) = ("RS256", .rsa(key.derRepresentation))
             } catch let error as ExternalUserAgentError {
                 throw error
@@ -94,8 +97,10 @@ public struct ClientSigningKey: Sendable, Hashable, CustomStringConvertible {
             throw ExternalUserAgentError(.invalidOptions, "its JWK's kty is not RSA or EC")
         }
         if let alg = members["alg"]?.stringValue, alg != algorithm {
-            throw ExternalUserAgentError(.invalidOptions, "its JWK is for '\(UntrustedText.printable(alg))'; this client signs "
-                + "with this key as \(algorithm) only")
+            throw ExternalUserAgentError(
+                .invalidOptions,
+                "its JWK is for '\(UntrustedText.printable(alg))'; this client signs "
+                    + "with this key as \(algorithm) only")
         }
     }
 
@@ -103,15 +108,18 @@ public struct ClientSigningKey: Sendable, Hashable, CustomStringConvertible {
     func sign(_ claims: [String: JSONValue], type: String = "JWT") throws -> String {
         var header: [String: JSONValue] = ["alg": .string(algorithm), "typ": .string(type)]
         if let keyID { header["kid"] = .string(keyID) }
-        let input = Base64URL.encode(Data(JSONValue.object(header).jsonText.utf8)) + "."
+        let input =
+            Base64URL.encode(Data(JSONValue.object(header).jsonText.utf8)) + "."
             + Base64URL.encode(Data(JSONValue.object(claims).jsonText.utf8))
         let signature: Data
         switch material {
         case .rsa(let der):
             let key = try _RSA.Signing.PrivateKey(derRepresentation: der)
-            signature = try key.signature(for: SHA256.hash(data: Data(input.utf8)), padding: .insecurePKCS1v1_5).rawRepresentation
+            signature = try key.signature(for: SHA256.hash(data: Data(input.utf8)), padding: .insecurePKCS1v1_5)
+                .rawRepresentation
         case .p256(let raw):
-            signature = try P256.Signing.PrivateKey(rawRepresentation: raw).signature(for: Data(input.utf8)).rawRepresentation
+            signature = try P256.Signing.PrivateKey(rawRepresentation: raw).signature(for: Data(input.utf8))
+                .rawRepresentation
         }
         return input + "." + Base64URL.encode(signature)
     }

@@ -29,15 +29,18 @@ public struct DPoPKey: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The public key as a JWK, as the proof's `jwk` header carries it.
     public var publicJWK: [String: JSONValue] {
         let point = privateKey.publicKey.x963Representation
-        return ["kty": .string("EC"), "crv": .string("P-256"),
-                "x": .string(Base64URL.encode(point.dropFirst().prefix(32))),
-                "y": .string(Base64URL.encode(point.suffix(32)))]
+        return [
+            "kty": .string("EC"), "crv": .string("P-256"),
+            "x": .string(Base64URL.encode(point.dropFirst().prefix(32))),
+            "y": .string(Base64URL.encode(point.suffix(32))),
+        ]
     }
 
     /// The RFC 7638 thumbprint of the public key (base64url SHA-256): the `dpop_jkt` and `cnf.jkt` value.
     public var thumbprint: String {
         let jwk = publicJWK
-        let members = ["crv", "kty", "x", "y"].map { "\"\($0)\":\"\(jwk[$0]?.stringValue ?? "")\"" }.joined(separator: ",")
+        let members = ["crv", "kty", "x", "y"].map { "\"\($0)\":\"\(jwk[$0]?.stringValue ?? "")\"" }.joined(
+            separator: ",")
         return Base64URL.encode(Data(SHA256.hash(data: Data(("{" + members + "}").utf8))))
     }
 
@@ -57,7 +60,8 @@ public struct DPoPKey: Sendable, Hashable, Codable, CustomStringConvertible {
         guard try fields.string(.kty) == "EC" else { throw InvalidFieldError(field: "kty", problem: "is not EC") }
         guard try fields.string(.crv) == "P-256" else { throw InvalidFieldError(field: "crv", problem: "is not P-256") }
         guard let d = Base64URL.decode(try fields.string(.d)), d.count == 32,
-              let key = try? P256.Signing.PrivateKey(rawRepresentation: d) else {
+            let key = try? P256.Signing.PrivateKey(rawRepresentation: d)
+        else {
             throw InvalidFieldError(field: "d", problem: "is not a P-256 private scalar in base64url")
         }
         scalar = key.rawRepresentation

@@ -28,8 +28,10 @@ public struct DeviceAuthorizationResponse: Sendable, Hashable, Codable {
     public static let maximumInterval = 3_600
 
     /// A response from values at hand (tests); unlike decoding, nothing is range-checked.
-    public init(deviceCode: String, userCode: String, verificationURI: String, verificationURIComplete: String? = nil,
-                expiresIn: Int, interval: Int? = nil) {
+    public init(
+        deviceCode: String, userCode: String, verificationURI: String, verificationURIComplete: String? = nil,
+        expiresIn: Int, interval: Int? = nil
+    ) {
         self.deviceCode = deviceCode
         self.userCode = userCode
         self.verificationURI = verificationURI
@@ -76,8 +78,10 @@ public struct DeviceAuthorizationResponse: Sendable, Hashable, Codable {
 
     /// What to tell the person, in plain lines: where to go and which code to enter.
     public var instructions: String {
-        var lines = ["", "To sign in, open this page on any device with a browser:", "", "    \(verificationURI)", "",
-                     "and enter the code:", "", "    \(userCode)", ""]
+        var lines = [
+            "", "To sign in, open this page on any device with a browser:", "", "    \(verificationURI)", "",
+            "and enter the code:", "", "    \(userCode)", "",
+        ]
         if let verificationURIComplete {
             lines += ["Or open this address, which already holds the code:", "", "    \(verificationURIComplete)", ""]
         }
@@ -126,10 +130,12 @@ public struct DeviceAuthorization: Sendable {
 
     /// A grant for `client` at `configuration`: scope `openid` and no ``timeout`` (the codes' lifetime) unless given.
     /// `clock` times the pauses between polls; tests pass one that does not really wait.
-    public init<C: Clock>(configuration: ServiceConfiguration, client: ClientCredentials, scopes: [String] = ["openid"],
-                          timeout: Duration? = nil, http: OAuthHTTP = OAuthHTTP(),
-                          logger: Logger = Logger(label: "eua.oauth"),
-                          clock: C = ContinuousClock()) where C.Duration == Duration {
+    public init<C: Clock>(
+        configuration: ServiceConfiguration, client: ClientCredentials, scopes: [String] = ["openid"],
+        timeout: Duration? = nil, http: OAuthHTTP = OAuthHTTP(),
+        logger: Logger = Logger(label: "eua.oauth"),
+        clock: C = ContinuousClock()
+    ) where C.Duration == Duration {
         self.configuration = configuration
         self.client = client
         self.scopes = scopes
@@ -149,13 +155,15 @@ public struct DeviceAuthorization: Sendable {
     /// `oauthError` when it refuses, `tokenRequestFailed` when it cannot be reached or answers nonsense.
     public func request() async throws -> DeviceAuthorizationResponse {
         guard let endpoint = configuration.deviceAuthorizationEndpoint else {
-            throw ExternalUserAgentError(.invalidOptions,
+            throw ExternalUserAgentError(
+                .invalidOptions,
                 "the server \(configuration.issuer) advertises no device_authorization_endpoint, so the device "
                     + "authorization grant (RFC 8628) cannot be used; sign in with a browser or the manual agent")
         }
         var fields: [(String, String)] = []
         if !scopes.isEmpty { fields.append(("scope", scopes.joined(separator: " "))) }
-        let (body, authorization) = try TokenEndpoint.authenticate(client, fields, audience: configuration.tokenEndpoint)
+        let (body, authorization) = try TokenEndpoint.authenticate(
+            client, fields, audience: configuration.tokenEndpoint)
         logger.debug("device authorization request", metadata: ["endpoint": "\(endpoint.absoluteString)"])
         let response: OAuthHTTP.Response
         do {
@@ -163,18 +171,21 @@ public struct DeviceAuthorization: Sendable {
         } catch is CancellationError {
             throw ExternalUserAgentError(.programCanceled, "the device sign-in was cancelled")
         } catch {
-            throw ExternalUserAgentError(.tokenRequestFailed,
+            throw ExternalUserAgentError(
+                .tokenRequestFailed,
                 "the device authorization endpoint \(endpoint.absoluteString) could not be reached: \(error)",
                 underlying: error)
         }
         if response.status != 200 {
             if let oauthError = try? JSONDecoder().decode(OAuthErrorResponse.self, from: response.body) {
-                throw ExternalUserAgentError(.oauthError,
+                throw ExternalUserAgentError(
+                    .oauthError,
                     "the device authorization endpoint refused the request with '\(oauthError.error)'"
                         + (oauthError.errorDescription.map { ": \($0)" } ?? "") + " (HTTP \(response.status))",
                     underlying: oauthError)
             }
-            throw ExternalUserAgentError(.tokenRequestFailed,
+            throw ExternalUserAgentError(
+                .tokenRequestFailed,
                 "the device authorization endpoint \(endpoint.absoluteString) answered with HTTP \(response.status)")
         }
         return try Self.decode(response.body, endpoint: endpoint.absoluteString)
@@ -185,18 +196,23 @@ public struct DeviceAuthorization: Sendable {
         do {
             return try JSONDecoder().decode(DeviceAuthorizationResponse.self, from: body)
         } catch let error as InvalidFieldError {
-            throw ExternalUserAgentError(.tokenRequestFailed,
-                "the device authorization endpoint \(endpoint) answered with a response whose \(error)", underlying: error)
+            throw ExternalUserAgentError(
+                .tokenRequestFailed,
+                "the device authorization endpoint \(endpoint) answered with a response whose \(error)",
+                underlying: error)
         } catch {
-            throw ExternalUserAgentError(.tokenRequestFailed,
+            throw ExternalUserAgentError(
+                .tokenRequestFailed,
                 "the device authorization endpoint \(endpoint) answered with something that is not a "
                     + "device authorization response (it needs device_code, user_code, verification_uri, expires_in)")
         }
     }
 
     /// Polls the token endpoint until the person approves, denies, or the codes expire.
-    public func poll(_ codes: DeviceAuthorizationResponse,
-                     onEvent: @Sendable (PollEvent) -> Void = { _ in }) async throws -> TokenResponse {
+    public func poll(
+        _ codes: DeviceAuthorizationResponse,
+        onEvent: @Sendable (PollEvent) -> Void = { _ in }
+    ) async throws -> TokenResponse {
         let elapsed = stopwatch()
         var interval = Duration.seconds(max(codes.interval ?? 5, 1))
         let lifetime = Duration.seconds(codes.expiresIn)
@@ -205,9 +221,11 @@ public struct DeviceAuthorization: Sendable {
         while true {
             if elapsed() + interval > limit {
                 throw limit < lifetime
-                    ? ExternalUserAgentError(.timedOut,
+                    ? ExternalUserAgentError(
+                        .timedOut,
                         "the device sign-in was not approved within \(limit); finish it sooner or raise the timeout")
-                    : ExternalUserAgentError(.timedOut,
+                    : ExternalUserAgentError(
+                        .timedOut,
                         "the user code \(codes.userCode) expired before it was approved (it lived \(codes.expiresIn) s); "
                             + "sign in again for a new code")
             }
@@ -235,10 +253,12 @@ public struct DeviceAuthorization: Sendable {
                     logger.debug("device authorization: slow_down", metadata: ["interval": "\(interval)"])
                     onEvent(.slowDown(interval: interval))
                 case "access_denied":
-                    throw ExternalUserAgentError(.userCanceled, "the sign-in was denied at \(codes.verificationURI)\(detail)",
-                                                 underlying: answer)
+                    throw ExternalUserAgentError(
+                        .userCanceled, "the sign-in was denied at \(codes.verificationURI)\(detail)",
+                        underlying: answer)
                 case "expired_token":
-                    throw ExternalUserAgentError(.timedOut,
+                    throw ExternalUserAgentError(
+                        .timedOut,
                         "the user code \(codes.userCode) expired before it was approved\(detail); sign in again for a new code",
                         underlying: answer)
                 default:

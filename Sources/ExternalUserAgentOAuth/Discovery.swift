@@ -26,9 +26,11 @@ public struct Discovery: Sendable {
     /// (`discoveryFailed`, `issuerMismatch`).
     public func configuration(issuer: String) async throws -> ServiceConfiguration {
         guard let components = URLComponents(string: issuer), let scheme = components.scheme?.lowercased(),
-              scheme == "https" || scheme == "http", components.host?.isEmpty == false,
-              components.query == nil, components.fragment == nil else {
-            throw ExternalUserAgentError(.discoveryFailed,
+            scheme == "https" || scheme == "http", components.host?.isEmpty == false,
+            components.query == nil, components.fragment == nil
+        else {
+            throw ExternalUserAgentError(
+                .discoveryFailed,
                 "issuer '\(issuer)' is not a valid issuer identifier: use an https URL with no query or fragment")
         }
         var failures: [String] = []
@@ -48,8 +50,10 @@ public struct Discovery: Sendable {
             }
             return try Self.decode(response.body, from: url.absoluteString, issuer: issuer)
         }
-        throw ExternalUserAgentError(.discoveryFailed,
-            "discovery failed: no authorization server metadata for issuer '\(issuer)': " + failures.joined(separator: "; "))
+        throw ExternalUserAgentError(
+            .discoveryFailed,
+            "discovery failed: no authorization server metadata for issuer '\(issuer)': "
+                + failures.joined(separator: "; "))
     }
 
     /// Reads the metadata fetched from `url` and checks that it names `issuer` exactly.
@@ -58,11 +62,13 @@ public struct Discovery: Sendable {
         do {
             configuration = try ServiceConfiguration(fields: JSONFields(json: body))
         } catch {
-            throw ExternalUserAgentError(.discoveryFailed,
+            throw ExternalUserAgentError(
+                .discoveryFailed,
                 "the metadata at \(url) is not valid authorization server metadata: \(error)", underlying: error)
         }
         guard configuration.issuer == issuer else {
-            throw ExternalUserAgentError(.issuerMismatch,
+            throw ExternalUserAgentError(
+                .issuerMismatch,
                 "the metadata at \(url) names issuer '\(UntrustedText.printable(configuration.issuer))', not '\(issuer)'; "
                     + "use the issuer exactly as the server names it")
         }

@@ -38,15 +38,19 @@ public struct EndSessionRequest: Sendable, Hashable {
     ///
     /// Throws `endSessionFailed` when the provider advertises no `end_session_endpoint`, and `invalidOptions`
     /// when an extra parameter names one of ``reservedParameters``.
-    public init(configuration: ServiceConfiguration, clientID: String, postLogoutRedirectURI: URL?,
-                additionalParameters: [(name: String, value: String)] = [], state: String? = nil) throws {
+    public init(
+        configuration: ServiceConfiguration, clientID: String, postLogoutRedirectURI: URL?,
+        additionalParameters: [(name: String, value: String)] = [], state: String? = nil
+    ) throws {
         guard let endpoint = configuration.endSessionEndpoint else {
-            throw ExternalUserAgentError(.endSessionFailed,
+            throw ExternalUserAgentError(
+                .endSessionFailed,
                 "the server \(configuration.issuer) advertises no end_session_endpoint (OpenID Connect RP-Initiated "
                     + "Logout), so its browser session cannot be ended from here; sign out on the provider's own page")
         }
         if let clash = additionalParameters.first(where: { Self.reservedParameters.contains($0.name) }) {
-            throw ExternalUserAgentError(.invalidOptions,
+            throw ExternalUserAgentError(
+                .invalidOptions,
                 "the extra end-session parameter '\(clash.name)' is not allowed: the client sets it itself, or it "
                     + "must never be put in a URL an agent launches (id_token_hint)")
         }
@@ -78,7 +82,8 @@ public struct EndSessionRequest: Sendable, Hashable {
     public func check(callback: URL) throws {
         let states = QueryParameters.parse(callback).filter { $0.name == "state" }
         guard states.count == 1, states[0].value == state else {
-            throw ExternalUserAgentError(.stateMismatch,
+            throw ExternalUserAgentError(
+                .stateMismatch,
                 "the post-logout redirect does not carry this sign-out's state; it was not accepted")
         }
     }

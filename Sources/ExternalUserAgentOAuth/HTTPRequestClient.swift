@@ -51,12 +51,16 @@ struct HTTPRequestClient: Sendable {
 
     /// Sends `method` (`GET` or `POST`) with `headers` and `body` to `url` and reads the whole response, within
     /// `timeout` of `start`.
-    func execute(_ method: String, _ url: URL, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
-                 start: ContinuousClock.Instant = .now) async throws -> Response {
+    func execute(
+        _ method: String, _ url: URL, headers: [(name: String, value: String)] = [], body: [UInt8]? = nil,
+        start: ContinuousClock.Instant = .now
+    ) async throws -> Response {
         let target = try HTTPTarget(url)
         // A value that would break the message (a token with a line break in it) is never sent, on either path.
-        if let bad = headers.first(where: { ($0.name + $0.value).utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 } }) {
-            throw HTTPRequestError(.failed, server: target.server,
+        if let bad = headers.first(where: { ($0.name + $0.value).utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0 } }
+        ) {
+            throw HTTPRequestError(
+                .failed, server: target.server,
                 "a header for \(target.server) holds a line break ('\(bad.name)'); nothing was sent")
         }
         let deadline = start + timeout
@@ -64,21 +68,27 @@ struct HTTPRequestClient: Sendable {
             return try await PlainHTTPExchange(target: target, maximumBodyBytes: maximumBodyBytes, limitText: limitText)
                 .run(method, headers: headers, body: body, deadline: deadline)
         }
-        return try await CurlExchange(target: target, maximumBodyBytes: maximumBodyBytes, caFile: caFile, limitText: limitText)
-            .run(method, headers: headers, body: body, deadline: deadline)
+        return try await CurlExchange(
+            target: target, maximumBodyBytes: maximumBodyBytes, caFile: caFile, limitText: limitText
+        )
+        .run(method, headers: headers, body: body, deadline: deadline)
     }
 
     /// Runs the blocking `exchange` on a thread of its own (``BlockingCall``), so no task thread blocks, with a fresh
     /// stop signal that cancelling the task raises (the exchange's waits end at once then) and the time left until
     /// `deadline` as it starts there (at least 1 ms: a request whose time is up still gets a chance to say so).
-    static func onBlockingThread(_ target: HTTPTarget, deadline: ContinuousClock.Instant,
-                                 _ exchange: @escaping @Sendable (StopSignal, Duration) throws -> Response)
-        async throws -> Response {
+    static func onBlockingThread(
+        _ target: HTTPTarget, deadline: ContinuousClock.Instant,
+        _ exchange: @escaping @Sendable (StopSignal, Duration) throws -> Response
+    )
+        async throws -> Response
+    {
         let stop: StopSignal
         do {
             stop = try StopSignal()
         } catch {
-            throw HTTPRequestError(.failed, server: target.server, "the request to \(target.server) could not start: \(error)")
+            throw HTTPRequestError(
+                .failed, server: target.server, "the request to \(target.server) could not start: \(error)")
         }
         defer { stop.close() }
         let call: BlockingCall<Result<Response, any Error>>
@@ -87,7 +97,8 @@ struct HTTPRequestClient: Sendable {
                 Result { try exchange(stop, max(ContinuousClock.now.duration(to: deadline), .milliseconds(1))) }
             }
         } catch {
-            throw HTTPRequestError(.failed, server: target.server, "the request to \(target.server) could not start: \(error)")
+            throw HTTPRequestError(
+                .failed, server: target.server, "the request to \(target.server) could not start: \(error)")
         }
         // The exchange ends by itself at its deadline, or at once when the stop signal is raised.
         return try await withTaskCancellationHandler {

@@ -25,18 +25,21 @@ struct HTTPTarget: Sendable {
 
     init(_ url: URL) throws {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-            throw HTTPRequestError(.invalidURL, server: "",
+            throw HTTPRequestError(
+                .invalidURL, server: "",
                 "only http and https URLs can be requested, not '\(url.scheme ?? "")' ones; check the URL")
         }
         guard let host = url.host(percentEncoded: false), !host.isEmpty else {
-            throw HTTPRequestError(.invalidURL, server: "", "an \(scheme) URL without a host cannot be requested; check the URL")
+            throw HTTPRequestError(
+                .invalidURL, server: "", "an \(scheme) URL without a host cannot be requested; check the URL")
         }
         let defaultPort = scheme == "https" ? 443 : 80
         let port = url.port ?? defaultPort
         let isIPv6 = host.contains(":")
         let bracketed = isIPv6 ? "[\(url.host(percentEncoded: true) ?? host)]" : host
         guard (1...65535).contains(port) else {
-            throw HTTPRequestError(.invalidURL, server: "\(scheme)://\(bracketed)",
+            throw HTTPRequestError(
+                .invalidURL, server: "\(scheme)://\(bracketed)",
                 "the port \(port) of \(scheme)://\(bracketed) is not a TCP port; check the URL")
         }
         self.scheme = scheme

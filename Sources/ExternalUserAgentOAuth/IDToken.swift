@@ -42,17 +42,27 @@ public struct IDTokenClaims: Sendable, Hashable, Codable {
     public var allClaims: [String: JSONValue]
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case issuer = "iss", subject = "sub", audience = "aud", expiration = "exp", issuedAt = "iat"
-        case nonce, authorizedParty = "azp", authTime = "auth_time", name, email
-        case preferredUsername = "preferred_username", authenticationContextClass = "acr"
+        case issuer = "iss"
+        case subject = "sub"
+        case audience = "aud"
+        case expiration = "exp"
+        case issuedAt = "iat"
+        case nonce
+        case authorizedParty = "azp"
+        case authTime = "auth_time"
+        case name, email
+        case preferredUsername = "preferred_username"
+        case authenticationContextClass = "acr"
     }
 
     /// Claims from values at hand (tests, a saved state); nothing is checked here, and a time outside 1970…9999
     /// fails only when encoded.
-    public init(issuer: String, subject: String, audience: [String], expiration: Date, issuedAt: Date,
-                nonce: String? = nil, authorizedParty: String? = nil, authTime: Date? = nil, name: String? = nil,
-                email: String? = nil, preferredUsername: String? = nil, authenticationContextClass: String? = nil,
-                allClaims: [String: JSONValue] = [:]) {
+    public init(
+        issuer: String, subject: String, audience: [String], expiration: Date, issuedAt: Date,
+        nonce: String? = nil, authorizedParty: String? = nil, authTime: Date? = nil, name: String? = nil,
+        email: String? = nil, preferredUsername: String? = nil, authenticationContextClass: String? = nil,
+        allClaims: [String: JSONValue] = [:]
+    ) {
         self.issuer = issuer
         self.subject = subject
         self.audience = audience
@@ -131,8 +141,11 @@ public struct IDTokenClaims: Sendable, Hashable, Codable {
     private static func seconds(_ date: Date, _ key: CodingKeys) throws -> Int {
         let value = date.timeIntervalSince1970.rounded(.down)
         guard value.isFinite, value >= 0, value <= JSONFields<CodingKeys>.latestNumericDate else {
-            throw EncodingError.invalidValue(date, EncodingError.Context(codingPath: [key],
-                debugDescription: "'\(key.stringValue)' is not a time between 1970 and 9999"))
+            throw EncodingError.invalidValue(
+                date,
+                EncodingError.Context(
+                    codingPath: [key],
+                    debugDescription: "'\(key.stringValue)' is not a time between 1970 and 9999"))
         }
         return Int(value)
     }
@@ -190,7 +203,8 @@ struct CompactJWT {
     static func parse(_ token: String, what: String = "the ID token") throws -> CompactJWT {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else {
-            throw invalid("\(what) is not a JWS compact serialization (header.payload.signature): it has \(parts.count) parts")
+            throw invalid(
+                "\(what) is not a JWS compact serialization (header.payload.signature): it has \(parts.count) parts")
         }
         guard let headerData = Base64URL.decode(parts[0]), let payload = Base64URL.decode(parts[1]) else {
             throw invalid("\(what) has a header or payload that is not base64url")
@@ -205,8 +219,9 @@ struct CompactJWT {
         }
         if let crit = header.crit {
             let names = crit.map(UntrustedText.printable).joined(separator: ", ")
-            throw invalid("\(what) has critical header extensions (crit: \(names)) this client does not "
-                + "understand (RFC 7515 §4.1.11)")
+            throw invalid(
+                "\(what) has critical header extensions (crit: \(names)) this client does not "
+                    + "understand (RFC 7515 §4.1.11)")
         }
         return CompactJWT(header: header, payload: payload)
     }
@@ -218,13 +233,15 @@ struct CompactJWT {
             let fields = try JSONFields<IDTokenClaims.CodingKeys>(json: payload)
             return try IDTokenClaims(fields: fields, allClaims: fields.objectMembers ?? [:])
         } catch let error as InvalidFieldError {
-            throw Self.invalid("the ID token's claim \(error) (OpenID Connect Core §2); it was refused", underlying: error)
+            throw Self.invalid(
+                "the ID token's claim \(error) (OpenID Connect Core §2); it was refused", underlying: error)
         } catch {
             throw Self.invalid("the ID token's payload is not a JSON object")
         }
     }
 
-    private static func invalid(_ message: String, underlying: (any Error & Sendable)? = nil) -> ExternalUserAgentError {
+    private static func invalid(_ message: String, underlying: (any Error & Sendable)? = nil) -> ExternalUserAgentError
+    {
         ExternalUserAgentError(.idTokenInvalid, message, underlying: underlying)
     }
 }

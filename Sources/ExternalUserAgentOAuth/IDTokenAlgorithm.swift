@@ -28,7 +28,8 @@ public struct IDTokenAlgorithm: Sendable, Hashable, Codable, CustomStringConvert
     /// `name` as registered; throws `invalidOptions` for a name that is not a JWS algorithm this client knows.
     public init(_ name: String) throws {
         guard Self.knownAlgorithms.contains(name) else {
-            throw ExternalUserAgentError(.invalidOptions,
+            throw ExternalUserAgentError(
+                .invalidOptions,
                 "'\(UntrustedText.printable(name))' is not an ID token algorithm this client knows; use one of "
                     + Self.knownAlgorithms.sorted().joined(separator: ", ") + " (names are case-sensitive)")
         }
@@ -40,8 +41,9 @@ public struct IDTokenAlgorithm: Sendable, Hashable, Codable, CustomStringConvert
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard Self.knownAlgorithms.contains(text) else {
-            throw InvalidFieldError(field: "id_token_signed_response_alg",
-                                    problem: "is \(UntrustedText.quoted(text)), not an algorithm this client knows")
+            throw InvalidFieldError(
+                field: "id_token_signed_response_alg",
+                problem: "is \(UntrustedText.quoted(text)), not an algorithm this client knows")
         }
         name = text
     }
@@ -62,7 +64,8 @@ public struct IDTokenAlgorithm: Sendable, Hashable, Codable, CustomStringConvert
     public func check(for client: ClientCredentials) throws {
         guard isSymmetric else { return }
         guard client.clientSecret?.isEmpty == false, client.authenticationMethod != .none else {
-            throw ExternalUserAgentError(.invalidOptions,
+            throw ExternalUserAgentError(
+                .invalidOptions,
                 "ID tokens signed with \(name) are checked with the client secret (OpenID Connect Core §10.1), and "
                     + "client '\(client.clientID)' is a public client with no secret; give the secret, "
                     + "or register an asymmetric algorithm (RS256)", remedies: [.giveClientSecret])
@@ -84,27 +87,34 @@ public enum IDTokenDelivery: Sendable, Hashable {
 
 extension IDTokenValidator {
     /// Checks the header's `alg` against the registered algorithm (or the default set) before anything else.
-    static func checkAlgorithm(_ alg: String, registered: IDTokenAlgorithm?, delivery: IDTokenDelivery,
-                               what: String = "the ID token") throws {
+    static func checkAlgorithm(
+        _ alg: String, registered: IDTokenAlgorithm?, delivery: IDTokenDelivery,
+        what: String = "the ID token"
+    ) throws {
         let shown = UntrustedText.printable(alg)
         guard let registered else {
             guard acceptedAlgorithms.contains(alg) else {
-                throw invalid("\(what) is signed with '\(shown)', which this client does not accept by default; "
-                    + "accepted: " + acceptedAlgorithms.sorted().joined(separator: ", ")
-                    + (IDTokenAlgorithm.knownAlgorithms.contains(alg)
-                        ? "; if the client is registered with id_token_signed_response_alg \(shown), say so"
-                        : ""),
+                throw invalid(
+                    "\(what) is signed with '\(shown)', which this client does not accept by default; "
+                        + "accepted: " + acceptedAlgorithms.sorted().joined(separator: ", ")
+                        + (IDTokenAlgorithm.knownAlgorithms.contains(alg)
+                            ? "; if the client is registered with id_token_signed_response_alg \(shown), say so"
+                            : ""),
                     remedies: IDTokenAlgorithm.knownAlgorithms.contains(alg) ? [.giveIDTokenAlgorithm] : [])
             }
             return
         }
         guard alg == registered.name else {
-            throw invalid("\(what) is signed with '\(shown)', but the client is registered with '\(registered.name)' "
-                + "(id_token_signed_response_alg); any other algorithm is refused — check the client's registration")
+            throw invalid(
+                "\(what) is signed with '\(shown)', but the client is registered with '\(registered.name)' "
+                    + "(id_token_signed_response_alg); any other algorithm is refused — check the client's registration"
+            )
         }
         if registered.isNone, delivery != .codeExchange {
-            throw invalid("\(what) is unsigned (alg none), which is accepted only straight from the token endpoint "
-                + "in the code flow (OpenID Connect Core §3.1.3.7); this one came from \(delivery.words) — sign in again")
+            throw invalid(
+                "\(what) is unsigned (alg none), which is accepted only straight from the token endpoint "
+                    + "in the code flow (OpenID Connect Core §3.1.3.7); this one came from \(delivery.words) — sign in again"
+            )
         }
     }
 }

@@ -16,8 +16,10 @@ import Logging
 /// cached, and fetched again once when no cached key fits. Keep one validator per provider to share the cache.
 public struct IDTokenValidator: Sendable {
     /// Algorithms accepted in an ID token header.
-    public static let acceptedAlgorithms: Set<String> = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512",
-                                                         "ES256", "ES384", "ES512"]
+    public static let acceptedAlgorithms: Set<String> = [
+        "RS256", "RS384", "RS512", "PS256", "PS384", "PS512",
+        "ES256", "ES384", "ES512",
+    ]
 
     /// The provider: the `iss` a token must have, and its key set (`jwks_uri`).
     public let configuration: ServiceConfiguration
@@ -34,28 +36,39 @@ public struct IDTokenValidator: Sendable {
 
     /// A validator for `clientID` with no registered algorithm (any of ``acceptedAlgorithms``; no secret, so
     /// no HMAC) and ``clockSkew`` seconds of allowance (60 by default).
-    public init(configuration: ServiceConfiguration, clientID: String, clockSkew: TimeInterval = 60,
-                http: OAuthHTTP = OAuthHTTP(), logger: Logger = Logger(label: "eua.oauth")) {
-        self.init(configuration: configuration, clientID: clientID, algorithm: nil, clientSecret: nil,
-                  clockSkew: clockSkew, http: http, logger: logger)
+    public init(
+        configuration: ServiceConfiguration, clientID: String, clockSkew: TimeInterval = 60,
+        http: OAuthHTTP = OAuthHTTP(), logger: Logger = Logger(label: "eua.oauth")
+    ) {
+        self.init(
+            configuration: configuration, clientID: clientID, algorithm: nil, clientSecret: nil,
+            clockSkew: clockSkew, http: http, logger: logger)
     }
 
     /// A validator for `client`: its id, its registered ``ClientCredentials/idTokenAlgorithm`` and, for
     /// `HS256`/`HS384`/`HS512`, its secret.
-    public init(configuration: ServiceConfiguration, client: ClientCredentials, clockSkew: TimeInterval = 60,
-                http: OAuthHTTP = OAuthHTTP(), logger: Logger = Logger(label: "eua.oauth")) {
-        self.init(configuration: configuration, clientID: client.clientID, algorithm: client.idTokenAlgorithm,
-                  clientSecret: client.clientSecret, clockSkew: clockSkew, http: http, logger: logger)
+    public init(
+        configuration: ServiceConfiguration, client: ClientCredentials, clockSkew: TimeInterval = 60,
+        http: OAuthHTTP = OAuthHTTP(), logger: Logger = Logger(label: "eua.oauth")
+    ) {
+        self.init(
+            configuration: configuration, clientID: client.clientID, algorithm: client.idTokenAlgorithm,
+            clientSecret: client.clientSecret, clockSkew: clockSkew, http: http, logger: logger)
     }
 
     /// A validator for `client` that takes the provider's keys from `keys` (which may have fetched them ahead).
-    init(configuration: ServiceConfiguration, client: ClientCredentials, keys: JWKSCache, http: OAuthHTTP, logger: Logger) {
-        self.init(configuration: configuration, clientID: client.clientID, algorithm: client.idTokenAlgorithm,
-                  clientSecret: client.clientSecret, clockSkew: 60, http: http, logger: logger, keys: keys)
+    init(
+        configuration: ServiceConfiguration, client: ClientCredentials, keys: JWKSCache, http: OAuthHTTP, logger: Logger
+    ) {
+        self.init(
+            configuration: configuration, clientID: client.clientID, algorithm: client.idTokenAlgorithm,
+            clientSecret: client.clientSecret, clockSkew: 60, http: http, logger: logger, keys: keys)
     }
 
-    init(configuration: ServiceConfiguration, clientID: String, algorithm: IDTokenAlgorithm?,
-         clientSecret: String?, clockSkew: TimeInterval, http: OAuthHTTP, logger: Logger, keys: JWKSCache? = nil) {
+    init(
+        configuration: ServiceConfiguration, clientID: String, algorithm: IDTokenAlgorithm?,
+        clientSecret: String?, clockSkew: TimeInterval, http: OAuthHTTP, logger: Logger, keys: JWKSCache? = nil
+    ) {
         self.configuration = configuration
         self.clientID = clientID
         self.algorithm = algorithm
@@ -73,11 +86,14 @@ public struct IDTokenValidator: Sendable {
     ///   - nonce: the request's nonce, which the token must carry; `nil` for a refreshed token.
     ///   - delivery: how the token came; an unsigned one (registered `none`) only from the code exchange.
     ///   - now: the current time (tests pass their own).
-    public func validate(_ token: String, nonce: String?, delivery: IDTokenDelivery = .other,
-                         now: Date = Date()) async throws -> IDTokenClaims {
+    public func validate(
+        _ token: String, nonce: String?, delivery: IDTokenDelivery = .other,
+        now: Date = Date()
+    ) async throws -> IDTokenClaims {
         let jwt = try await verified(token, delivery: delivery)
         let claims = try jwt.claims()
-        try Self.check(claims, issuer: configuration.issuer, clientID: clientID, nonce: nonce, now: now, clockSkew: clockSkew)
+        try Self.check(
+            claims, issuer: configuration.issuer, clientID: clientID, nonce: nonce, now: now, clockSkew: clockSkew)
         logger.debug("ID token valid", metadata: ["alg": "\(jwt.header.alg)", "kid": "\(jwt.header.kid ?? "-")"])
         return claims
     }
@@ -85,7 +101,8 @@ public struct IDTokenValidator: Sendable {
     /// Splits a JWS the provider made for this client (an ID token, a signed UserInfo response) and checks
     /// its algorithm and signature: with the key set, the client secret (HMAC) or, for `none`, nothing.
     /// `what` names the token in messages.
-    func verified(_ token: String, delivery: IDTokenDelivery, what: String = "the ID token") async throws -> CompactJWT {
+    func verified(_ token: String, delivery: IDTokenDelivery, what: String = "the ID token") async throws -> CompactJWT
+    {
         let jwt = try CompactJWT.parse(token, what: what)
         let alg = jwt.header.alg
         try Self.checkAlgorithm(alg, registered: algorithm, delivery: delivery, what: what)
@@ -93,8 +110,9 @@ public struct IDTokenValidator: Sendable {
             try SymmetricSignature.checkUnsigned(token, what: what)
         } else if IDTokenAlgorithm.symmetricAlgorithms.contains(alg) {
             guard let clientSecret, !clientSecret.isEmpty else {
-                throw Self.invalid("\(what) is signed with \(alg), which is checked with the client secret, and none "
-                    + "was given; give it", remedies: [.giveClientSecret])
+                throw Self.invalid(
+                    "\(what) is signed with \(alg), which is checked with the client secret, and none "
+                        + "was given; give it", remedies: [.giveClientSecret])
             }
             try SymmetricSignature.verify(token, alg: alg, secret: clientSecret, what: what)
         } else {
@@ -106,8 +124,10 @@ public struct IDTokenValidator: Sendable {
 
     /// Validates `token` against a key set given as bytes, with no network: what ``validate(_:nonce:delivery:now:)``
     /// does once the JWKS is fetched. For fuzzing and tests; never traps.
-    package static func validate(_ token: String, keySet: Data, issuer: String, clientID: String, nonce: String?,
-                                 now: Date, clockSkew: TimeInterval = 60) async throws -> IDTokenClaims {
+    package static func validate(
+        _ token: String, keySet: Data, issuer: String, clientID: String, nonce: String?,
+        now: Date, clockSkew: TimeInterval = 60
+    ) async throws -> IDTokenClaims {
         let jwt = try CompactJWT.parse(token)
         try checkAlgorithm(jwt.header.alg, registered: nil, delivery: .other)
         let source = "(given)"
@@ -120,23 +140,29 @@ public struct IDTokenValidator: Sendable {
     }
 
     /// Checks the signature with `key`, for `alg` and nothing else (``AsymmetricSignature``).
-    private static func verifySignature(of token: String, alg: String, key: JSONWebKey, source: String,
-                                        what: String = "the ID token") async throws {
+    private static func verifySignature(
+        of token: String, alg: String, key: JSONWebKey, source: String,
+        what: String = "the ID token"
+    ) async throws {
         do throws(AsymmetricSignature.Failure) {
             try AsymmetricSignature.verify(token, alg: alg, key: key)
         } catch .unusableKey(let why) {
-            throw invalid("\(key.label) of the provider's key set \(source) cannot be used: its public key is not valid "
-                + "(\(why))")
+            throw invalid(
+                "\(key.label) of the provider's key set \(source) cannot be used: its public key is not valid "
+                    + "(\(why))")
         } catch .mismatch(let why) {
             throw invalid("\(what)'s \(alg) signature does not verify with \(key.label) of \(source): \(why)")
         }
     }
 
     /// Checks the claims (OpenID Connect Core §3.1.3.7 steps 2–11 that apply to a native client).
-    static func check(_ claims: IDTokenClaims, issuer: String, clientID: String, nonce: String?, now: Date,
-                      clockSkew: TimeInterval) throws {
+    static func check(
+        _ claims: IDTokenClaims, issuer: String, clientID: String, nonce: String?, now: Date,
+        clockSkew: TimeInterval
+    ) throws {
         guard claims.issuer == issuer else {
-            throw ExternalUserAgentError(.issuerMismatch,
+            throw ExternalUserAgentError(
+                .issuerMismatch,
                 "the ID token was issued by '\(UntrustedText.printable(claims.issuer))', not '\(issuer)'")
         }
         guard claims.audience.contains(clientID) else {
@@ -144,8 +170,9 @@ public struct IDTokenValidator: Sendable {
             throw invalid("the ID token is for audience \(audience), not this client '\(clientID)'")
         }
         if let azp = claims.authorizedParty, azp != clientID {
-            throw invalid("the ID token's authorized party (azp) is '\(UntrustedText.printable(azp))', "
-                + "not this client '\(clientID)'")
+            throw invalid(
+                "the ID token's authorized party (azp) is '\(UntrustedText.printable(azp))', "
+                    + "not this client '\(clientID)'")
         }
         if claims.audience.count > 1, claims.authorizedParty == nil {
             throw invalid("the ID token has several audiences and no authorized party (azp)")
@@ -166,8 +193,10 @@ public struct IDTokenValidator: Sendable {
         }
     }
 
-    static func invalid(_ message: String, underlying: (any Error & Sendable)? = nil,
-                        remedies: [ExternalUserAgentError.Remedy] = []) -> ExternalUserAgentError {
+    static func invalid(
+        _ message: String, underlying: (any Error & Sendable)? = nil,
+        remedies: [ExternalUserAgentError.Remedy] = []
+    ) -> ExternalUserAgentError {
         ExternalUserAgentError(.idTokenInvalid, message, underlying: underlying, remedies: remedies)
     }
 }

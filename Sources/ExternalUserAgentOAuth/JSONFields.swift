@@ -110,7 +110,9 @@ struct JSONFields<Key: CodingKey> {
         case .container(let container):
             if (try? container.decodeNil(forKey: key)) == true { return "null" }
             if (try? container.decode(Bool.self, forKey: key)) != nil { return "true or false" }
-            if let number = try? container.decode(Double.self, forKey: key) { return "the number \(Self.describe(number))" }
+            if let number = try? container.decode(Double.self, forKey: key) {
+                return "the number \(Self.describe(number))"
+            }
             if (try? container.decode(String.self, forKey: key)) != nil { return "a string" }
             if (try? container.nestedUnkeyedContainer(forKey: key)) != nil { return "an array" }
             if (try? container.nestedContainer(keyedBy: AnyKey.self, forKey: key)) != nil { return "an object" }
@@ -119,7 +121,8 @@ struct JSONFields<Key: CodingKey> {
             switch members[key.stringValue] ?? .null {
             case .null: return "null"
             case .bool: return "true or false"
-            case .number(let number): return number.isFinite ? "the number \(Self.describe(number))" : "a number too large to read"
+            case .number(let number):
+                return number.isFinite ? "the number \(Self.describe(number))" : "a number too large to read"
             case .string: return "a string"
             case .array: return "an array"
             case .object: return "an object"
@@ -131,7 +134,9 @@ struct JSONFields<Key: CodingKey> {
 
     /// A required string.
     func string(_ key: Key) throws -> String {
-        guard let value = try optionalString(key) else { throw InvalidFieldError(field: key.stringValue, problem: "is missing") }
+        guard let value = try optionalString(key) else {
+            throw InvalidFieldError(field: key.stringValue, problem: "is missing")
+        }
         return value
     }
 
@@ -173,7 +178,9 @@ struct JSONFields<Key: CodingKey> {
 
     /// A required URL (a string `URL(string:)` reads).
     func url(_ key: Key) throws -> URL {
-        guard let value = try optionalURL(key) else { throw InvalidFieldError(field: key.stringValue, problem: "is missing") }
+        guard let value = try optionalURL(key) else {
+            throw InvalidFieldError(field: key.stringValue, problem: "is missing")
+        }
         return value
     }
 
@@ -206,8 +213,10 @@ struct JSONFields<Key: CodingKey> {
         guard isPresent(key) else { return nil }
         guard let number = numberValue(key) else { throw wrongType(key, expected: "a number") }
         guard number == number.rounded(), number >= Double(range.lowerBound), number <= Double(range.upperBound) else {
-            throw InvalidFieldError(field: key.stringValue, problem: "is \(Self.describe(number)); it must be a whole number "
-                + "from \(range.lowerBound) to \(range.upperBound)")
+            throw InvalidFieldError(
+                field: key.stringValue,
+                problem: "is \(Self.describe(number)); it must be a whole number "
+                    + "from \(range.lowerBound) to \(range.upperBound)")
         }
         return Int(number)
     }
@@ -219,7 +228,8 @@ struct JSONFields<Key: CodingKey> {
         let rule = "it must be a whole number of seconds from \(range.lowerBound) to \(range.upperBound)"
         if let text = stringValue(key) {
             guard let value = Int(text), range.contains(value) else {
-                throw InvalidFieldError(field: key.stringValue, problem: "is the string \(UntrustedText.quoted(text)); \(rule)")
+                throw InvalidFieldError(
+                    field: key.stringValue, problem: "is the string \(UntrustedText.quoted(text)); \(rule)")
             }
             return value
         }
@@ -238,7 +248,8 @@ struct JSONFields<Key: CodingKey> {
             throw wrongType(key, expected: "a NumericDate (a number of seconds since 1970)")
         }
         guard number.isFinite, number >= 0, number <= Self.latestNumericDate else {
-            throw InvalidFieldError(field: key.stringValue,
+            throw InvalidFieldError(
+                field: key.stringValue,
                 problem: "is \(Self.describe(number)), not a time between 1970 and 9999 in seconds since 1970")
         }
         return Date(timeIntervalSince1970: number)
@@ -246,7 +257,9 @@ struct JSONFields<Key: CodingKey> {
 
     /// A required NumericDate.
     func requiredNumericDate(_ key: Key) throws -> Date {
-        guard let date = try numericDate(key) else { throw InvalidFieldError(field: key.stringValue, problem: "is missing") }
+        guard let date = try numericDate(key) else {
+            throw InvalidFieldError(field: key.stringValue, problem: "is missing")
+        }
         return date
     }
 

@@ -30,7 +30,9 @@ struct JSONMembers<Key: CodingKey> {
 
     mutating func set(_ key: Key, _ value: Double?) { set(key, value.map(JSONValue.number)) }
 
-    mutating func set(_ key: Key, _ value: [String]?) { set(key, value.map { JSONValue.array($0.map(JSONValue.string)) }) }
+    mutating func set(_ key: Key, _ value: [String]?) {
+        set(key, value.map { JSONValue.array($0.map(JSONValue.string)) })
+    }
 
     /// A URL as its absolute string, as `JSONEncoder` writes one.
     mutating func set(_ key: Key, _ value: URL?) { set(key, value?.absoluteString) }

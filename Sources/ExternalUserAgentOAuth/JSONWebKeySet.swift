@@ -14,7 +14,8 @@ struct JSONWebKeySet: Sendable {
     /// Reads a JWK Set; throws ``NotAJWKSet`` when `data` is not a JSON object with a `keys` array.
     init(data: Data) throws {
         guard case .object(let members)? = JSONValue.read(data, hugeNumbers: true),
-              case .array(let elements)? = members["keys"] else {
+            case .array(let elements)? = members["keys"]
+        else {
             throw NotAJWKSet()
         }
         keys = elements.enumerated().map { JSONWebKey($1, index: $0) }
@@ -39,9 +40,11 @@ struct JSONWebKeySet: Sendable {
     func select(alg: String, kid: String?) -> Result<JSONWebKey, SelectionFailure> {
         let named = kid.map { kid in keys.filter { $0.kid == kid } } ?? keys
         if let kid, named.isEmpty {
-            return .failure(SelectionFailure(
-                reason: "is signed with key '\(UntrustedText.printable(kid))', which is not in the provider's key set",
-                mayBeRotation: true))
+            return .failure(
+                SelectionFailure(
+                    reason:
+                        "is signed with key '\(UntrustedText.printable(kid))', which is not in the provider's key set",
+                    mayBeRotation: true))
         }
         let candidates = named.filter { $0.refusal(for: alg) == nil }
         switch candidates.count {
@@ -49,14 +52,19 @@ struct JSONWebKeySet: Sendable {
             return .success(candidates[0])
         case 0:
             let reasons = named.map { "\($0.label) \($0.refusal(for: alg) ?? "")" }
-            return .failure(SelectionFailure(
-                reason: "is signed with \(alg), and no key of the provider's key set may verify that: "
-                    + (reasons.isEmpty ? "the set is empty" : reasons.joined(separator: "; ")),
-                mayBeRotation: kid == nil))
+            return .failure(
+                SelectionFailure(
+                    reason: "is signed with \(alg), and no key of the provider's key set may verify that: "
+                        + (reasons.isEmpty ? "the set is empty" : reasons.joined(separator: "; ")),
+                    mayBeRotation: kid == nil))
         default:
             let list = candidates.map(\.label).joined(separator: ", ")
-            let reason = kid.map { "names key '\(UntrustedText.printable($0))', which \(candidates.count) keys of the set "
-                + "have (\(list))" } ?? ("names no key (kid), and \(candidates.count) keys of the provider's key set could verify its "
+            let reason =
+                kid.map {
+                    "names key '\(UntrustedText.printable($0))', which \(candidates.count) keys of the set "
+                        + "have (\(list))"
+                }
+                ?? ("names no key (kid), and \(candidates.count) keys of the provider's key set could verify its "
                     + "\(alg) signature (\(list)); a token must name its key when several fit (OpenID Connect Core §10.1)")
             return .failure(SelectionFailure(reason: reason, mayBeRotation: false))
         }
@@ -77,7 +85,9 @@ struct JSONWebKey: Sendable {
     var index = 0
 
     enum CodingKeys: String, CodingKey {
-        case kty, kid, use, keyOps = "key_ops", alg, crv, n, e, x, y
+        case kty, kid, use
+        case keyOps = "key_ops"
+        case alg, crv, n, e, x, y
     }
 
     /// Never fails: a field of the wrong type is read as absent, and `refusal(for:)` then refuses
@@ -90,7 +100,9 @@ struct JSONWebKey: Sendable {
         kid = fields.lenientString(.kid)
         alg = fields.lenientString(.alg)
         crv = fields.lenientString(.crv)
-        (n, e, x, y) = (fields.lenientString(.n), fields.lenientString(.e), fields.lenientString(.x), fields.lenientString(.y))
+        (n, e, x, y) = (
+            fields.lenientString(.n), fields.lenientString(.e), fields.lenientString(.x), fields.lenientString(.y)
+        )
         use = fields.isPresent(.use) ? fields.lenientString(.use) ?? "(not a string)" : nil
         if fields.isPresent(.keyOps) {
             keyOps = fields.lenientStrings(.keyOps) ?? []
@@ -100,7 +112,8 @@ struct JSONWebKey: Sendable {
     /// `key 'k1' (RSA)` or `key #2 (EC P-256)`.
     var label: String {
         let name = kid.map { "key '\(UntrustedText.printable($0))'" } ?? "key #\(index)"
-        return "\(name) (\([kty ?? "no kty", crv].compactMap { $0.map(UntrustedText.printable) }.joined(separator: " ")))"
+        return
+            "\(name) (\([kty ?? "no kty", crv].compactMap { $0.map(UntrustedText.printable) }.joined(separator: " ")))"
     }
 
     /// Why this key may not verify an `alg` signature, or `nil` when it may.

@@ -44,8 +44,9 @@ actor JWKSCache {
         var result = cached!.select(alg: alg, kid: kid)
         var suffix = ""
         if case .failure(let failure) = result, failure.mayBeRotation, !fetchedNow {
-            logger.debug("no key of the cached JWKS fits the ID token; fetching the JWKS again",
-                         metadata: ["kid": "\(kid ?? "-")", "alg": "\(alg)"])
+            logger.debug(
+                "no key of the cached JWKS fits the ID token; fetching the JWKS again",
+                metadata: ["kid": "\(kid ?? "-")", "alg": "\(alg)"])
             cached = try await fetch()
             result = cached!.select(alg: alg, kid: kid)
             suffix = " (fetched again to be sure)"
@@ -54,8 +55,10 @@ actor JWKSCache {
     }
 
     /// The error for a key set with no key for the token.
-    static func refusal(_ failure: JSONWebKeySet.SelectionFailure, source: String, suffix: String,
-                        what: String = "the ID token") -> ExternalUserAgentError {
+    static func refusal(
+        _ failure: JSONWebKeySet.SelectionFailure, source: String, suffix: String,
+        what: String = "the ID token"
+    ) -> ExternalUserAgentError {
         ExternalUserAgentError(.idTokenInvalid, "\(what) \(failure.reason); key set \(source)\(suffix)")
     }
 
@@ -78,18 +81,22 @@ actor JWKSCache {
     private static func fetch(_ jwksURI: URL?, http: OAuthHTTP, logger: Logger) async throws -> JSONWebKeySet {
         let source = source(of: jwksURI)
         guard let jwksURI else {
-            throw ExternalUserAgentError(.idTokenInvalid,
+            throw ExternalUserAgentError(
+                .idTokenInvalid,
                 "the provider's signatures cannot be checked: its configuration has no jwks_uri")
         }
         let response: OAuthHTTP.Response
         do {
             response = try await http.get(jwksURI)
         } catch {
-            throw ExternalUserAgentError(.idTokenInvalid, "the provider's key set (JWKS) \(source) could not be fetched to check the ID token: \(error)",
-                                         underlying: error)
+            throw ExternalUserAgentError(
+                .idTokenInvalid,
+                "the provider's key set (JWKS) \(source) could not be fetched to check the ID token: \(error)",
+                underlying: error)
         }
         guard response.status == 200 else {
-            throw ExternalUserAgentError(.idTokenInvalid, "the provider's key set \(source) answered HTTP \(response.status)")
+            throw ExternalUserAgentError(
+                .idTokenInvalid, "the provider's key set \(source) answered HTTP \(response.status)")
         }
         let keys = try Self.decode(response.body, source: source)
         logger.debug("fetched the provider's key set", metadata: ["url": "\(source)", "keys": "\(keys.keys.count)"])
@@ -101,7 +108,8 @@ actor JWKSCache {
         do {
             return try JSONWebKeySet(data: body)
         } catch {
-            throw ExternalUserAgentError(.idTokenInvalid,
+            throw ExternalUserAgentError(
+                .idTokenInvalid,
                 "the provider's key set \(source) is not a JWK Set (a JSON object with a \"keys\" array)")
         }
     }

@@ -6,7 +6,9 @@ import ExternalUserAgentCore
 enum LoginParameterSettings {
     /// `given`, with each property it leaves unset taken from `configuration`; a value the typed rules refuse
     /// throws `configurationInvalid` naming the key and where it was written (file:line).
-    static func merged(_ given: AuthorizationParameters, _ configuration: Configuration) throws -> AuthorizationParameters {
+    static func merged(_ given: AuthorizationParameters, _ configuration: Configuration) throws
+        -> AuthorizationParameters
+    {
         var parameters = given
         if parameters.prompt.isEmpty, let (text, origin) = text(.loginPrompt, configuration) {
             parameters.prompt = try checked(.loginPrompt, origin) { try Prompt.parse(text, source: "login.prompt") }
@@ -21,7 +23,9 @@ enum LoginParameterSettings {
         if parameters.uiLocales.isEmpty, let (text, _) = text(.loginUILocales, configuration) {
             parameters.uiLocales = text.split(separator: " ").map(String.init)
         }
-        if parameters.resources.isEmpty, let setting = configuration[.loginResource], case .list(let values) = setting.value {
+        if parameters.resources.isEmpty, let setting = configuration[.loginResource],
+            case .list(let values) = setting.value
+        {
             let resources = values.compactMap { value -> String? in
                 if case .string(let text) = value { return text }
                 return nil
@@ -40,12 +44,15 @@ enum LoginParameterSettings {
         return value
     }
 
-    private static func text(_ key: ConfigurationKey, _ configuration: Configuration) -> (String, ConfigurationOrigin)? {
+    private static func text(_ key: ConfigurationKey, _ configuration: Configuration) -> (String, ConfigurationOrigin)?
+    {
         guard let setting = configuration[key], case .string(let text) = setting.value else { return nil }
         return (text, setting.origin)
     }
 
-    private static func checked<T>(_ key: ConfigurationKey, _ origin: ConfigurationOrigin, _ body: () throws -> T) throws -> T {
+    private static func checked<T>(_ key: ConfigurationKey, _ origin: ConfigurationOrigin, _ body: () throws -> T)
+        throws -> T
+    {
         do {
             return try body()
         } catch let error as ExternalUserAgentError {

@@ -62,8 +62,9 @@ public struct OAuthHTTP: Sendable {
                 byDeadline = true
             }
         }
-        return HTTPRequestClient(timeout: limit, maximumBodyBytes: maximumBodyBytes, caFile: caFile,
-                                 limitedByDeadline: byDeadline)
+        return HTTPRequestClient(
+            timeout: limit, maximumBodyBytes: maximumBodyBytes, caFile: caFile,
+            limitedByDeadline: byDeadline)
     }
 
     /// This client with ``deadline`` set to `timeout` from now (`nil` leaves it as it is).
@@ -74,7 +75,9 @@ public struct OAuthHTTP: Sendable {
         return copy
     }
 
-    private static let headers: [(name: String, value: String)] = [("Accept", "application/json"), ("User-Agent", "eua")]
+    private static let headers: [(name: String, value: String)] = [
+        ("Accept", "application/json"), ("User-Agent", "eua"),
+    ]
 
     /// GETs `url`, asking for JSON; with `authorization`, that is the `Authorization` header and no redirect is
     /// followed (the credential must not travel on to another URL).
@@ -86,33 +89,40 @@ public struct OAuthHTTP: Sendable {
         for _ in 0...Self.maximumRedirects {
             let response = try await client.execute("GET", url, headers: headers, start: start)
             guard authorization == nil, [301, 302, 303, 307, 308].contains(response.status),
-                  let location = response.header("Location") else {
+                let location = response.header("Location")
+            else {
                 return Response(response)
             }
             url = try Self.redirect(from: url, to: location)
         }
         let server = (try? HTTPTarget(url).server) ?? ""
-        throw HTTPRequestError(.failed, server: server,
+        throw HTTPRequestError(
+            .failed, server: server,
             "more than \(Self.maximumRedirects) redirects, the last to \(server); check the URL")
     }
 
     /// GETs `url` with `authorization` as the `Authorization` header (a bearer token) and `accept` as
     /// `Accept`, then `extraHeaders` (a `DPoP` proof). Follows no redirect, so the credential never goes to another server.
-    public func get(_ url: URL, authorization: String, accept: String,
-                    headers extraHeaders: [(String, String)] = []) async throws -> Response {
+    public func get(
+        _ url: URL, authorization: String, accept: String,
+        headers extraHeaders: [(String, String)] = []
+    ) async throws -> Response {
         let headers = [("Accept", accept), ("User-Agent", "eua"), ("Authorization", authorization)] + extraHeaders
         return Response(try await client.execute("GET", url, headers: headers.map { (name: $0.0, value: $0.1) }))
     }
 
     /// POSTs `fields` as `application/x-www-form-urlencoded`, with `authorization` as the
     /// `Authorization` header when given, and `extraHeaders` (a `DPoP` proof) after the others.
-    public func postForm(_ url: URL, fields: [(String, String)], authorization: String? = nil,
-                         headers extraHeaders: [(String, String)] = []) async throws -> Response {
+    public func postForm(
+        _ url: URL, fields: [(String, String)], authorization: String? = nil,
+        headers extraHeaders: [(String, String)] = []
+    ) async throws -> Response {
         var headers = Self.headers
         headers.append(("Content-Type", "application/x-www-form-urlencoded"))
         if let authorization { headers.append(("Authorization", authorization)) }
         headers += extraHeaders.map { (name: $0.0, value: $0.1) }
-        return Response(try await client.execute("POST", url, headers: headers, body: Array(FormCoding.encode(fields).utf8)))
+        return Response(
+            try await client.execute("POST", url, headers: headers, body: Array(FormCoding.encode(fields).utf8)))
     }
 
     /// POSTs `body` as `application/json`, with `authorization` as the `Authorization` header when given.
@@ -127,11 +137,13 @@ public struct OAuthHTTP: Sendable {
     private static func redirect(from url: URL, to location: String) throws -> URL {
         let server = (try? HTTPTarget(url).server) ?? ""
         guard let next = URL(string: location, relativeTo: url)?.absoluteURL else {
-            throw HTTPRequestError(.failed, server: server,
+            throw HTTPRequestError(
+                .failed, server: server,
                 "\(server) redirected to a Location that is not a URL; check the URL")
         }
         if url.scheme?.lowercased() == "https", next.scheme?.lowercased() != "https" {
-            throw HTTPRequestError(.failed, server: server,
+            throw HTTPRequestError(
+                .failed, server: server,
                 "\(server) redirected to a URL that is not https; refused, so that nothing is fetched unprotected")
         }
         return next
@@ -140,7 +152,8 @@ public struct OAuthHTTP: Sendable {
 
 extension OAuthHTTP.Response {
     init(_ response: HTTPRequestClient.Response) {
-        self.init(status: response.status, contentType: response.header("Content-Type"), body: Data(response.body),
-                  date: response.header("Date"), headers: response.headers)
+        self.init(
+            status: response.status, contentType: response.header("Content-Type"), body: Data(response.body),
+            date: response.header("Date"), headers: response.headers)
     }
 }

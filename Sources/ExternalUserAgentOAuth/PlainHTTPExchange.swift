@@ -21,8 +21,11 @@ struct PlainHTTPExchange {
     var limitText: String
 
     /// Sends the request (Host, `Connection: close` and, with a body, Content-Length added) and reads the whole response.
-    func run(_ method: String, headers: [(name: String, value: String)], body: [UInt8]?, deadline: ContinuousClock.Instant)
-        async throws -> HTTPRequestClient.Response {
+    func run(
+        _ method: String, headers: [(name: String, value: String)], body: [UInt8]?, deadline: ContinuousClock.Instant
+    )
+        async throws -> HTTPRequestClient.Response
+    {
         var lines = ["\(method) \(target.requestTarget) HTTP/1.1", "Host: \(target.hostHeader)"]
         lines += headers.map { "\($0.name): \($0.value)" }
         lines.append("Connection: close")
@@ -50,8 +53,9 @@ struct PlainHTTPExchange {
                 let count = try connection.receive(into: &buffer, until: deadline)
                 let response = count == 0 ? try parser.finish() : try parser.feed(buffer[0..<count])
                 if let response {
-                    return .init(status: response.status, headers: response.headers.map { ($0.name, $0.value) },
-                                 body: response.body)
+                    return .init(
+                        status: response.status, headers: response.headers.map { ($0.name, $0.value) },
+                        body: response.body)
                 }
             }
         } catch let error as NetworkError {
@@ -67,16 +71,23 @@ struct PlainHTTPExchange {
         case .stopped:
             return CancellationError()
         case .timedOut:
-            return HTTPRequestError(.timedOut, server: server,
-                "no connection to \(server) within \(limitText); check the host, the port and the network, or allow more time")
+            return HTTPRequestError(
+                .timedOut, server: server,
+                "no connection to \(server) within \(limitText); check the host, the port and the network, or allow more time"
+            )
         case .failed where error.description.contains("cannot be resolved"):
-            return HTTPRequestError(.connectFailed, server: server,
+            return HTTPRequestError(
+                .connectFailed, server: server,
                 "the host name '\(target.host)' of \(server) could not be resolved; check the URL and the network")
         case .failed where error.description.contains(String(cString: strerror(ECONNREFUSED))):
-            return HTTPRequestError(.connectFailed, server: server,
-                "\(server) refused the connection; check that the server is running and that the URL's host and port are right")
+            return HTTPRequestError(
+                .connectFailed, server: server,
+                "\(server) refused the connection; check that the server is running and that the URL's host and port are right"
+            )
         case .failed:
-            return HTTPRequestError(.connectFailed, server: server, "could not connect to \(server) (\(error)); check the URL and the network")
+            return HTTPRequestError(
+                .connectFailed, server: server,
+                "could not connect to \(server) (\(error)); check the URL and the network")
         }
     }
 
@@ -85,10 +96,13 @@ struct PlainHTTPExchange {
         case .stopped:
             return CancellationError()
         case .timedOut:
-            return HTTPRequestError(.timedOut, server: target.server,
-                "\(target.server) did not answer within \(limitText); check that it is the right server and that it is up, or allow more time")
+            return HTTPRequestError(
+                .timedOut, server: target.server,
+                "\(target.server) did not answer within \(limitText); check that it is the right server and that it is up, or allow more time"
+            )
         case .failed:
-            return HTTPRequestError(.connectionClosed, server: target.server,
+            return HTTPRequestError(
+                .connectionClosed, server: target.server,
                 "the connection to \(target.server) failed before the whole response had arrived (\(error)); try again")
         }
     }
@@ -96,16 +110,19 @@ struct PlainHTTPExchange {
     private func parseFailure(_ error: HTTPParseError) -> HTTPRequestError {
         let server = target.server
         if error.description.hasPrefix("the response body is larger than") {
-            return HTTPRequestError(.bodyTooLarge, server: server,
+            return HTTPRequestError(
+                .bodyTooLarge, server: server,
                 "the response from \(server) is larger than \(maximumBodyBytes) bytes, the limit "
                     + "(OAuthHTTP.maximumBodyBytes); check the URL, or raise the limit")
         }
         if error.description.hasPrefix("the connection closed") {
-            return HTTPRequestError(.connectionClosed, server: server,
+            return HTTPRequestError(
+                .connectionClosed, server: server,
                 "\(server) closed the connection before the whole response had arrived (\(error)); try again, and check "
                     + "that the URL's port is an http server")
         }
-        return HTTPRequestError(.failed, server: server,
+        return HTTPRequestError(
+            .failed, server: server,
             "the response from \(server) is not valid HTTP/1.1 (\(error)); check that the URL's port is an http server")
     }
 }

@@ -32,7 +32,10 @@ enum PrivateFile {
         let ok = data.withUnsafeBytes { buffer -> Bool in
             while written < buffer.count {
                 let count = Glibc.write(fd, buffer.baseAddress! + written, buffer.count - written)
-                if count < 0 { if errno == EINTR { continue }; return false }
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
                 written += count
             }
             return fsync(fd) == 0
@@ -63,8 +66,9 @@ enum PrivateFile {
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw Failure(reason: "it is not a regular file") }
         guard info.st_uid == getuid() else { throw Failure(reason: "it belongs to another user; it was not used") }
         guard info.st_mode & 0o077 == 0 else {
-            throw Failure(reason: "others may read or change it (mode \(String(info.st_mode & 0o777, radix: 8))); it "
-                + "holds secrets, so it was not used — run 'chmod 600 \(path)' if it is yours")
+            throw Failure(
+                reason: "others may read or change it (mode \(String(info.st_mode & 0o777, radix: 8))); it "
+                    + "holds secrets, so it was not used — run 'chmod 600 \(path)' if it is yours")
         }
         do throws(SmallFiles.Failure) {
             return try SmallFiles.read(path, limit: maximumSize).map { Data($0) }

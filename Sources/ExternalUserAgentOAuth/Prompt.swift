@@ -37,7 +37,8 @@ public struct Prompt: RawRepresentable, Sendable, Hashable, CustomStringConverti
         let words = text.split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
         let values = try words.map { word in
             guard let value = Prompt(rawValue: word) else {
-                throw ExternalUserAgentError(.invalidOptions,
+                throw ExternalUserAgentError(
+                    .invalidOptions,
                     "\(source): '\(word)' is not a prompt value; use none, login, consent or select_account")
             }
             return value
@@ -49,8 +50,10 @@ public struct Prompt: RawRepresentable, Sendable, Hashable, CustomStringConverti
     /// Throws `invalidOptions` when `values` has ``none`` with another value, or a value twice.
     public static func check(_ values: [Prompt], source: String = "prompt") throws {
         if values.contains(.none), values.count > 1 {
-            throw ExternalUserAgentError(.invalidOptions,
-                "\(source): 'none' cannot be sent with another prompt value (OpenID Connect Core §3.1.2.1); give it alone")
+            throw ExternalUserAgentError(
+                .invalidOptions,
+                "\(source): 'none' cannot be sent with another prompt value (OpenID Connect Core §3.1.2.1); give it alone"
+            )
         }
         if Set(values).count != values.count {
             throw ExternalUserAgentError(.invalidOptions, "\(source): a prompt value is given twice; give each once")

@@ -19,7 +19,8 @@ public struct ProviderNotes: Sendable {
     /// The notes file in `$XDG_STATE_HOME/eua` (else `~/.local/state/eua`).
     public static func standard(environment: [String: String]) -> ProviderNotes {
         let state = AuthStateFile.standard(environment: environment).path
-        return ProviderNotes(path: String(state[..<(state.lastIndex(of: "/") ?? state.endIndex)]) + "/provider-notes.json")
+        return ProviderNotes(
+            path: String(state[..<(state.lastIndex(of: "/") ?? state.endIndex)]) + "/provider-notes.json")
     }
 
     /// Notes kept in `path`.
@@ -29,7 +30,8 @@ public struct ProviderNotes: Sendable {
     /// `nil` when never (or the file cannot be read: the notes are advice, never a reason to fail).
     public func endSessionNeedsHint(issuer: String) -> Date? {
         guard case .object(let issuers)? = notes()["issuers"], case .object(let note)? = issuers[issuer],
-              case .number(let seconds)? = note["end_session_needs_hint"], seconds.isFinite, seconds > 0 else { return nil }
+            case .number(let seconds)? = note["end_session_needs_hint"], seconds.isFinite, seconds > 0
+        else { return nil }
         return Date(timeIntervalSince1970: seconds)
     }
 
@@ -53,7 +55,8 @@ public struct ProviderNotes: Sendable {
 
     private func notes() -> [String: JSONValue] {
         guard let data = try? PrivateFile.read(path), let text = String(data: data, encoding: .utf8),
-              case .object(let members)? = try? JSONValue(parsing: text) else { return [:] }
+            case .object(let members)? = try? JSONValue(parsing: text)
+        else { return [:] }
         return members
     }
 }

@@ -30,7 +30,10 @@ enum ProviderPageText {
         var rest = Substring(html)
         while let open = rest.firstIndex(of: "<") {
             out += decodeEntities(rest[..<open])
-            guard let close = rest[open...].firstIndex(of: ">") else { rest = rest[rest.endIndex...]; break }
+            guard let close = rest[open...].firstIndex(of: ">") else {
+                rest = rest[rest.endIndex...]
+                break
+            }
             let tag = rest[rest.index(after: open)..<close].lowercased()
             rest = rest[rest.index(after: close)...]
             let name = tag.prefix { $0.isLetter || $0.isNumber }
@@ -67,15 +70,23 @@ enum ProviderPageText {
         while let amp = rest.firstIndex(of: "&") {
             out += rest[..<amp]
             let after = rest[rest.index(after: amp)...]
-            guard let semi = after.prefix(10).firstIndex(of: ";") else { out += "&"; rest = after; continue }
+            guard let semi = after.prefix(10).firstIndex(of: ";") else {
+                out += "&"
+                rest = after
+                continue
+            }
             let name = String(after[..<semi])
-            let named = ["amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'", "nbsp": " ", "mdash": "—",
-                         "ndash": "–", "hellip": "…"]
+            let named = [
+                "amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'", "nbsp": " ", "mdash": "—",
+                "ndash": "–", "hellip": "…",
+            ]
             if let value = named[name] {
                 out += value
-            } else if name.hasPrefix("#"), let code = name.hasPrefix("#x") || name.hasPrefix("#X")
-                        ? UInt32(name.dropFirst(2), radix: 16) : UInt32(name.dropFirst()),
-                      let scalar = Unicode.Scalar(code) {
+            } else if name.hasPrefix("#"),
+                let code = name.hasPrefix("#x") || name.hasPrefix("#X")
+                    ? UInt32(name.dropFirst(2), radix: 16) : UInt32(name.dropFirst()),
+                let scalar = Unicode.Scalar(code)
+            {
                 out.unicodeScalars.append(scalar)
             } else {
                 out += "&" + name + ";"

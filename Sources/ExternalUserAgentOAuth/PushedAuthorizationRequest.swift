@@ -48,8 +48,10 @@ public struct PushedAuthorizationRequest: Sendable {
     private let logger: Logger
 
     /// A pusher for `client` at `configuration`.
-    public init(configuration: ServiceConfiguration, client: ClientCredentials, http: OAuthHTTP = OAuthHTTP(),
-                logger: Logger = Logger(label: "eua.oauth")) {
+    public init(
+        configuration: ServiceConfiguration, client: ClientCredentials, http: OAuthHTTP = OAuthHTTP(),
+        logger: Logger = Logger(label: "eua.oauth")
+    ) {
         self.configuration = configuration
         self.client = client
         self.http = http
@@ -66,7 +68,8 @@ public struct PushedAuthorizationRequest: Sendable {
     /// long; `expires_in` missing or outside 1…``maximumLifetime``).
     public func push(_ authorizationURL: URL, signed: Bool) async throws -> (url: URL, response: Response) {
         guard let endpoint = configuration.pushedAuthorizationRequestEndpoint else {
-            throw ExternalUserAgentError(.invalidOptions,
+            throw ExternalUserAgentError(
+                .invalidOptions,
                 "the server's metadata names no pushed_authorization_request_endpoint, so nothing can be pushed")
         }
         let own = Self.endpointItems(configuration.authorizationEndpoint, signed: signed)
@@ -74,14 +77,17 @@ public struct PushedAuthorizationRequest: Sendable {
             .filter { $0.name != "client_id" }.map { ($0.name, $0.value) }
         let audience = URL(string: configuration.issuer) ?? configuration.tokenEndpoint
         let (fields, authorization) = try TokenEndpoint.authenticate(client, Array(parameters), audience: audience)
-        logger.debug("pushed authorization request", metadata: [
-            "endpoint": "\(endpoint.absoluteString)", "client_auth": "\(client.authenticationMethod.rawValue)",
-        ])
+        logger.debug(
+            "pushed authorization request",
+            metadata: [
+                "endpoint": "\(endpoint.absoluteString)", "client_auth": "\(client.authenticationMethod.rawValue)",
+            ])
         let answer: OAuthHTTP.Response
         do {
             answer = try await http.postForm(endpoint, fields: fields, authorization: authorization)
         } catch {
-            throw ExternalUserAgentError(.presentationFailed,
+            throw ExternalUserAgentError(
+                .presentationFailed,
                 "the pushed authorization request to \(endpoint.absoluteString) failed: \(error)", underlying: error)
         }
         let response = try Self.interpret(status: answer.status, body: answer.body, endpoint: endpoint.absoluteString)
@@ -104,37 +110,49 @@ public struct PushedAuthorizationRequest: Sendable {
     static func interpret(status: Int, body: Data, endpoint: String) throws -> Response {
         guard status == 201 || status == 200 else {
             if let oauthError = try? JSONDecoder().decode(OAuthErrorResponse.self, from: body) {
-                throw ExternalUserAgentError(.oauthError,
+                throw ExternalUserAgentError(
+                    .oauthError,
                     "the pushed authorization request endpoint \(endpoint) refused the request (HTTP \(status)): "
                         + "\(oauthError)", underlying: oauthError)
             }
-            throw ExternalUserAgentError(.presentationFailed,
+            throw ExternalUserAgentError(
+                .presentationFailed,
                 "the pushed authorization request endpoint \(endpoint) answered HTTP \(status) without an OAuth error",
                 underlying: Refusal(status: status))
         }
         do {
             return try JSONDecoder().decode(Wire.self, from: body).response
         } catch let error as InvalidFieldError {
-            throw ExternalUserAgentError(.presentationFailed,
+            throw ExternalUserAgentError(
+                .presentationFailed,
                 "the pushed authorization request endpoint \(endpoint) answered with a push response whose \(error) "
                     + "(RFC 9126 §2.2); nothing was shown to the person", underlying: error)
         } catch {
-            throw ExternalUserAgentError(.presentationFailed,
+            throw ExternalUserAgentError(
+                .presentationFailed,
                 "the pushed authorization request endpoint \(endpoint) answered with a body that is not a JSON object")
         }
     }
 
     private struct Wire: Decodable {
         var response: Response
-        enum CodingKeys: String, CodingKey { case requestURI = "request_uri", expiresIn = "expires_in" }
+        enum CodingKeys: String, CodingKey {
+            case requestURI = "request_uri"
+            case expiresIn = "expires_in"
+        }
 
         init(from decoder: any Decoder) throws {
             let fields = try JSONFields<CodingKeys>(decoder)
             let uri = try fields.string(.requestURI)
             guard !uri.isEmpty else { throw InvalidFieldError(field: "request_uri", problem: "is empty") }
-            guard uri.count <= maximumRequestURILength, uri.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0 != "\u{7F}" && ($0.asciiValue ?? 0) >= 0x20 }) else {
-                throw InvalidFieldError(field: "request_uri",
-                    problem: "is longer than \(maximumRequestURILength) characters or has characters outside printable ASCII")
+            guard uri.count <= maximumRequestURILength,
+                uri.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0 != "\u{7F}" && ($0.asciiValue ?? 0) >= 0x20 })
+            else {
+                throw InvalidFieldError(
+                    field: "request_uri",
+                    problem:
+                        "is longer than \(maximumRequestURILength) characters or has characters outside printable ASCII"
+                )
             }
             guard let lifetime = try fields.seconds(.expiresIn, in: 1...maximumLifetime) else {
                 throw InvalidFieldError(field: "expires_in", problem: "is missing")

@@ -19,7 +19,8 @@ enum RequestObject {
     /// The URL to present for `request`, signed with `client.signingKey`; throws `invalidOptions` without one.
     static func url(for request: AuthorizationRequest, client: ClientCredentials, now: Date = Date()) throws -> URL {
         guard let key = client.signingKey else {
-            throw ExternalUserAgentError(.invalidOptions,
+            throw ExternalUserAgentError(
+                .invalidOptions,
                 "a request object (RFC 9101) is signed with the client's private key, and none was given; give it (a JWK "
                     + "or PEM file)", remedies: [.giveClientKey])
         }
@@ -50,12 +51,15 @@ enum RequestObject {
         claims["exp"] = .number(issued + lifetime)
         claims["jti"] = .string(SecureRandom.token(bits: 128))
         let jwt = try key.sign(claims, type: "oauth-authz-req+jwt")
-        var components = URLComponents(url: request.configuration.authorizationEndpoint, resolvingAgainstBaseURL: false)!
+        var components = URLComponents(
+            url: request.configuration.authorizationEndpoint, resolvingAgainstBaseURL: false)!
         var items: [(String, String)] = [("client_id", client.clientID), ("response_type", "code")]
         if !request.scopes.isEmpty { items.append(("scope", request.scopes.joined(separator: " "))) }
         items.append(("request", jwt))
         let own = (components.percentEncodedQuery.map { $0 + "&" } ?? "")
-        components.percentEncodedQuery = own + items.map { FormCoding.escape($0.0) + "=" + FormCoding.escape($0.1) }
+        components.percentEncodedQuery =
+            own
+            + items.map { FormCoding.escape($0.0) + "=" + FormCoding.escape($0.1) }
             .joined(separator: "&")
         return components.url!
     }

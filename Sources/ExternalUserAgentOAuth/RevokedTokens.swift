@@ -28,13 +28,16 @@ public struct RevokedTokens: Sendable, Hashable {
     func error(file: AuthStateFile?) -> ExternalUserAgentError {
         let saved = file.map { " (saved in \($0.path))" } ?? ""
         let words = kinds.map(\.words).joined(separator: " and ")
-        return ExternalUserAgentError(.notAuthorized,
+        return ExternalUserAgentError(
+            .notAuthorized,
             "signed out: a sign-out revoked this sign-in's \(words) at \(date.formatted(.iso8601))\(saved), so they "
                 + "are not used again; sign in again", remedies: [.signIn])
     }
 
     var jsonValue: JSONValue {
-        .object(["tokens": .array(kinds.map { .string($0.rawValue) }), "at": .number(date.timeIntervalSince1970.rounded())])
+        .object([
+            "tokens": .array(kinds.map { .string($0.rawValue) }), "at": .number(date.timeIntervalSince1970.rounded()),
+        ])
     }
 }
 
@@ -47,7 +50,8 @@ extension RevokedTokens: Decodable {
         let names = try container.decode([String].self, forKey: .tokens)
         kinds = try names.map { name in
             guard let kind = TokenRevocation.TokenKind(rawValue: name) else {
-                throw InvalidFieldError(field: "revoked.tokens", problem: "has '\(name)', not refresh_token or access_token")
+                throw InvalidFieldError(
+                    field: "revoked.tokens", problem: "has '\(name)', not refresh_token or access_token")
             }
             return kind
         }

@@ -33,8 +33,9 @@ public struct SavedAccount: Sendable, Hashable {
     init(file: AuthStateFile, contents: AuthStateFile.Contents) {
         let claims = contents.idTokenClaims
         let identity = contents.identity
-        key = AccountKey(issuer: contents.configuration.issuer, clientID: contents.client.clientID,
-                         subject: claims?.subject ?? identity?.subject)
+        key = AccountKey(
+            issuer: contents.configuration.issuer, clientID: contents.client.clientID,
+            subject: claims?.subject ?? identity?.subject)
         self.file = file
         let name = String(file.path.split(separator: "/").last ?? "")
         id = name.hasSuffix(".json") ? String(name.dropLast(5)) : name
@@ -44,7 +45,8 @@ public struct SavedAccount: Sendable, Hashable {
         accessTokenExpiry = contents.tokenResponse?.accessTokenExpirationDate
         revokedTokens = contents.revokedTokens
         canRefresh = contents.revokedTokens == nil && contents.tokenResponse?.refreshToken != nil
-        needsSignIn = contents.authorizationError != nil || contents.tokenResponse == nil || contents.revokedTokens != nil
+        needsSignIn =
+            contents.authorizationError != nil || contents.tokenResponse == nil || contents.revokedTokens != nil
         backend = file.storedBackend()
     }
 

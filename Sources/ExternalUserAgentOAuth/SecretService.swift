@@ -48,7 +48,8 @@ enum SecretService {
     }
 
     private static func failure(_ what: String, _ message: String?, file: String) -> ExternalUserAgentError {
-        ExternalUserAgentError(.stateFileInvalid,
+        ExternalUserAgentError(
+            .stateFileInvalid,
             "authorization state file \(file): the Secret Service \(what) (\(message ?? "no reason given")); is the "
                 + "keyring unlocked? Or set [storage] backend = \"file\" (or EUA_STORAGE=file) and sign in again")
     }

@@ -54,10 +54,12 @@ public struct ServiceConfiguration: Sendable, Hashable, Codable {
     /// A configuration built by hand, for a server that publishes no metadata: only the issuer and the
     /// authorization and token endpoints are required. ``registrationEndpoint``, ``endSessionEndpoint`` and
     /// ``revocationEndpoint`` start `nil`: set them after.
-    public init(issuer: String, authorizationEndpoint: URL, tokenEndpoint: URL, jwksURI: URL? = nil,
-                userinfoEndpoint: URL? = nil, authorizationResponseIssParameterSupported: Bool = false,
-                codeChallengeMethodsSupported: [String]? = nil, tokenEndpointAuthMethodsSupported: [String]? = nil,
-                idTokenSigningAlgValuesSupported: [String]? = nil, deviceAuthorizationEndpoint: URL? = nil) {
+    public init(
+        issuer: String, authorizationEndpoint: URL, tokenEndpoint: URL, jwksURI: URL? = nil,
+        userinfoEndpoint: URL? = nil, authorizationResponseIssParameterSupported: Bool = false,
+        codeChallengeMethodsSupported: [String]? = nil, tokenEndpointAuthMethodsSupported: [String]? = nil,
+        idTokenSigningAlgValuesSupported: [String]? = nil, deviceAuthorizationEndpoint: URL? = nil
+    ) {
         self.issuer = issuer
         self.authorizationEndpoint = authorizationEndpoint
         self.tokenEndpoint = tokenEndpoint
@@ -130,7 +132,8 @@ public struct ServiceConfiguration: Sendable, Hashable, Codable {
         tokenEndpoint = try fields.url(.tokenEndpoint)
         jwksURI = try fields.optionalURL(.jwksURI)
         userinfoEndpoint = try fields.optionalURL(.userinfoEndpoint)
-        authorizationResponseIssParameterSupported = try fields.optionalBool(.authorizationResponseIssParameterSupported) ?? false
+        authorizationResponseIssParameterSupported =
+            try fields.optionalBool(.authorizationResponseIssParameterSupported) ?? false
         codeChallengeMethodsSupported = try fields.optionalStrings(.codeChallengeMethodsSupported)
         tokenEndpointAuthMethodsSupported = try fields.optionalStrings(.tokenEndpointAuthMethodsSupported)
         idTokenSigningAlgValuesSupported = try fields.optionalStrings(.idTokenSigningAlgValuesSupported)
@@ -152,7 +155,8 @@ public struct ServiceConfiguration: Sendable, Hashable, Codable {
     /// `url` when it is an http or https URL with a host, else `nil`.
     private static func webURL(_ url: URL?) -> URL? {
         guard let url, let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
-              url.host?.isEmpty == false else { return nil }
+            url.host?.isEmpty == false
+        else { return nil }
         return url
     }
 }

@@ -84,10 +84,12 @@ public struct SignIn: Sendable {
 
     /// A sign-in of `client` at `configuration`: scope `openid`, 300 s for the person to finish, no extra
     /// parameters, no file and no progress reports unless given. ``redirectURI`` starts `nil`: set it after.
-    public init(configuration: ServiceConfiguration, client: ClientCredentials, scopes: [String] = ["openid"],
-                additionalParameters: [(name: String, value: String)] = [], timeout: Duration? = .seconds(300),
-                file: AuthStateFile? = nil, http: OAuthHTTP = OAuthHTTP(), logger: Logger = Logger(label: "eua.oauth"),
-                progress: (@Sendable (Progress) -> Void)? = nil) {
+    public init(
+        configuration: ServiceConfiguration, client: ClientCredentials, scopes: [String] = ["openid"],
+        additionalParameters: [(name: String, value: String)] = [], timeout: Duration? = .seconds(300),
+        file: AuthStateFile? = nil, http: OAuthHTTP = OAuthHTTP(), logger: Logger = Logger(label: "eua.oauth"),
+        progress: (@Sendable (Progress) -> Void)? = nil
+    ) {
         self.configuration = configuration
         self.client = client
         self.scopes = scopes
@@ -120,7 +122,8 @@ public struct SignIn: Sendable {
         let session = ExternalUserAgentSession(
             agent: sessionAgent, receiver: receiver,
             configuration: .init(expectedState: expectedState, timeout: timeout) { reason in
-                logger.info("a request to the redirect URI was turned away; still waiting", metadata: ["why": "\(reason)"])
+                logger.info(
+                    "a request to the redirect URI was turned away; still waiting", metadata: ["why": "\(reason)"])
                 report(.callbackRefused(reason: reason))
             })
         let requestBox = RequestBox()
@@ -129,7 +132,8 @@ public struct SignIn: Sendable {
         let (configuration, scopes, registered) = (self.configuration, self.scopes, redirectURI)
         if parameters.maxAge != nil || !parameters.acrValues.isEmpty, !scopes.contains("openid") {
             // Without an ID token there is no auth_time or acr to check: the request would go unverified.
-            throw ExternalUserAgentError(.invalidOptions,
+            throw ExternalUserAgentError(
+                .invalidOptions,
                 "max_age and acr_values are checked against the ID token, which only the 'openid' scope brings; "
                     + "add openid to the scopes, or leave them out")
         }
@@ -137,48 +141,59 @@ public struct SignIn: Sendable {
             AuthorizationParameters.reservedAuthorizationParameters.subtracting(AuthorizationRequest.reservedParameters)
                 .contains(extra.name) || parameters.extraAuthorizationParameters.contains { $0.name == extra.name }
         }) {
-            throw ExternalUserAgentError(.invalidOptions,
+            throw ExternalUserAgentError(
+                .invalidOptions,
                 "the additional authorization parameter '\(clash.name)' is one the sign-in sets itself or is given "
                     + "twice; set it once, through SignIn.parameters")
         }
         let dpopKey = usesDPoP ? DPoPKey() : nil
-        let extra = additionalParameters + parameters.authorizationFields + (dpopKey.map { [("dpop_jkt", $0.thumbprint)] } ?? [])
-        logger.info("starting sign-in", metadata: [
-            "issuer": "\(configuration.issuer)", "client_id": "\(client.clientID)",
-            "agent": "\(agent.descriptor.id)", "receiver": "\(receiver.id)",
-        ])
+        let extra =
+            additionalParameters + parameters.authorizationFields
+            + (dpopKey.map { [("dpop_jkt", $0.thumbprint)] } ?? [])
+        logger.info(
+            "starting sign-in",
+            metadata: [
+                "issuer": "\(configuration.issuer)", "client_id": "\(client.clientID)",
+                "agent": "\(agent.descriptor.id)", "receiver": "\(receiver.id)",
+            ])
         // The provider's keys are fetched while the person signs in: the ID token is then checked without
         // another round trip (a fetch that fails is done again, and reported, when the keys are needed).
         let keys = JWKSCache(jwksURI: configuration.jwksURI, http: http, logger: logger)
-        let keysAhead = scopes.contains("openid") && client.idTokenAlgorithm.map { !$0.isSymmetric && !$0.isNone } ?? true
+        let keysAhead =
+            scopes.contains("openid") && client.idTokenAlgorithm.map { !$0.isSymmetric && !$0.isNone } ?? true
             ? await keys.prefetch() : nil
         defer { keysAhead?.cancel() }
         let callback = try await session.run { redirectURI in
             if let registered { try Self.check(redirectURI, registered: registered) }
             report(.receiverStarted(redirectURI: redirectURI))
-            let request = try AuthorizationRequest(configuration: configuration, clientID: client.clientID, scopes: scopes,
-                                                   redirectURI: redirectURI, additionalParameters: extra,
-                                                   state: expectedState)
+            let request = try AuthorizationRequest(
+                configuration: configuration, clientID: client.clientID, scopes: scopes,
+                redirectURI: redirectURI, additionalParameters: extra,
+                state: expectedState)
             requestBox.set(request)
             let url = try client.signsRequestObjects ? RequestObject.url(for: request, client: client) : request.url
             guard pushes else { return url }
-            return try await pushed(url, client: client, http: http, logger: logger) { report(.authorizationRequestPushed(expiresIn: $0)) }
+            return try await pushed(url, client: client, http: http, logger: logger) {
+                report(.authorizationRequestPushed(expiresIn: $0))
+            }
         }
         reporting?.reportPresented()
         guard let request = requestBox.get() else {
             throw ExternalUserAgentError(.invalidOptions, "the sign-in ended before its request was made")
         }
         let response = try AuthorizationResponse(callbackURL: callback, request: request)
-        logger.debug("authorization response accepted",
-                     metadata: ["iss_present": "\(response.issuer != nil)", "refused_before": "\(session.refusedCount)"])
+        logger.debug(
+            "authorization response accepted",
+            metadata: ["iss_present": "\(response.issuer != nil)", "refused_before": "\(session.refusedCount)"])
         report(.authorizationResponseAccepted(response))
 
         var endpoint = TokenEndpoint(configuration: configuration, client: client, http: http, logger: logger)
         endpoint.dpopKey = dpopKey
         let tokens = try await endpoint.exchange(response, for: request, additionalParameters: parameters.tokenFields)
         report(.tokensReceived(tokens))
-        return try await finish(tokens: tokens, client: client, authorization: response, nonce: request.nonce,
-                                dpopKey: dpopKey, keys: keys)
+        return try await finish(
+            tokens: tokens, client: client, authorization: response, nonce: request.nonce,
+            dpopKey: dpopKey, keys: keys)
     }
 
     /// Signs in with the device authorization grant (RFC 8628): asks for a user code, hands it to
@@ -187,30 +202,38 @@ public struct SignIn: Sendable {
     /// The tokens get the same checks as the code flow (ID token signature, `iss`, `aud`, expiry; no
     /// `nonce`, which this grant does not carry) and become an ``AuthState``. Throws what
     /// ``DeviceAuthorization`` throws, and `idTokenInvalid`, `stateFileInvalid`.
-    public func runDevice<C: Clock>(clock: C = ContinuousClock(),
-                                    show: @Sendable (DeviceAuthorizationResponse) -> Void,
-                                    onEvent: @Sendable (DeviceAuthorization.PollEvent) -> Void = { _ in })
-        async throws -> AuthState where C.Duration == Duration {
+    public func runDevice<C: Clock>(
+        clock: C = ContinuousClock(),
+        show: @Sendable (DeviceAuthorizationResponse) -> Void,
+        onEvent: @Sendable (DeviceAuthorization.PollEvent) -> Void = { _ in }
+    )
+        async throws -> AuthState where C.Duration == Duration
+    {
         if usesDPoP {
-            throw ExternalUserAgentError(.invalidOptions,
+            throw ExternalUserAgentError(
+                .invalidOptions,
                 "DPoP-bound tokens are asked for in the code flow only; sign in with a browser or the manual agent, "
                     + "or without DPoP", remedies: [.useCodeFlow, .withoutDPoP])
         }
         if !parameters.isEmpty {
             // The device authorization request (RFC 8628 §3.1) carries none of them: sending nothing and checking
             // nothing (max_age, acr) would be accepting a sign-in that did not meet them.
-            throw ExternalUserAgentError(.invalidOptions,
+            throw ExternalUserAgentError(
+                .invalidOptions,
                 "the request parameters (prompt, login_hint, max_age, acr_values, ui_locales, resource, extra parameters) "
                     + "are sent in the code flow only; sign in with a browser or the manual agent, or without them",
                 remedies: [.useCodeFlow])
         }
         let client = try self.client.negotiated(with: configuration)
         if client.usesSecret { _ = try client.requiredSecret() }
-        let device = DeviceAuthorization(configuration: configuration, client: client, scopes: scopes, timeout: timeout,
-                                         http: http, logger: logger, clock: clock)
-        logger.info("starting device sign-in", metadata: [
-            "issuer": "\(configuration.issuer)", "client_id": "\(client.clientID)",
-        ])
+        let device = DeviceAuthorization(
+            configuration: configuration, client: client, scopes: scopes, timeout: timeout,
+            http: http, logger: logger, clock: clock)
+        logger.info(
+            "starting device sign-in",
+            metadata: [
+                "issuer": "\(configuration.issuer)", "client_id": "\(client.clientID)",
+            ])
         let codes = try await device.request()
         show(codes)
         let tokens = try await device.poll(codes, onEvent: onEvent)
@@ -228,26 +251,34 @@ public struct SignIn: Sendable {
     /// ```
     /// `show` tells the person the device grant's codes; without it, a plan that chose the device step fails with
     /// `invalidOptions`. Throws the plan's `noAgentAvailable` error when no step was possible.
-    public func run(plan: SignInPlan, agentOptions: [String: String] = [:],
-                    receiver: @Sendable () throws -> any RedirectReceiver,
-                    show: (@Sendable (DeviceAuthorizationResponse) -> Void)? = nil) async throws -> AuthState {
+    public func run(
+        plan: SignInPlan, agentOptions: [String: String] = [:],
+        receiver: @Sendable () throws -> any RedirectReceiver,
+        show: (@Sendable (DeviceAuthorizationResponse) -> Void)? = nil
+    ) async throws -> AuthState {
         guard let step = plan.chosen else { throw plan.error }
-        return try await run(chosen: step, of: plan, agentOptions: agentOptions, receiver: receiver,
-                             hooks: SignInFlow.Hooks(deviceCodes: show))
+        return try await run(
+            chosen: step, of: plan, agentOptions: agentOptions, receiver: receiver,
+            hooks: SignInFlow.Hooks(deviceCodes: show))
     }
 
     /// Runs `step`, the chosen one of `plan`: the device grant, or the code flow with the step's agent
     /// (`agentOptions` over the step's) and a receiver from `receiver`. `hooks.stepChosen` hears of it
     /// once the agent and receiver are made.
-    func run(chosen step: SignInPlan.Step, of plan: SignInPlan, agentOptions: [String: String],
-             receiver: () throws -> any RedirectReceiver, hooks: SignInFlow.Hooks) async throws -> AuthState {
-        logger.info("sign-in step chosen", metadata: [
-            "step": "\(step.step)", "agent": "\(step.agent?.descriptor.id ?? "-")", "why": "\(step.reason)",
-        ])
+    func run(
+        chosen step: SignInPlan.Step, of plan: SignInPlan, agentOptions: [String: String],
+        receiver: () throws -> any RedirectReceiver, hooks: SignInFlow.Hooks
+    ) async throws -> AuthState {
+        logger.info(
+            "sign-in step chosen",
+            metadata: [
+                "step": "\(step.step)", "agent": "\(step.agent?.descriptor.id ?? "-")", "why": "\(step.reason)",
+            ])
         switch step.step {
         case .device:
             guard let show = hooks.deviceCodes else {
-                throw ExternalUserAgentError(.invalidOptions,
+                throw ExternalUserAgentError(
+                    .invalidOptions,
                     "the device authorization grant was chosen (\(step.reason)), and the app gives no way to show its "
                         + "codes to the person: set SignInFlow.Hooks.deviceCodes, or leave the device step out of "
                         + "flow-order in the configuration")
@@ -271,8 +302,10 @@ public struct SignIn: Sendable {
     static func check(_ redirectURI: URL, registered: String) throws {
         if PrivateUseScheme.isPrivateUse(registered) {
             guard redirectURI.absoluteString == registered else {
-                throw ExternalUserAgentError(.invalidOptions,
-                    "the receiver waits at \(redirectURI.absoluteString), not at the registered redirect URI \(registered)")
+                throw ExternalUserAgentError(
+                    .invalidOptions,
+                    "the receiver waits at \(redirectURI.absoluteString), not at the registered redirect URI \(registered)"
+                )
             }
             return
         }
@@ -284,7 +317,8 @@ public struct SignIn: Sendable {
         }
         let actual = redirectURI.absoluteString
         guard let port = redirectURI.port, expected.uri(port: port) == actual else {
-            throw ExternalUserAgentError(.invalidOptions,
+            throw ExternalUserAgentError(
+                .invalidOptions,
                 "the receiver listens at \(actual), not at the registered redirect URI \(registered): give the loopback "
                     + "receiver the option redirect-uri=\(registered)", remedies: [.giveRedirectURI])
         }
@@ -294,35 +328,45 @@ public struct SignIn: Sendable {
     /// Only the code flow must bring an ID token when `openid` was asked for; the device grant, which OpenID
     /// Connect does not define, may not: who signed in then comes from the UserInfo endpoint when the
     /// server has one, else stays unknown.
-    private func finish(tokens: TokenResponse, client: ClientCredentials, authorization: AuthorizationResponse?,
-                        nonce: String?, dpopKey: DPoPKey? = nil, keys: JWKSCache? = nil) async throws -> AuthState {
+    private func finish(
+        tokens: TokenResponse, client: ClientCredentials, authorization: AuthorizationResponse?,
+        nonce: String?, dpopKey: DPoPKey? = nil, keys: JWKSCache? = nil
+    ) async throws -> AuthState {
         var claims: IDTokenClaims?
         var identity: UserIdentity?
         if let idToken = tokens.idToken {
-            let validator = keys.map { IDTokenValidator(configuration: configuration, client: client, keys: $0, http: http, logger: logger) }
+            let validator =
+                keys.map {
+                    IDTokenValidator(configuration: configuration, client: client, keys: $0, http: http, logger: logger)
+                }
                 ?? IDTokenValidator(configuration: configuration, client: client, http: http, logger: logger)
-            let validated = try await validator
+            let validated =
+                try await validator
                 .validate(idToken, nonce: nonce, delivery: authorization == nil ? .deviceGrant : .codeExchange)
             if authorization != nil { try parameters.check(validated, configuration: configuration) }
             claims = validated
             let header = CompactJWT(idToken)?.header
             progress?(.idTokenValidated(validated, algorithm: header?.alg ?? "?", keyID: header?.kid))
         } else if authorization != nil, scopes.contains("openid") {
-            throw ExternalUserAgentError(.idTokenInvalid,
+            throw ExternalUserAgentError(
+                .idTokenInvalid,
                 "the token response has no ID token although 'openid' was asked for (OIDC Core §3.1.3.3)")
         } else if scopes.contains("openid"), configuration.userinfoEndpoint != nil {
             do {
-                identity = try await UserIdentity.fetch(configuration: configuration, client: client, accessToken: tokens.accessToken, http: http)
+                identity = try await UserIdentity.fetch(
+                    configuration: configuration, client: client, accessToken: tokens.accessToken, http: http)
             } catch let error as ExternalUserAgentError {
                 logger.warning("signed in without an ID token, and who signed in is unknown: \(error.message)")
             }
         } else {
-            logger.info("signed in without an ID token: who signed in is unknown",
-                        metadata: ["grant": "\(authorization == nil ? "device" : "authorization code")"])
+            logger.info(
+                "signed in without an ID token: who signed in is unknown",
+                metadata: ["grant": "\(authorization == nil ? "device" : "authorization code")"])
         }
-        let state = AuthState(configuration: configuration, client: client, scope: scopes.joined(separator: " "),
-                              tokenResponse: nil, file: file, http: http, logger: logger, dpopKey: dpopKey,
-                              refreshParameters: parameters.tokenFields.map { (name: $0.0, value: $0.1) })
+        let state = AuthState(
+            configuration: configuration, client: client, scope: scopes.joined(separator: " "),
+            tokenResponse: nil, file: file, http: http, logger: logger, dpopKey: dpopKey,
+            refreshParameters: parameters.tokenFields.map { (name: $0.0, value: $0.1) })
         try await state.record(authorization: authorization, tokens: tokens, claims: claims, identity: identity)
         if let file { progress?(.saved(file)) }
         logger.info("signed in", metadata: ["issuer": "\(configuration.issuer)", "saved": "\(file?.path ?? "no")"])
@@ -377,14 +421,17 @@ extension SignIn {
         let required = configuration.requirePushedAuthorizationRequests
         if configuration.pushedAuthorizationRequestEndpoint == nil {
             guard !required else {
-                throw ExternalUserAgentError(.invalidOptions,
+                throw ExternalUserAgentError(
+                    .invalidOptions,
                     "the server requires pushed authorization requests (require_pushed_authorization_requests) but its "
-                        + "metadata names no usable pushed_authorization_request_endpoint; the provider must fix its metadata")
+                        + "metadata names no usable pushed_authorization_request_endpoint; the provider must fix its metadata"
+                )
             }
             return false
         }
         if !usesPushedAuthorization, required {
-            throw ExternalUserAgentError(.invalidOptions,
+            throw ExternalUserAgentError(
+                .invalidOptions,
                 "the server requires pushed authorization requests (require_pushed_authorization_requests, RFC 9126): "
                     + "leave pushing on (remove what turns it off: the caller's own setting, or [login] par = false in "
                     + "the configuration)", remedies: [.allowPushedRequests])
@@ -400,21 +447,29 @@ extension SignIn {
     /// not require pushing, a failed push (no answer, a 5xx, a 404 or 405, an invalid push response) falls back to
     /// `url` itself, logged as a warning.
     /// `onPushed` hears of a push the server accepted, with its `expires_in`.
-    func pushed(_ url: URL, client: ClientCredentials, http: OAuthHTTP, logger: Logger,
-                onPushed: (Int) -> Void = { _ in }) async throws -> URL {
+    func pushed(
+        _ url: URL, client: ClientCredentials, http: OAuthHTTP, logger: Logger,
+        onPushed: (Int) -> Void = { _ in }
+    ) async throws -> URL {
         do {
-            let (pushedURL, response) = try await PushedAuthorizationRequest(configuration: configuration, client: client,
-                                                                              http: http, logger: logger)
-                .push(url, signed: client.signsRequestObjects)
+            let (pushedURL, response) = try await PushedAuthorizationRequest(
+                configuration: configuration, client: client,
+                http: http, logger: logger
+            )
+            .push(url, signed: client.signsRequestObjects)
             logger.info("authorization request pushed (RFC 9126)", metadata: ["expires_in": "\(response.expiresIn)"])
             onPushed(response.expiresIn)
             return pushedURL
-        } catch let error as ExternalUserAgentError where !configuration.requirePushedAuthorizationRequests
-                    && !Self.judgedRequest(error) {
-            logger.warning("the pushed authorization request failed; sending the request in the URL instead: \(error.message)")
+        } catch let error as ExternalUserAgentError
+            where !configuration.requirePushedAuthorizationRequests
+            && !Self.judgedRequest(error)
+        {
+            logger.warning(
+                "the pushed authorization request failed; sending the request in the URL instead: \(error.message)")
             return url
         } catch let error as ExternalUserAgentError where error.underlying is PushedAuthorizationRequest.Refusal {
-            throw ExternalUserAgentError(error.code,
+            throw ExternalUserAgentError(
+                error.code,
                 "\(error.message); nothing was opened in a browser, where the same request would be refused too: check "
                     + "that the client ID, the redirect URI (exactly as registered) and the client's authentication are "
                     + "the ones registered with the provider", underlying: error.underlying)

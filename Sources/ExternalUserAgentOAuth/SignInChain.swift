@@ -56,21 +56,27 @@ public struct SignInPlan: Sendable {
         var lines = ["no way to sign in is possible here; each step of the chain was skipped:"]
         for step in steps { lines.append("  - \(step.step): \(step.reason)") }
         let configuration = report.configuration
-        let pins = [configuration[.preference], configuration[.allow]].compactMap { $0 }.filter { $0.origin.layer == .managed }
+        let pins = [configuration[.preference], configuration[.allow]].compactMap { $0 }.filter {
+            $0.origin.layer == .managed
+        }
         guard !pins.isEmpty else {
             lines.append("Name an agent, or change flow-order in the configuration.")
-            return ExternalUserAgentError(.noAgentAvailable, lines.joined(separator: "\n"),
-                                          remedies: [.chooseAgent, .explainSelection])
+            return ExternalUserAgentError(
+                .noAgentAvailable, lines.joined(separator: "\n"),
+                remedies: [.chooseAgent, .explainSelection])
         }
         let pinned = pins.map { "\($0.key) = \($0.value) (\($0.origin.location))" }.joined(separator: " and ")
         let device = steps.first { $0.step == .device }
         let deviceOpen = device.map { $0.status != .skipped } ?? true
-        lines.append("The managed file pins \(pinned), so naming another agent changes nothing. What still works: "
-            + "make an agent it allows available here (its reason above says what is missing)"
-            + (deviceOpen ? "; sign in with the device authorization grant (RFC 8628), if the provider offers it" : "")
-            + "; or ask the administrator to change that file.")
-        return ExternalUserAgentError(.noAgentAvailable, lines.joined(separator: "\n"),
-                                      remedies: (deviceOpen ? [.useDeviceFlow] : []) + [.explainSelection])
+        lines.append(
+            "The managed file pins \(pinned), so naming another agent changes nothing. What still works: "
+                + "make an agent it allows available here (its reason above says what is missing)"
+                + (deviceOpen
+                    ? "; sign in with the device authorization grant (RFC 8628), if the provider offers it" : "")
+                + "; or ask the administrator to change that file.")
+        return ExternalUserAgentError(
+            .noAgentAvailable, lines.joined(separator: "\n"),
+            remedies: (deviceOpen ? [.useDeviceFlow] : []) + [.explainSelection])
     }
 }
 
@@ -84,8 +90,10 @@ public struct SignInPlan: Sendable {
 public enum SignInChain {
     /// Plans a sign-in. `service` is the server's configuration, `nil` when it is not known yet
     /// (the device step is then `unknown`, and later steps are still evaluated).
-    public static func plan(candidates: [AgentCandidate], configuration: Configuration,
-                            service: ServiceConfiguration?, forced: SignInStep? = nil) -> SignInPlan {
+    public static func plan(
+        candidates: [AgentCandidate], configuration: Configuration,
+        service: ServiceConfiguration?, forced: SignInStep? = nil
+    ) -> SignInPlan {
         let fullReport = AgentSelection.evaluate(candidates: candidates, configuration: configuration)
         var order = configuration.flowOrder.compactMap(SignInStep.init(rawValue:))
         let origin = configuration[.flowOrder].map { "flow-order from \($0.origin)" } ?? "the default flow-order"
@@ -102,13 +110,18 @@ public enum SignInChain {
         var steps: [SignInPlan.Step] = []
         var decided = false
         for step in order {
-            func add(_ status: SignInPlan.Step.Status, _ reason: String, agent: AgentCandidate? = nil,
-                     options: [String: String] = [:]) {
-                steps.append(SignInPlan.Step(step: step, status: status, agent: agent, options: options, reason: reason))
+            func add(
+                _ status: SignInPlan.Step.Status, _ reason: String, agent: AgentCandidate? = nil,
+                options: [String: String] = [:]
+            ) {
+                steps.append(
+                    SignInPlan.Step(step: step, status: status, agent: agent, options: options, reason: reason))
                 if status == .chosen { decided = true }
             }
             if decided {
-                add(.notReached, "not needed: the \(steps.first { $0.status == .chosen }!.step) step comes first in \(origin)")
+                add(
+                    .notReached,
+                    "not needed: the \(steps.first { $0.status == .chosen }!.step) step comes first in \(origin)")
                 continue
             }
             if let forcedStep, let forcedBy, step != forcedStep {
@@ -122,39 +135,59 @@ public enum SignInChain {
                 let report = AgentSelection.evaluate(candidates: pool, configuration: configuration)
                 if let winner = report.chosen {
                     // A managed pin can overrule the named agent: the reason then says who won, and why.
-                    let overruled = configuration.namedAgent.map { !winner.candidate.descriptor.answers(to: $0) } ?? false
-                    let why = forcedBy.map {
-                        overruled ? "\($0), but '\(winner.id)' was chosen instead: \(winner.reasons.last ?? "it passed every rule")" : $0
-                    } ?? (wantManual
-                        ? "no earlier step in \(origin) was possible, and the manual agent '\(winner.id)' is available"
-                        : "the browser agent '\(winner.id)' passed every selection rule")
-                    add(.chosen, why, agent: winner.candidate, options: configuration.options(for: winner.candidate.descriptor))
+                    let overruled =
+                        configuration.namedAgent.map { !winner.candidate.descriptor.answers(to: $0) } ?? false
+                    let why =
+                        forcedBy.map {
+                            overruled
+                                ? "\($0), but '\(winner.id)' was chosen instead: \(winner.reasons.last ?? "it passed every rule")"
+                                : $0
+                        }
+                        ?? (wantManual
+                            ? "no earlier step in \(origin) was possible, and the manual agent '\(winner.id)' is available"
+                            : "the browser agent '\(winner.id)' passed every selection rule")
+                    add(
+                        .chosen, why, agent: winner.candidate,
+                        options: configuration.options(for: winner.candidate.descriptor))
                 } else if pool.isEmpty {
-                    add(.skipped, wantManual ? "no manual agent is installed (libEUAManual.so)"
-                                             : "no browser agent is installed")
+                    add(
+                        .skipped,
+                        wantManual
+                            ? "no manual agent is installed (libEUAManual.so)"
+                            : "no browser agent is installed")
                 } else {
                     let losers = report.verdicts.map { "\($0.id): \($0.reasons.last ?? "removed")" }
-                    add(.skipped, (wantManual ? "no manual agent can be used: " : "no browser agent is available: ")
-                        + losers.joined(separator: "; "))
+                    add(
+                        .skipped,
+                        (wantManual ? "no manual agent can be used: " : "no browser agent is available: ")
+                            + losers.joined(separator: "; "))
                 }
             case .device:
                 if let service {
                     if let endpoint = service.deviceAuthorizationEndpoint {
-                        add(.chosen, forcedBy ?? "no browser agent is available before it in \(origin), and the server "
-                            + "advertises device_authorization_endpoint \(endpoint.absoluteString)")
+                        add(
+                            .chosen,
+                            forcedBy ?? "no browser agent is available before it in \(origin), and the server "
+                                + "advertises device_authorization_endpoint \(endpoint.absoluteString)")
                     } else {
-                        add(.skipped, "the server \(service.issuer) advertises no device_authorization_endpoint "
-                            + "(RFC 8628) in its metadata")
+                        add(
+                            .skipped,
+                            "the server \(service.issuer) advertises no device_authorization_endpoint "
+                                + "(RFC 8628) in its metadata")
                     }
                 } else {
-                    add(.unknown, "used only when the server's metadata advertises device_authorization_endpoint; "
-                        + "give the issuer to know")
+                    add(
+                        .unknown,
+                        "used only when the server's metadata advertises device_authorization_endpoint; "
+                            + "give the issuer to know")
                 }
             }
         }
         for step in SignInStep.allCases where !order.contains(step) {
-            steps.append(SignInPlan.Step(step: step, status: .skipped, agent: nil, options: [:],
-                                         reason: "left out of \(origin)"))
+            steps.append(
+                SignInPlan.Step(
+                    step: step, status: .skipped, agent: nil, options: [:],
+                    reason: "left out of \(origin)"))
         }
         return SignInPlan(steps: steps, report: fullReport)
     }

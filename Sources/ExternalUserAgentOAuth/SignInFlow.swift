@@ -74,13 +74,15 @@ public struct SignInFlow: Sendable {
     /// coming back to `receiver`: scope `openid` unless given; the timeout, redirect URI and receiver options
     /// not given here come from the configuration (``effectiveTimeout``, ``effectiveRedirectURI``,
     /// ``effectiveReceiverOptions``).
-    public init(issuer: String, client: ClientCredentials, scopes: [String] = ["openid"],
-                additionalParameters: [(name: String, value: String)] = [], timeout: Duration? = nil,
-                file: AuthStateFile? = nil, candidates: [AgentCandidate], configuration: Configuration,
-                forcedStep: SignInStep? = nil, agentOptions: [String: String] = [:], receiver: Receiver,
-                receiverOptions: [String: String] = [:], redirectURI: String? = nil, hooks: Hooks = Hooks(),
-                http: OAuthHTTP = OAuthHTTP(),
-                logger: Logger = Logger(label: "eua.oauth")) {
+    public init(
+        issuer: String, client: ClientCredentials, scopes: [String] = ["openid"],
+        additionalParameters: [(name: String, value: String)] = [], timeout: Duration? = nil,
+        file: AuthStateFile? = nil, candidates: [AgentCandidate], configuration: Configuration,
+        forcedStep: SignInStep? = nil, agentOptions: [String: String] = [:], receiver: Receiver,
+        receiverOptions: [String: String] = [:], redirectURI: String? = nil, hooks: Hooks = Hooks(),
+        http: OAuthHTTP = OAuthHTTP(),
+        logger: Logger = Logger(label: "eua.oauth")
+    ) {
         self.issuer = issuer
         self.client = client
         self.scopes = scopes
@@ -114,15 +116,18 @@ public struct SignInFlow: Sendable {
         var http = self.http
         http.deadline = deadline
         let (discovery, issuer) = (Discovery(http: http, logger: logger), issuer)
-        discoveryAhead = DiscoveryAhead(issuer: issuer, deadline: deadline,
-                                        task: Task(priority: priority) { try await discovery.configuration(issuer: issuer) })
+        discoveryAhead = DiscoveryAhead(
+            issuer: issuer, deadline: deadline,
+            task: Task(priority: priority) { try await discovery.configuration(issuer: issuer) })
     }
 
     /// ``timeout``, else the configuration's `timeouts.authorization`, else 300 s.
     public var effectiveTimeout: Duration { timeout ?? configuration.authorizationTimeout ?? .seconds(300) }
 
     /// The redirect URI the receiver is given: ``redirectURI``, else the configuration's `login.redirect-uri`.
-    public var effectiveRedirectURI: String? { redirectURI ?? receiverOptions["redirect-uri"] ?? configuration.redirectURI }
+    public var effectiveRedirectURI: String? {
+        redirectURI ?? receiverOptions["redirect-uri"] ?? configuration.redirectURI
+    }
 
     /// The options the receiver is made with: the configuration's, with ``receiverOptions`` over them, and
     /// ``redirectURI`` over both (it replaces `path`).
@@ -137,7 +142,9 @@ public struct SignInFlow: Sendable {
             options["redirect-uri"] = nil
             options["path"] = nil
         }
-        if let text = given ?? options["redirect-uri"], let uri = try? LoopbackRedirectURI(parsing: text), uri.port != nil {
+        if let text = given ?? options["redirect-uri"], let uri = try? LoopbackRedirectURI(parsing: text),
+            uri.port != nil
+        {
             // A redirect URI that names its port outranks the configuration's port options.
             options["port"] = nil
             options["port-range"] = nil
@@ -161,7 +168,9 @@ public struct SignInFlow: Sendable {
     func checkedReceiverOptions() throws -> [String: String] {
         let options = effectiveReceiverOptions
         guard let text = options["redirect-uri"] else { return options }
-        let source = redirectURI != nil || receiverOptions["redirect-uri"] != nil ? "the redirect URI"
+        let source =
+            redirectURI != nil || receiverOptions["redirect-uri"] != nil
+            ? "the redirect URI"
             : "login.redirect-uri (\(configuration[.loginRedirectURI]?.origin.description ?? "configuration"))"
         if PrivateUseScheme.isPrivateUse(text) {
             do throws(PrivateUseScheme.RedirectURIProblem) {
@@ -170,7 +179,8 @@ public struct SignInFlow: Sendable {
                 throw ExternalUserAgentError(.invalidOptions, "\(source) '\(text)' cannot be used: \(error)")
             }
             if let given = receiverOptions["port"] ?? receiverOptions["port-range"] ?? receiverOptions["path"] {
-                throw ExternalUserAgentError(.invalidOptions,
+                throw ExternalUserAgentError(
+                    .invalidOptions,
                     "\(source) \(text) is a private-use scheme URI, received by the scheme receiver: the loopback option "
                         + "\(given) has no meaning with it; give the redirect URI only")
             }
@@ -183,12 +193,14 @@ public struct SignInFlow: Sendable {
             throw ExternalUserAgentError(.invalidOptions, "\(source) '\(text)' cannot be used: \(error)")
         }
         if let port = uri.port, let given = options["port"] ?? options["port-range"] {
-            throw ExternalUserAgentError(.invalidOptions,
+            throw ExternalUserAgentError(
+                .invalidOptions,
                 "\(source) \(text) has the port \(port), and the port \(given) was given too: give one of them "
                     + "(the port must be the registered one when the registration names it)")
         }
         if let path = options["path"] {
-            throw ExternalUserAgentError(.invalidOptions,
+            throw ExternalUserAgentError(
+                .invalidOptions,
                 "\(source) \(text) has its path, and the path \(path) was given too: give the redirect URI only")
         }
         return options
@@ -217,20 +229,27 @@ public struct SignInFlow: Sendable {
         let deadline = ahead?.deadline ?? ContinuousClock.now + effectiveTimeout
         var http = self.http
         http.deadline = deadline
-        let service = if let ahead {
-            try await withTaskCancellationHandler { try await ahead.task.value } onCancel: { ahead.task.cancel() }
-        } else {
-            try await Discovery(http: http, logger: logger).configuration(issuer: issuer)
-        }
+        let service =
+            if let ahead {
+                try await withTaskCancellationHandler {
+                    try await ahead.task.value
+                } onCancel: {
+                    ahead.task.cancel()
+                }
+            } else {
+                try await Discovery(http: http, logger: logger).configuration(issuer: issuer)
+            }
         hooks.discovered(service)
-        let plan = SignInChain.plan(candidates: candidates, configuration: configuration, service: service,
-                                    forced: forcedStep)
+        let plan = SignInChain.plan(
+            candidates: candidates, configuration: configuration, service: service,
+            forced: forcedStep)
         plan.report.log(to: logger)
         guard let step = plan.chosen else { throw named ? plan.report.error : plan.error }
-        var signIn = SignIn(configuration: service, client: client, scopes: scopes,
-                            additionalParameters: additionalParameters,
-                            timeout: max(ContinuousClock.now.duration(to: deadline), .milliseconds(1)), file: file,
-                            http: http, logger: logger, progress: hooks.progress)
+        var signIn = SignIn(
+            configuration: service, client: client, scopes: scopes,
+            additionalParameters: additionalParameters,
+            timeout: max(ContinuousClock.now.duration(to: deadline), .milliseconds(1)), file: file,
+            http: http, logger: logger, progress: hooks.progress)
         signIn.redirectURI = receiverOptions["redirect-uri"]
         signIn.parameters = parameters
         if let uses = usesPushedAuthorization ?? LoginParameterSettings.flag(.loginPAR, configuration) {
@@ -238,8 +257,9 @@ public struct SignInFlow: Sendable {
         }
         signIn.usesDPoP = usesDPoP ?? LoginParameterSettings.flag(.loginDPoP, configuration) ?? false
         let (receiver, options) = (self.receiver, receiverOptions)
-        return try await signIn.run(chosen: step, of: plan, agentOptions: agentOptions,
-                                    receiver: { try receiver.make(options) }, hooks: hooks)
+        return try await signIn.run(
+            chosen: step, of: plan, agentOptions: agentOptions,
+            receiver: { try receiver.make(options) }, hooks: hooks)
     }
 }
 
@@ -263,11 +283,13 @@ extension SignInFlow {
         public var devicePoll: @Sendable (DeviceAuthorization.PollEvent) -> Void
 
         /// Hooks as given; one left out does nothing, except ``deviceCodes`` (see there).
-        public init(discovered: @escaping @Sendable (ServiceConfiguration) -> Void = { _ in },
-                    stepChosen: @escaping @Sendable (SignInPlan.Step) -> Void = { _ in },
-                    progress: (@Sendable (SignIn.Progress) -> Void)? = nil,
-                    deviceCodes: (@Sendable (DeviceAuthorizationResponse) -> Void)? = nil,
-                    devicePoll: @escaping @Sendable (DeviceAuthorization.PollEvent) -> Void = { _ in }) {
+        public init(
+            discovered: @escaping @Sendable (ServiceConfiguration) -> Void = { _ in },
+            stepChosen: @escaping @Sendable (SignInPlan.Step) -> Void = { _ in },
+            progress: (@Sendable (SignIn.Progress) -> Void)? = nil,
+            deviceCodes: (@Sendable (DeviceAuthorizationResponse) -> Void)? = nil,
+            devicePoll: @escaping @Sendable (DeviceAuthorization.PollEvent) -> Void = { _ in }
+        ) {
             self.discovered = discovered
             self.stepChosen = stepChosen
             self.progress = progress
@@ -297,12 +319,16 @@ extension SignInFlow {
             return Receiver { options in
                 var (id, entry, options) = (id, loopbackEntry, options)
                 if id == "loopback", let text = options["redirect-uri"], PrivateUseScheme.isPrivateUse(text),
-                   let parts = try? PrivateUseScheme.redirectURIParts(text) {
+                    let parts = try? PrivateUseScheme.redirectURIParts(text)
+                {
                     (id, entry, options) = ("scheme", schemeEntry, ["scheme": parts.scheme, "path": parts.path])
                 }
                 guard let entry else {
-                    let file = id == "loopback" ? "libEUALoopback.so" : id == "scheme" ? "libEUAScheme.so" : "the plugin that offers it"
-                    throw ExternalUserAgentError(.receiverFailed,
+                    let file =
+                        id == "loopback"
+                        ? "libEUALoopback.so" : id == "scheme" ? "libEUAScheme.so" : "the plugin that offers it"
+                    throw ExternalUserAgentError(
+                        .receiverFailed,
                         "no '\(id)' redirect receiver was found"
                             + (loaded.isEmpty ? "" : " (the plugins offer \(loaded.joined(separator: ", ")))")
                             + "; is \(file) beside the program or on EUA_PLUGIN_PATH?", remedies: [.listAgents])

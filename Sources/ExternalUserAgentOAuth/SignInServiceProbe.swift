@@ -10,8 +10,11 @@ package enum SignInServiceProbe {
     /// `running`, `activatable` or `absent` (with why), each question to the bus waiting at most `timeout`.
     package static func state(timeout: Duration = .milliseconds(500)) -> (state: String, why: String?) {
         var why: UnsafeMutablePointer<CChar>?
-        let state = csecret_bus_name_state(busName, Int32(clamping: timeout.components.seconds * 1000
-            + timeout.components.attoseconds / 1_000_000_000_000_000), &why)
+        let state = csecret_bus_name_state(
+            busName,
+            Int32(
+                clamping: timeout.components.seconds * 1000
+                    + timeout.components.attoseconds / 1_000_000_000_000_000), &why)
         let reason = why.map { String(cString: $0) }
         if let why { csecret_free(why) }
         return (state == 2 ? "running" : state == 1 ? "activatable" : "absent", reason)

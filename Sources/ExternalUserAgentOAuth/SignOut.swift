@@ -100,8 +100,10 @@ public struct SignOut: Sendable {
     private let logger: Logger
 
     /// A sign-out of `state`: revoke, end the session, forget; 300 s for the person on the provider's page.
-    public init(state: AuthState, timeout: Duration? = .seconds(300), http: OAuthHTTP = OAuthHTTP(),
-                logger: Logger = Logger(label: "eua.oauth")) {
+    public init(
+        state: AuthState, timeout: Duration? = .seconds(300), http: OAuthHTTP = OAuthHTTP(),
+        logger: Logger = Logger(label: "eua.oauth")
+    ) {
         self.state = state
         self.configuration = state.configuration
         self.timeout = timeout
@@ -130,10 +132,14 @@ public struct SignOut: Sendable {
         }
         if Task.isCancelled {
             // Cancelled (Ctrl-C) while revoking or waiting for the browser: stop here, the state as it is.
-            throw ExternalUserAgentError(.programCanceled,
-                "the sign-out was cancelled" + (outcome.revoked.isEmpty ? "; the saved state was kept" : " after revoking the "
-                    + outcome.revoked.map(\.words).joined(separator: " and ")
-                    + "; the saved state was kept, marked signed out (its tokens are not used again)"))
+            throw ExternalUserAgentError(
+                .programCanceled,
+                "the sign-out was cancelled"
+                    + (outcome.revoked.isEmpty
+                        ? "; the saved state was kept"
+                        : " after revoking the "
+                            + outcome.revoked.map(\.words).joined(separator: " and ")
+                            + "; the saved state was kept, marked signed out (its tokens are not used again)"))
         }
         if let file = state.file {
             if keepsStateOnRevocationFailure, !outcome.revocationFailures.isEmpty {
@@ -142,10 +148,13 @@ public struct SignOut: Sendable {
                 outcome.stateRemoved = try await file.remove()
             }
         }
-        logger.info("signed out", metadata: [
-            "revoked": "\(outcome.revoked.map(\.rawValue))", "not_revoked": "\(outcome.revocationFailures.map(\.kind.rawValue))",
-            "state_removed": "\(outcome.stateRemoved)",
-        ])
+        logger.info(
+            "signed out",
+            metadata: [
+                "revoked": "\(outcome.revoked.map(\.rawValue))",
+                "not_revoked": "\(outcome.revocationFailures.map(\.kind.rawValue))",
+                "state_removed": "\(outcome.stateRemoved)",
+            ])
         return outcome
     }
 
@@ -156,17 +165,22 @@ public struct SignOut: Sendable {
         guard outcome.revocationSupported, let tokens = await state.lastTokenResponse else { return outcome }
         let revokedEarlier = await state.revokedTokens?.kinds ?? []
         let revocation = TokenRevocation(configuration: configuration, client: state.client, http: http, logger: logger)
-        let pairs: [(TokenRevocation.TokenKind, String?)] = [(.refreshToken, tokens.refreshToken), (.accessToken, tokens.accessToken)]
-        for case let (kind, token?) in pairs where !token.isEmpty && !revokedEarlier.contains(kind) {
+        let pairs: [(TokenRevocation.TokenKind, String?)] = [
+            (.refreshToken, tokens.refreshToken), (.accessToken, tokens.accessToken),
+        ]
+        for case (let kind, let token?) in pairs where !token.isEmpty && !revokedEarlier.contains(kind) {
             do {
                 try await revocation.revoke(token, kind: kind)
                 outcome.revoked.append(kind)
             } catch let error as ExternalUserAgentError {
-                logger.warning("a token was not revoked", metadata: ["token_type_hint": "\(kind.rawValue)", "why": "\(error.message)"])
+                logger.warning(
+                    "a token was not revoked",
+                    metadata: ["token_type_hint": "\(kind.rawValue)", "why": "\(error.message)"])
                 outcome.revocationFailures.append(RevocationFailure(kind: kind, error: error))
             } catch {
-                outcome.revocationFailures.append(RevocationFailure(
-                    kind: kind, error: ExternalUserAgentError(.revocationFailed, "\(error)", underlying: error)))
+                outcome.revocationFailures.append(
+                    RevocationFailure(
+                        kind: kind, error: ExternalUserAgentError(.revocationFailed, "\(error)", underlying: error)))
             }
         }
         return outcome
@@ -185,26 +199,33 @@ public struct SignOut: Sendable {
                 return try await endSessionWithHint(agent: agent, receiver: receiver)
             }
             guard let receiver else {
-                let request = try EndSessionRequest(configuration: configuration, clientID: clientID,
-                                                    postLogoutRedirectURI: nil, additionalParameters: extra)
+                let request = try EndSessionRequest(
+                    configuration: configuration, clientID: clientID,
+                    postLogoutRedirectURI: nil, additionalParameters: extra)
                 let session = ExternalUserAgentSession(agent: agent, receiver: NoRedirectBack())
-                try await agent.present(AgentRequest(url: request.url, redirectURI: request.endpoint, timeout: timeout,
-                                                     purpose: .signOut),
-                                        session: session)
+                try await agent.present(
+                    AgentRequest(
+                        url: request.url, redirectURI: request.endpoint, timeout: timeout,
+                        purpose: .signOut),
+                    session: session)
                 return .sent
             }
             let expectedState = SecureRandom.token(bits: 256)
             let session = ExternalUserAgentSession(
                 agent: agent, receiver: receiver,
-                configuration: .init(expectedState: expectedState, timeout: timeout, onRefused: { [logger] reason in
-                    logger.info("a request to the post-logout redirect URI was turned away; still waiting",
-                                metadata: ["why": "\(reason)"])
-                }, purpose: .signOut))
+                configuration: .init(
+                    expectedState: expectedState, timeout: timeout,
+                    onRefused: { [logger] reason in
+                        logger.info(
+                            "a request to the post-logout redirect URI was turned away; still waiting",
+                            metadata: ["why": "\(reason)"])
+                    }, purpose: .signOut))
             let box = EndSessionBox()
             let callback = try await session.run { redirectURI in
-                let request = try EndSessionRequest(configuration: configuration, clientID: clientID,
-                                                    postLogoutRedirectURI: redirectURI, additionalParameters: extra,
-                                                    state: expectedState)
+                let request = try EndSessionRequest(
+                    configuration: configuration, clientID: clientID,
+                    postLogoutRedirectURI: redirectURI, additionalParameters: extra,
+                    state: expectedState)
                 box.set(request)
                 return request.url
             }
@@ -226,9 +247,12 @@ extension SignOut {
     /// signed out by it) with HTTP 200, no form and next to no text: a provider that ends a session only for an
     /// `id_token_hint` (Glewlwyd). A provider that asks the person to confirm shows a form instead.
     func endSessionAnswersEmptyPage() async -> Bool {
-        guard let request = try? EndSessionRequest(configuration: configuration, clientID: state.client.clientID,
-                                                   postLogoutRedirectURI: nil),
-              let response = try? await http.get(request.url), response.status == 200 else { return false }
+        guard
+            let request = try? EndSessionRequest(
+                configuration: configuration, clientID: state.client.clientID,
+                postLogoutRedirectURI: nil),
+            let response = try? await http.get(request.url), response.status == 200
+        else { return false }
         let text = String(decoding: response.body.prefix(64 * 1024), as: UTF8.self)
         let words = ProviderPageText.words(of: response.body, contentType: response.contentType) ?? ""
         return !text.lowercased().contains("<form") && words.count < 40
@@ -237,37 +261,48 @@ extension SignOut {
     /// The end-session request with `id_token_hint`, in a form the loopback `receiver` serves once: the agent is given
     /// only the receiver's one-time URL, the browser sends the form to the provider, and the post-logout redirect
     /// comes back to the receiver with this request's `state`.
-    func endSessionWithHint(agent: any ExternalUserAgent, receiver: (any RedirectReceiver)?) async throws -> EndSession {
+    func endSessionWithHint(agent: any ExternalUserAgent, receiver: (any RedirectReceiver)?) async throws -> EndSession
+    {
         guard let endpoint = configuration.endSessionEndpoint else { return .notSupported }
         guard let receiver else {
-            throw ExternalUserAgentError(.endSessionFailed,
+            throw ExternalUserAgentError(
+                .endSessionFailed,
                 "the ID token goes to the provider only in a form the loopback receiver serves, and this sign-out has no "
                     + "post-logout redirect URI to receive on; give a loopback one registered with the provider")
         }
         guard let idToken = await state.lastTokenResponse?.idToken, !idToken.isEmpty else {
-            throw ExternalUserAgentError(.endSessionFailed,
+            throw ExternalUserAgentError(
+                .endSessionFailed,
                 "the saved state holds no ID token, so the provider cannot be sent an id_token_hint; its session is "
                     + "ended only on its own page")
         }
         let expectedState = SecureRandom.token(bits: 256)
-        let check = try EndSessionRequest(configuration: configuration, clientID: state.client.clientID,
-                                          postLogoutRedirectURI: nil, additionalParameters: additionalParameters,
-                                          state: expectedState)
-        var fields = [HandOffForm.Field(name: "id_token_hint", value: idToken),
-                      HandOffForm.Field(name: "client_id", value: state.client.clientID),
-                      HandOffForm.Field(name: "state", value: expectedState)]
+        let check = try EndSessionRequest(
+            configuration: configuration, clientID: state.client.clientID,
+            postLogoutRedirectURI: nil, additionalParameters: additionalParameters,
+            state: expectedState)
+        var fields = [
+            HandOffForm.Field(name: "id_token_hint", value: idToken),
+            HandOffForm.Field(name: "client_id", value: state.client.clientID),
+            HandOffForm.Field(name: "state", value: expectedState),
+        ]
         fields += additionalParameters.map { HandOffForm.Field(name: $0.name, value: $0.value) }
-        let form = HandOffForm(action: endpoint, method: delivery == .hintGet ? .get : .post, fields: fields,
-                               redirectURIField: "post_logout_redirect_uri")
+        let form = HandOffForm(
+            action: endpoint, method: delivery == .hintGet ? .get : .post, fields: fields,
+            redirectURIField: "post_logout_redirect_uri")
         let session = ExternalUserAgentSession(
             agent: agent, receiver: receiver,
-            configuration: .init(expectedState: expectedState, timeout: timeout, onRefused: { [logger] reason in
-                logger.info("a request to the post-logout redirect URI was turned away; still waiting",
-                            metadata: ["why": "\(reason)"])
-            }, purpose: .signOut, handOff: form))
+            configuration: .init(
+                expectedState: expectedState, timeout: timeout,
+                onRefused: { [logger] reason in
+                    logger.info(
+                        "a request to the post-logout redirect URI was turned away; still waiting",
+                        metadata: ["why": "\(reason)"])
+                }, purpose: .signOut, handOff: form))
         let callback = try await session.run { redirectURI in
             guard redirectURI.scheme == "http", let url = form.url(on: redirectURI) else {
-                throw ExternalUserAgentError(.endSessionFailed,
+                throw ExternalUserAgentError(
+                    .endSessionFailed,
                     "the ID token goes to the provider only in a form the loopback receiver serves; the post-logout "
                         + "redirect URI \(redirectURI.absoluteString) is not a loopback one")
             }

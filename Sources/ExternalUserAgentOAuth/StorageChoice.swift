@@ -18,17 +18,22 @@ public struct StorageChoice: Sendable, Hashable {
 
     /// The choice for `configuration`, as the synchronous `choose(_:timeout:)` makes it, with the session bus asked on a
     /// thread of its own: async code must not hold one of Swift's few cooperative threads while D-Bus answers.
-    public static func choose(_ configuration: Configuration, timeout: Duration = .milliseconds(500)) async throws -> StorageChoice {
+    public static func choose(_ configuration: Configuration, timeout: Duration = .milliseconds(500)) async throws
+        -> StorageChoice
+    {
         do {
             return try await BlockingCall.run { try choose(configuration, timeout: timeout) }
         } catch let error as ThreadUnavailable {
-            throw ExternalUserAgentError(.storageUnavailable, "the session bus could not be asked for a Secret Service: \(error)")
+            throw ExternalUserAgentError(
+                .storageUnavailable, "the session bus could not be asked for a Secret Service: \(error)")
         }
     }
 
     /// The choice for `configuration`. A forced back end that is not available throws `storageUnavailable`
     /// (never a silent fallback); the session bus is asked with a deadline of `timeout`.
-    public static func choose(_ configuration: Configuration, timeout: Duration = .milliseconds(500)) throws -> StorageChoice {
+    public static func choose(_ configuration: Configuration, timeout: Duration = .milliseconds(500)) throws
+        -> StorageChoice
+    {
         let origin = configuration[.storageBackend]?.origin.description ?? "configuration"
         switch configuration.storageBackend {
         case "file"?:
@@ -36,7 +41,8 @@ public struct StorageChoice: Sendable, Hashable {
         case "secret-service"?:
             let (running, why) = SecretService.running(timeout: timeout)
             guard running else {
-                throw ExternalUserAgentError(.storageUnavailable,
+                throw ExternalUserAgentError(
+                    .storageUnavailable,
                     "storage.backend is \"secret-service\" (\(origin)), but no Secret Service answers: "
                         + "\(why ?? "no reason given"); start and unlock one (GNOME Keyring, KWallet), or set "
                         + "storage.backend = \"file\"")

@@ -14,15 +14,17 @@ enum SymmetricSignature {
     static func verify(_ token: String, alg: String, secret: String, what: String) throws {
         let (input, signature) = try parts(of: token, what: what)
         let key = SymmetricKey(data: Data(secret.utf8))
-        let valid = switch alg {
-        case "HS256": HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: input, using: key)
-        case "HS384": HMAC<SHA384>.isValidAuthenticationCode(signature, authenticating: input, using: key)
-        case "HS512": HMAC<SHA512>.isValidAuthenticationCode(signature, authenticating: input, using: key)
-        default: false
-        }
+        let valid =
+            switch alg {
+            case "HS256": HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: input, using: key)
+            case "HS384": HMAC<SHA384>.isValidAuthenticationCode(signature, authenticating: input, using: key)
+            case "HS512": HMAC<SHA512>.isValidAuthenticationCode(signature, authenticating: input, using: key)
+            default: false
+            }
         guard valid else {
-            throw IDTokenValidator.invalid("\(what)'s \(alg) signature does not verify with the client secret: either "
-                + "the token was altered or the secret given is not the one the provider has for this client")
+            throw IDTokenValidator.invalid(
+                "\(what)'s \(alg) signature does not verify with the client secret: either "
+                    + "the token was altered or the secret given is not the one the provider has for this client")
         }
     }
 
@@ -30,8 +32,9 @@ enum SymmetricSignature {
     static func checkUnsigned(_ token: String, what: String) throws {
         let (_, signature) = try parts(of: token, what: what)
         guard signature.isEmpty else {
-            throw IDTokenValidator.invalid("\(what) says alg none but carries a signature; an unsigned token has an "
-                + "empty third part (RFC 7519 §6.1)")
+            throw IDTokenValidator.invalid(
+                "\(what) says alg none but carries a signature; an unsigned token has an "
+                    + "empty third part (RFC 7519 §6.1)")
         }
     }
 
@@ -58,7 +61,8 @@ enum SymmetricSignature {
     /// A compact JWS's signing input (`header.payload`) and its decoded signature, for every signature check
     /// (this one and ``AsymmetricSignature``); `nil` when the signature part is not base64url.
     static func signingInput(of token: String) -> (input: Data, signature: Data)? {
-        guard let dot = token.lastIndex(of: "."), let signature = Base64URL.decode(token[token.index(after: dot)...]) else {
+        guard let dot = token.lastIndex(of: "."), let signature = Base64URL.decode(token[token.index(after: dot)...])
+        else {
             return nil
         }
         return (Data(token[..<dot].utf8), signature)

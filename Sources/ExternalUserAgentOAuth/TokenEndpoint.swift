@@ -28,8 +28,10 @@ public struct TokenEndpoint: Sendable {
 
     /// A token endpoint for `client` at `configuration`. The client's method is used as given: negotiate a
     /// defaulted one first (``ClientCredentials/negotiated(with:)``).
-    public init(configuration: ServiceConfiguration, client: ClientCredentials, http: OAuthHTTP = OAuthHTTP(),
-                logger: Logger = Logger(label: "eua.oauth")) {
+    public init(
+        configuration: ServiceConfiguration, client: ClientCredentials, http: OAuthHTTP = OAuthHTTP(),
+        logger: Logger = Logger(label: "eua.oauth")
+    ) {
         self.configuration = configuration
         self.client = client
         self.http = http
@@ -38,20 +40,25 @@ public struct TokenEndpoint: Sendable {
 
     /// Exchanges `response.code` for tokens, with the request's `redirect_uri` and PKCE verifier, then
     /// `additionalParameters` (`resource`…, checked by ``AuthorizationParameters/validate()``).
-    public func exchange(_ response: AuthorizationResponse, for request: AuthorizationRequest,
-                         additionalParameters: [(String, String)] = []) async throws -> TokenResponse {
-        try await send([
-            ("grant_type", "authorization_code"),
-            ("code", response.code),
-            ("redirect_uri", request.redirectURI.absoluteString),
-            ("code_verifier", request.pkce.codeVerifier),
-        ] + additionalParameters, purpose: "code exchange")
+    public func exchange(
+        _ response: AuthorizationResponse, for request: AuthorizationRequest,
+        additionalParameters: [(String, String)] = []
+    ) async throws -> TokenResponse {
+        try await send(
+            [
+                ("grant_type", "authorization_code"),
+                ("code", response.code),
+                ("redirect_uri", request.redirectURI.absoluteString),
+                ("code_verifier", request.pkce.codeVerifier),
+            ] + additionalParameters, purpose: "code exchange")
     }
 
     /// Gets new tokens with `refreshToken`; `scope` narrows the grant when given; `additionalParameters` are the
     /// sign-in's token request parameters (`resource`…, ``AuthState/refreshParameters``).
-    public func refresh(refreshToken: String, scope: String? = nil,
-                        additionalParameters: [(String, String)] = []) async throws -> TokenResponse {
+    public func refresh(
+        refreshToken: String, scope: String? = nil,
+        additionalParameters: [(String, String)] = []
+    ) async throws -> TokenResponse {
         var fields = [("grant_type", "refresh_token"), ("refresh_token", refreshToken)]
         if let scope { fields.append(("scope", scope)) }
         return try await send(fields + additionalParameters, purpose: "refresh")
@@ -61,8 +68,9 @@ public struct TokenEndpoint: Sendable {
     /// answers (`authorization_pending`, `slow_down`) are `oauthError`s whose cause is an
     /// ``OAuthErrorResponse``; ``DeviceAuthorization`` turns them into waiting.
     public func deviceToken(deviceCode: String) async throws -> TokenResponse {
-        try await send([("grant_type", DeviceAuthorization.grantType), ("device_code", deviceCode)],
-                       purpose: "device code poll")
+        try await send(
+            [("grant_type", DeviceAuthorization.grantType), ("device_code", deviceCode)],
+            purpose: "device code poll")
     }
 
     /// `fields` with the client's authentication added: `client_id` (and the secret for
@@ -71,7 +79,8 @@ public struct TokenEndpoint: Sendable {
     /// the client authenticates at (token, device, revocation, pushed authorization). A confidential client
     /// without its secret is `invalidOptions` (nothing is sent).
     static func authenticate(_ client: ClientCredentials, _ fields: [(String, String)], audience: URL) throws
-        -> ([(String, String)], String?) {
+        -> ([(String, String)], String?)
+    {
         var fields = fields
         var authorization: String?
         switch client.authenticationMethod {
@@ -93,31 +102,39 @@ public struct TokenEndpoint: Sendable {
     private func send(_ grantFields: [(String, String)], purpose: String) async throws -> TokenResponse {
         let (fields, authorization) = try Self.authenticate(client, grantFields, audience: configuration.tokenEndpoint)
         let endpoint = configuration.tokenEndpoint.absoluteString
-        logger.debug("token request", metadata: [
-            "endpoint": "\(endpoint)", "grant": "\(purpose)", "client_auth": "\(client.authenticationMethod.rawValue)",
-        ])
+        logger.debug(
+            "token request",
+            metadata: [
+                "endpoint": "\(endpoint)", "grant": "\(purpose)",
+                "client_auth": "\(client.authenticationMethod.rawValue)",
+            ])
         var response: OAuthHTTP.Response
         do {
-            response = try await http.postForm(configuration.tokenEndpoint, fields: fields, authorization: authorization,
-                                               headers: try proof(nonce: nil))
+            response = try await http.postForm(
+                configuration.tokenEndpoint, fields: fields, authorization: authorization,
+                headers: try proof(nonce: nil))
             if let nonce = Self.nonceDemand(response) {
                 // RFC 9449 §8: the server wants its nonce in the proof; one retry with it.
                 logger.debug("the token endpoint asked for a DPoP nonce; sending the request again with it")
-                response = try await http.postForm(configuration.tokenEndpoint, fields: fields, authorization: authorization,
-                                                   headers: try proof(nonce: nonce))
+                response = try await http.postForm(
+                    configuration.tokenEndpoint, fields: fields, authorization: authorization,
+                    headers: try proof(nonce: nonce))
             }
         } catch let error as ExternalUserAgentError {
             throw error
         } catch {
-            throw ExternalUserAgentError(.tokenRequestFailed,
+            throw ExternalUserAgentError(
+                .tokenRequestFailed,
                 "the \(purpose) at the token endpoint \(endpoint) failed: \(error)",
                 underlying: error)
         }
         logger.debug("token response", metadata: ["status": "\(response.status)"])
-        let tokens = try Self.interpret(status: response.status, contentType: response.contentType, body: response.body,
-                                        endpoint: endpoint, purpose: purpose)
+        let tokens = try Self.interpret(
+            status: response.status, contentType: response.contentType, body: response.body,
+            endpoint: endpoint, purpose: purpose)
         if dpopKey != nil, tokens.tokenType.lowercased() != "dpop" {
-            throw ExternalUserAgentError(.tokenRequestFailed,
+            throw ExternalUserAgentError(
+                .tokenRequestFailed,
                 "a DPoP-bound token was asked for (RFC 9449), and the token endpoint \(endpoint) answered the \(purpose) "
                     + "with token_type '\(UntrustedText.printable(tokens.tokenType))', not 'DPoP'; the tokens were refused "
                     + "and nothing was saved: the server may not support DPoP (sign in without it)",
@@ -129,16 +146,19 @@ public struct TokenEndpoint: Sendable {
     /// The `DPoP` header for a token request, when this endpoint has a key.
     private func proof(nonce: String?) throws -> [(String, String)] {
         guard let dpopKey else { return [] }
-        return [("DPoP", try DPoPProof.make(key: dpopKey, method: "POST", url: configuration.tokenEndpoint, nonce: nonce))]
+        return [
+            ("DPoP", try DPoPProof.make(key: dpopKey, method: "POST", url: configuration.tokenEndpoint, nonce: nonce))
+        ]
     }
 
     /// The server's `DPoP-Nonce` when it refused a request with `use_dpop_nonce` (RFC 9449 §8); `nil` otherwise,
     /// and for a nonce that is empty, over 512 characters or not printable ASCII.
     static func nonceDemand(_ response: OAuthHTTP.Response) -> String? {
         guard response.status == 400 || response.status == 401,
-              (try? JSONDecoder().decode(OAuthErrorResponse.self, from: response.body))?.error == "use_dpop_nonce",
-              let nonce = response.header(named: "DPoP-Nonce"), !nonce.isEmpty, nonce.count <= 512,
-              nonce.allSatisfy({ $0.isASCII && ($0.asciiValue ?? 0) > 0x20 && ($0.asciiValue ?? 0) < 0x7F }) else { return nil }
+            (try? JSONDecoder().decode(OAuthErrorResponse.self, from: response.body))?.error == "use_dpop_nonce",
+            let nonce = response.header(named: "DPoP-Nonce"), !nonce.isEmpty, nonce.count <= 512,
+            nonce.allSatisfy({ $0.isASCII && ($0.asciiValue ?? 0) > 0x20 && ($0.asciiValue ?? 0) < 0x7F })
+        else { return nil }
         return nonce
     }
 
@@ -146,14 +166,17 @@ public struct TokenEndpoint: Sendable {
     ///
     /// Throws `oauthError` (cause: ``OAuthErrorResponse``) and `tokenRequestFailed`, which names a field
     /// of the wrong type or out of range but never quotes the body, which may hold tokens.
-    static func interpret(status: Int, contentType: String?, body: Data, endpoint: String,
-                          purpose: String) throws -> TokenResponse {
+    static func interpret(
+        status: Int, contentType: String?, body: Data, endpoint: String,
+        purpose: String
+    ) throws -> TokenResponse {
         let isJSON = contentType?.lowercased().contains("json") ?? false
         if status != 200 {
             if let oauthError = try? JSONDecoder().decode(OAuthErrorResponse.self, from: body) {
                 throw refusal(oauthError, purpose: purpose, status: status)
             }
-            throw ExternalUserAgentError(.tokenRequestFailed,
+            throw ExternalUserAgentError(
+                .tokenRequestFailed,
                 "the token endpoint \(endpoint) answered the \(purpose) with HTTP \(status)"
                     + (isJSON ? "" : " and a body that is not JSON (\(contentType ?? "no content type"))"))
         }
@@ -163,23 +186,30 @@ public struct TokenEndpoint: Sendable {
             if let oauthError = try? JSONDecoder().decode(OAuthErrorResponse.self, from: body) {
                 throw refusal(oauthError, purpose: purpose, status: nil)
             }
-            throw ExternalUserAgentError(.tokenRequestFailed,
+            throw ExternalUserAgentError(
+                .tokenRequestFailed,
                 "the token endpoint \(endpoint) answered the \(purpose) with a token response whose \(error); "
                     + "nothing was saved — the provider must fix its answer", underlying: error)
         } catch {
             if let oauthError = try? JSONDecoder().decode(OAuthErrorResponse.self, from: body) {
                 throw refusal(oauthError, purpose: purpose, status: nil)
             }
-            let what = isJSON ? "JSON that is not a token response (it needs access_token and token_type)"
+            let what =
+                isJSON
+                ? "JSON that is not a token response (it needs access_token and token_type)"
                 : "a body that is not JSON (\(contentType ?? "no content type"))"
             // The decoding error may quote the body, which can hold tokens: keep only its kind.
-            throw ExternalUserAgentError(.tokenRequestFailed,
+            throw ExternalUserAgentError(
+                .tokenRequestFailed,
                 "the token endpoint \(endpoint) answered the \(purpose) with \(what)")
         }
     }
 
-    private static func refusal(_ oauthError: OAuthErrorResponse, purpose: String, status: Int?) -> ExternalUserAgentError {
-        ExternalUserAgentError(.oauthError,
+    private static func refusal(_ oauthError: OAuthErrorResponse, purpose: String, status: Int?)
+        -> ExternalUserAgentError
+    {
+        ExternalUserAgentError(
+            .oauthError,
             "the token endpoint refused the \(purpose) with '\(oauthError.error)'"
                 + (oauthError.errorDescription.map { ": \($0)" } ?? "") + (status.map { " (HTTP \($0))" } ?? ""),
             underlying: oauthError)

@@ -32,8 +32,10 @@ public struct TokenResponse: Sendable, Hashable, Codable {
     public var receivedAt: Date
 
     /// A response from values at hand (tests, a saved state); type `Bearer` and received now unless given.
-    public init(accessToken: String, tokenType: String = "Bearer", expiresIn: Int? = nil, refreshToken: String? = nil,
-                idToken: String? = nil, scope: String? = nil, receivedAt: Date = Date()) {
+    public init(
+        accessToken: String, tokenType: String = "Bearer", expiresIn: Int? = nil, refreshToken: String? = nil,
+        idToken: String? = nil, scope: String? = nil, receivedAt: Date = Date()
+    ) {
         self.accessToken = accessToken
         self.tokenType = tokenType
         self.expiresIn = expiresIn

@@ -30,8 +30,10 @@ public struct TokenRevocation: Sendable {
     private let logger: Logger
 
     /// A revocation endpoint for `client` at `configuration`.
-    public init(configuration: ServiceConfiguration, client: ClientCredentials, http: OAuthHTTP = OAuthHTTP(),
-                logger: Logger = Logger(label: "eua.oauth")) {
+    public init(
+        configuration: ServiceConfiguration, client: ClientCredentials, http: OAuthHTTP = OAuthHTTP(),
+        logger: Logger = Logger(label: "eua.oauth")
+    ) {
         self.configuration = configuration
         self.client = client
         self.http = http
@@ -45,31 +47,39 @@ public struct TokenRevocation: Sendable {
     /// (with the server's OAuth error as `underlying` when it sent one, such as `invalid_client`).
     public func revoke(_ token: String, kind: TokenKind) async throws {
         guard let endpoint = configuration.revocationEndpoint else {
-            throw ExternalUserAgentError(.invalidOptions,
-                "the server \(configuration.issuer) advertises no revocation_endpoint in its metadata; tokens cannot be revoked")
+            throw ExternalUserAgentError(
+                .invalidOptions,
+                "the server \(configuration.issuer) advertises no revocation_endpoint in its metadata; tokens cannot be revoked"
+            )
         }
-        let (fields, authorization) = try TokenEndpoint.authenticate(client, [("token", token), ("token_type_hint", kind.rawValue)],
-                                                                     audience: endpoint)
-        logger.debug("revocation request", metadata: [
-            "endpoint": "\(endpoint.absoluteString)", "token_type_hint": "\(kind.rawValue)",
-            "client_auth": "\(client.authenticationMethod.rawValue)",
-        ])
+        let (fields, authorization) = try TokenEndpoint.authenticate(
+            client, [("token", token), ("token_type_hint", kind.rawValue)],
+            audience: endpoint)
+        logger.debug(
+            "revocation request",
+            metadata: [
+                "endpoint": "\(endpoint.absoluteString)", "token_type_hint": "\(kind.rawValue)",
+                "client_auth": "\(client.authenticationMethod.rawValue)",
+            ])
         let response: OAuthHTTP.Response
         do {
             response = try await http.postForm(endpoint, fields: fields, authorization: authorization)
         } catch {
-            throw ExternalUserAgentError(.revocationFailed,
+            throw ExternalUserAgentError(
+                .revocationFailed,
                 "revoking the \(kind.words) at \(endpoint.absoluteString) failed: \(error)", underlying: error)
         }
         logger.debug("revocation response", metadata: ["status": "\(response.status)"])
         guard response.status != 200 else { return }
-        let what = "the revocation endpoint \(endpoint.absoluteString) refused to revoke the \(kind.words) (HTTP \(response.status))"
+        let what =
+            "the revocation endpoint \(endpoint.absoluteString) refused to revoke the \(kind.words) (HTTP \(response.status))"
         if let oauthError = try? JSONDecoder().decode(OAuthErrorResponse.self, from: response.body) {
             let description = oauthError.errorDescription.map { ": " + UntrustedText.printable($0) } ?? ""
-            throw ExternalUserAgentError(.revocationFailed,
+            throw ExternalUserAgentError(
+                .revocationFailed,
                 "\(what) with '\(UntrustedText.printable(oauthError.error))'\(description)\(Self.advice(oauthError.error))",
-                                         underlying: oauthError,
-                                         remedies: oauthError.error == "invalid_client" ? [.giveClientSecret] : [])
+                underlying: oauthError,
+                remedies: oauthError.error == "invalid_client" ? [.giveClientSecret] : [])
         }
         throw ExternalUserAgentError(.revocationFailed, what + "; the provider may not revoke this kind of token")
     }

@@ -10,10 +10,13 @@ import Foundation
 /// throws the error the client would show.
 package enum UntrustedInput {
     /// A token endpoint's answer with HTTP `status`: a ``TokenResponse`` on 200, else the OAuth error.
-    package static func tokenResponse(_ body: Data, status: Int = 200,
-                                      contentType: String? = "application/json") throws -> TokenResponse {
-        try TokenEndpoint.interpret(status: status, contentType: contentType, body: body,
-                                    endpoint: "(given)", purpose: "request")
+    package static func tokenResponse(
+        _ body: Data, status: Int = 200,
+        contentType: String? = "application/json"
+    ) throws -> TokenResponse {
+        try TokenEndpoint.interpret(
+            status: status, contentType: contentType, body: body,
+            endpoint: "(given)", purpose: "request")
     }
 
     /// An OAuth error response (RFC 6749 §5.2) alone.
@@ -44,10 +47,13 @@ package enum UntrustedInput {
 
     /// An ID token checked against a key set given as bytes: header, key choice, signature, claims,
     /// issuer, audience, nonce and times (as at `now`).
-    package static func idToken(_ token: Data, keySet: Data, issuer: String, clientID: String, nonce: String?,
-                                now: Date) async throws -> IDTokenClaims {
-        try await IDTokenValidator.validate(String(decoding: token, as: UTF8.self), keySet: keySet, issuer: issuer,
-                                            clientID: clientID, nonce: nonce, now: now)
+    package static func idToken(
+        _ token: Data, keySet: Data, issuer: String, clientID: String, nonce: String?,
+        now: Date
+    ) async throws -> IDTokenClaims {
+        try await IDTokenValidator.validate(
+            String(decoding: token, as: UTF8.self), keySet: keySet, issuer: issuer,
+            clientID: clientID, nonce: nonce, now: now)
     }
 
     /// The contents of a saved state file (no permission checks: those need a real file).

@@ -22,7 +22,8 @@ public struct UserIdentity: Sendable, Hashable, Codable {
     public var email: String?
 
     enum CodingKeys: String, CodingKey {
-        case subject = "sub", name, email
+        case subject = "sub"
+        case name, email
         case preferredUsername = "preferred_username"
     }
 
@@ -70,8 +71,10 @@ public struct UserIdentity: Sendable, Hashable, Codable {
     /// Asks `configuration`'s UserInfo endpoint with `accessToken` (``UserInfoEndpoint``, with no ID token to
     /// compare its `sub` with: this is for a sign-in that brought none). Throws what the endpoint throws
     /// (`userInfoFailed`, `userInfoInvalid`), naming the endpoint, never the token.
-    public static func fetch(configuration: ServiceConfiguration, client: ClientCredentials, accessToken: String,
-                             http: OAuthHTTP = OAuthHTTP()) async throws -> UserIdentity {
+    public static func fetch(
+        configuration: ServiceConfiguration, client: ClientCredentials, accessToken: String,
+        http: OAuthHTTP = OAuthHTTP()
+    ) async throws -> UserIdentity {
         let endpoint = UserInfoEndpoint(configuration: configuration, client: client, http: http)
         return UserIdentity(try await endpoint.fetch(accessToken: accessToken, expectedSubject: nil))
     }

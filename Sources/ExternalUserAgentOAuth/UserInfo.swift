@@ -40,8 +40,10 @@ public struct UserInfo: Sendable, Hashable {
     /// Reads a UserInfo response's JSON object; throws `userInfoFailed` naming the member that is wrong.
     init(json: Data, isSigned: Bool, endpoint: String) throws {
         func failure(_ problem: String) -> ExternalUserAgentError {
-            ExternalUserAgentError(.userInfoFailed, "the UserInfo response of \(endpoint) \(problem); its claims were "
-                + "not used — the provider must fix its answer")
+            ExternalUserAgentError(
+                .userInfoFailed,
+                "the UserInfo response of \(endpoint) \(problem); its claims were "
+                    + "not used — the provider must fix its answer")
         }
         guard case .object(let members)? = JSONValue.read(json) else {
             throw failure("is not a JSON object")
@@ -68,7 +70,8 @@ public struct UserInfo: Sendable, Hashable {
                 if case .string(let jwt)? = fields["JWT"] {
                     sources[name] = .aggregated(jwt: jwt)
                 } else if case .string(let text)? = fields["endpoint"], let url = URL(string: text),
-                          ["https", "http"].contains(url.scheme?.lowercased() ?? "") {
+                    ["https", "http"].contains(url.scheme?.lowercased() ?? "")
+                {
                     var token: String?
                     if let member = fields["access_token"] {
                         guard case .string(let value) = member else {
@@ -83,8 +86,10 @@ public struct UserInfo: Sendable, Hashable {
             }
         }
         if let dangling = names.first(where: { sources[$0.value] == nil }) {
-            throw failure("names source '\(UntrustedText.printable(dangling.value))' for claim "
-                + "'\(UntrustedText.printable(dangling.key))' in '_claim_names', which '_claim_sources' does not have")
+            throw failure(
+                "names source '\(UntrustedText.printable(dangling.value))' for claim "
+                    + "'\(UntrustedText.printable(dangling.key))' in '_claim_names', which '_claim_sources' does not have"
+            )
         }
         self.subject = subject
         self.claims = members

@@ -33,14 +33,21 @@ public struct WebFinger: Sendable {
     /// is neither an account nor a URL.
     public static func normalize(_ account: String) throws -> (resource: String, host: String) {
         func refuse(_ problem: String) -> ExternalUserAgentError {
-            ExternalUserAgentError(.invalidOptions, "account '\(UntrustedText.printable(account))' \(problem); give it as "
-                + "user@host (alice@example.com) or as a URL (https://example.com/alice)")
+            ExternalUserAgentError(
+                .invalidOptions,
+                "account '\(UntrustedText.printable(account))' \(problem); give it as "
+                    + "user@host (alice@example.com) or as a URL (https://example.com/alice)")
         }
         var text = account
         if text.hasPrefix("acct:") { text.removeFirst(5) }
         if text.contains("://") {
-            guard let url = URLComponents(string: text), let host = url.host, !host.isEmpty else { throw refuse("is not a URL with a host") }
-            return (text.split(separator: "#", maxSplits: 1).first.map(String.init) ?? text, url.port.map { "\(host):\($0)" } ?? host)
+            guard let url = URLComponents(string: text), let host = url.host, !host.isEmpty else {
+                throw refuse("is not a URL with a host")
+            }
+            return (
+                text.split(separator: "#", maxSplits: 1).first.map(String.init) ?? text,
+                url.port.map { "\(host):\($0)" } ?? host
+            )
         }
         guard let at = text.lastIndex(of: "@"), at != text.startIndex else { throw refuse("has no user@ part") }
         let host = String(text[text.index(after: at)...])
@@ -54,13 +61,17 @@ public struct WebFinger: Sendable {
     /// `discoveryFailed` when the host cannot be reached or names no issuer.
     public func issuer(for account: String) async throws -> String {
         let (resource, host) = try Self.normalize(account)
-        let name = host.hasPrefix("[") ? String(host.prefix { $0 != "]" }) + "]" : String(host.split(separator: ":").first ?? "")
+        let name =
+            host.hasPrefix("[")
+            ? String(host.prefix { $0 != "]" }) + "]" : String(host.split(separator: ":").first ?? "")
         let loopback = ["127.0.0.1", "localhost", "[::1]"].contains(name.lowercased())
         let scheme = loopback ? "http" : "https"
         let query = "resource=" + FormCoding.escape(resource) + "&rel=" + FormCoding.escape(Self.issuerRelation)
         guard let url = URL(string: "\(scheme)://\(host)/.well-known/webfinger?\(query)") else {
-            throw ExternalUserAgentError(.invalidOptions, "account '\(UntrustedText.printable(account))' has a host that "
-                + "cannot be put in a URL")
+            throw ExternalUserAgentError(
+                .invalidOptions,
+                "account '\(UntrustedText.printable(account))' has a host that "
+                    + "cannot be put in a URL")
         }
         let place = "\(scheme)://\(host)/.well-known/webfinger"
         logger.debug("WebFinger issuer discovery", metadata: ["url": "\(place)"])
@@ -68,30 +79,43 @@ public struct WebFinger: Sendable {
         do {
             response = try await http.get(url)
         } catch {
-            throw ExternalUserAgentError(.discoveryFailed, "WebFinger at \(place) could not be reached: \(error); "
-                + "give the issuer instead", underlying: error, remedies: [.giveIssuer])
+            throw ExternalUserAgentError(
+                .discoveryFailed,
+                "WebFinger at \(place) could not be reached: \(error); "
+                    + "give the issuer instead", underlying: error, remedies: [.giveIssuer])
         }
         guard response.status == 200 else {
-            throw ExternalUserAgentError(.discoveryFailed, "WebFinger at \(place) answered HTTP \(response.status) for "
-                + "this account; give the issuer instead", remedies: [.giveIssuer])
+            throw ExternalUserAgentError(
+                .discoveryFailed,
+                "WebFinger at \(place) answered HTTP \(response.status) for "
+                    + "this account; give the issuer instead", remedies: [.giveIssuer])
         }
         guard case .object(let document)? = JSONValue.read(response.body) else {
-            throw ExternalUserAgentError(.discoveryFailed, "WebFinger at \(place) answered with something that is not a "
-                + "JSON Resource Descriptor (RFC 7033 §4.4)")
+            throw ExternalUserAgentError(
+                .discoveryFailed,
+                "WebFinger at \(place) answered with something that is not a "
+                    + "JSON Resource Descriptor (RFC 7033 §4.4)")
         }
         let links: [JSONValue] = if case .array(let list)? = document["links"] { list } else { [] }
         for link in links {
             guard case .object(let fields) = link, fields["rel"]?.stringValue == Self.issuerRelation,
-                  let href = fields["href"]?.stringValue else { continue }
-            guard let target = URLComponents(string: href), target.scheme == "https" || (target.scheme == "http" && scheme == "http"),
-                  target.host?.isEmpty == false else {
-                throw ExternalUserAgentError(.discoveryFailed, "WebFinger at \(place) names issuer "
-                    + "'\(UntrustedText.printable(href))', which is not an https URL; it was not used")
+                let href = fields["href"]?.stringValue
+            else { continue }
+            guard let target = URLComponents(string: href),
+                target.scheme == "https" || (target.scheme == "http" && scheme == "http"),
+                target.host?.isEmpty == false
+            else {
+                throw ExternalUserAgentError(
+                    .discoveryFailed,
+                    "WebFinger at \(place) names issuer "
+                        + "'\(UntrustedText.printable(href))', which is not an https URL; it was not used")
             }
             logger.debug("WebFinger found the issuer", metadata: ["issuer": "\(href)"])
             return href
         }
-        throw ExternalUserAgentError(.discoveryFailed, "WebFinger at \(place) names no OpenID Connect issuer for this "
-            + "account (no link with rel \(Self.issuerRelation)); give the issuer instead", remedies: [.giveIssuer])
+        throw ExternalUserAgentError(
+            .discoveryFailed,
+            "WebFinger at \(place) names no OpenID Connect issuer for this "
+                + "account (no link with rel \(Self.issuerRelation)); give the issuer instead", remedies: [.giveIssuer])
     }
 }

@@ -82,11 +82,14 @@ public struct PluginError: Error, Sendable {
 
     /// The whole number an option `key=value` gives, checked against `range` (the one rule for numeric
     /// options; `unit` names what it counts, e.g. "milliseconds"). Throws ``invalidOptions(_:)`` otherwise.
-    public static func wholeNumber(_ key: String, _ value: String, in range: ClosedRange<Int>,
-                                   unit: String? = nil) throws(PluginError) -> Int {
+    public static func wholeNumber(
+        _ key: String, _ value: String, in range: ClosedRange<Int>,
+        unit: String? = nil
+    ) throws(PluginError) -> Int {
         guard let number = Int(value), range.contains(number) else {
-            throw invalidOptions("option \(key)=\(value) must be a whole number\(unit.map { " of \($0)" } ?? "") "
-                + "from \(range.lowerBound) to \(range.upperBound)")
+            throw invalidOptions(
+                "option \(key)=\(value) must be a whole number\(unit.map { " of \($0)" } ?? "") "
+                    + "from \(range.lowerBound) to \(range.upperBound)")
         }
         return number
     }

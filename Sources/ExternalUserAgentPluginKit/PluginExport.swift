@@ -22,8 +22,10 @@ public enum PluginExport {
     /// Registers `pluginType` and returns the table for the host. Call it from the function
     /// exported as `eua_plugin_entry_v1`. Each plugin library has its own copy of this kit,
     /// so one library registers one plugin.
-    public static func table(for pluginType: any ExternalUserAgentPlugin.Type,
-                             host: UnsafePointer<eua_host_table>?) -> UnsafePointer<eua_plugin_table>? {
+    public static func table(
+        for pluginType: any ExternalUserAgentPlugin.Type,
+        host: UnsafePointer<eua_host_table>?
+    ) -> UnsafePointer<eua_plugin_table>? {
         guard let host, host.pointee.abi_version == EUA_PLUGIN_ABI_VERSION else { return nil }
         PluginHost.install(host)
         plugin.withLock { $0 = PluginType(type: pluginType) }
@@ -32,29 +34,31 @@ public enum PluginExport {
 
     nonisolated(unsafe) private static let staticTable: UnsafeMutablePointer<eua_plugin_table> = {
         let table = UnsafeMutablePointer<eua_plugin_table>.allocate(capacity: 1)
-        table.initialize(to: eua_plugin_table(
-            abi_version: EUA_PLUGIN_ABI_VERSION,
-            struct_size: UInt32(MemoryLayout<eua_plugin_table>.size),
-            context: nil,
-            describe: { _ in PluginExport.describe() },
-            free_string: { string in free(string) },
-            create: { _, componentID, options, error in
-                PluginExport.create(componentID: componentID, options: options, error: error)
-            },
-            start: { instance, request, onEvent, context in
-                guard let instance, let onEvent else { return }
-                let box = Unmanaged<ComponentBox>.fromOpaque(instance).takeUnretainedValue()
-                let events = PluginEvents(function: onEvent, context: context)
-                box.component.start(PluginStartRequest(json: request.map { String(cString: $0) } ?? "{}"), events: events)
-            },
-            cancel: { instance in
-                guard let instance else { return }
-                Unmanaged<ComponentBox>.fromOpaque(instance).takeUnretainedValue().component.cancel()
-            },
-            destroy: { instance in
-                guard let instance else { return }
-                Unmanaged<ComponentBox>.fromOpaque(instance).release()
-            }))
+        table.initialize(
+            to: eua_plugin_table(
+                abi_version: EUA_PLUGIN_ABI_VERSION,
+                struct_size: UInt32(MemoryLayout<eua_plugin_table>.size),
+                context: nil,
+                describe: { _ in PluginExport.describe() },
+                free_string: { string in free(string) },
+                create: { _, componentID, options, error in
+                    PluginExport.create(componentID: componentID, options: options, error: error)
+                },
+                start: { instance, request, onEvent, context in
+                    guard let instance, let onEvent else { return }
+                    let box = Unmanaged<ComponentBox>.fromOpaque(instance).takeUnretainedValue()
+                    let events = PluginEvents(function: onEvent, context: context)
+                    box.component.start(
+                        PluginStartRequest(json: request.map { String(cString: $0) } ?? "{}"), events: events)
+                },
+                cancel: { instance in
+                    guard let instance else { return }
+                    Unmanaged<ComponentBox>.fromOpaque(instance).takeUnretainedValue().component.cancel()
+                },
+                destroy: { instance in
+                    guard let instance else { return }
+                    Unmanaged<ComponentBox>.fromOpaque(instance).release()
+                }))
         return table
     }()
 
@@ -63,8 +67,10 @@ public enum PluginExport {
         return strdup(type.describe().jsonText)
     }
 
-    private static func create(componentID: UnsafePointer<CChar>?, options: UnsafePointer<CChar>?,
-                               error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> UnsafeMutableRawPointer? {
+    private static func create(
+        componentID: UnsafePointer<CChar>?, options: UnsafePointer<CChar>?,
+        error: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+    ) -> UnsafeMutableRawPointer? {
         func fail(_ failure: PluginError) -> UnsafeMutableRawPointer? {
             let value = PluginABI.ErrorValue(code: failure.code.rawValue, message: failure.message)
             error?.pointee = strdup(value.jsonText)

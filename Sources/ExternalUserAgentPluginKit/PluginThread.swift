@@ -21,8 +21,10 @@ public enum PluginThread {
     /// Waits for the child process `pid` on a thread of its own, so that it never stays a zombie of the host, and
     /// hands its wait status to `onExit` there. If no thread can be made: waits on this one when `orHere`, else
     /// leaves it a zombie until the host exits (never a wait without end in the caller).
-    public static func reap(_ pid: pid_t, orHere: Bool = false,
-                            onExit: @escaping @Sendable (_ status: Int32) -> Void = { _ in }) {
+    public static func reap(
+        _ pid: pid_t, orHere: Bool = false,
+        onExit: @escaping @Sendable (_ status: Int32) -> Void = { _ in }
+    ) {
         detach(orHere: orHere) {
             var status: Int32 = 0
             while waitpid(pid, &status, 0) < 0 && errno == EINTR {}

@@ -10,8 +10,8 @@ package enum FormCoding {
         for byte in value.utf8 {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
-                 UInt8(ascii: "_"), UInt8(ascii: "~"):
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                UInt8(ascii: "_"), UInt8(ascii: "~"):
                 result.unicodeScalars.append(Unicode.Scalar(byte))
             case UInt8(ascii: " "):
                 result += "+"
@@ -62,7 +62,9 @@ package enum FormCoding {
             if byte == UInt8(ascii: "+") {
                 bytes.append(UInt8(ascii: " "))
             } else if byte == UInt8(ascii: "%") {
-                if utf8.count >= 2, let high = hexValue(utf8[utf8.startIndex]), let low = hexValue(utf8[utf8.startIndex + 1]) {
+                if utf8.count >= 2, let high = hexValue(utf8[utf8.startIndex]),
+                    let low = hexValue(utf8[utf8.startIndex + 1])
+                {
                     bytes.append(high << 4 | low)
                     utf8 = utf8.dropFirst(2)
                 } else if strict {

@@ -12,12 +12,14 @@ public enum HTTPDate {
     public static func secondsSince1970(_ text: String) -> Int64? {
         let parts = text.split(separator: " ", omittingEmptySubsequences: false)
         guard text.utf8.count == 29, parts.count == 6, parts[5] == "GMT", parts[0].count == 4, parts[0].hasSuffix(","),
-              days.contains(String(parts[0].dropLast())), let month = months.firstIndex(of: String(parts[2])),
-              let day = number(parts[1], digits: 2), let year = number(parts[3], digits: 4) else { return nil }
+            days.contains(String(parts[0].dropLast())), let month = months.firstIndex(of: String(parts[2])),
+            let day = number(parts[1], digits: 2), let year = number(parts[3], digits: 4)
+        else { return nil }
         let clock = parts[4].split(separator: ":", omittingEmptySubsequences: false)
         guard clock.count == 3, let hour = number(clock[0], digits: 2), let minute = number(clock[1], digits: 2),
-              let second = number(clock[2], digits: 2), hour < 24, minute < 60, second <= 60,
-              day >= 1, day <= daysIn(month: month + 1, year: year) else { return nil }
+            let second = number(clock[2], digits: 2), hour < 24, minute < 60, second <= 60,
+            day >= 1, day <= daysIn(month: month + 1, year: year)
+        else { return nil }
         let days = daysFromCivil(year: year, month: month + 1, day: day)
         return days * 86_400 + hour * 3600 + minute * 60 + second
     }

@@ -31,7 +31,8 @@ package struct LoopbackRedirectURI: Sendable, Hashable, CustomStringConvertible 
     package init(parsing text: String) throws(Problem) {
         self.text = text
         guard text.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-            throw Problem("it holds a space, a control or a non-ASCII character; write it percent-encoded, exactly as registered")
+            throw Problem(
+                "it holds a space, a control or a non-ASCII character; write it percent-encoded, exactly as registered")
         }
         guard let colon = text.firstIndex(of: ":") else {
             throw Problem("it is not an absolute URI; write it as registered, like http://127.0.0.1/callback")
@@ -39,11 +40,13 @@ package struct LoopbackRedirectURI: Sendable, Hashable, CustomStringConvertible 
         let scheme = text[..<colon].lowercased()
         guard scheme == "http" else {
             if scheme == "https" {
-                throw Problem("it is https: a loopback redirect is plain http (RFC 8252 §7.3; the traffic never leaves "
-                    + "this machine) — register http://127.0.0.1/… with the provider")
+                throw Problem(
+                    "it is https: a loopback redirect is plain http (RFC 8252 §7.3; the traffic never leaves "
+                        + "this machine) — register http://127.0.0.1/… with the provider")
             }
-            throw Problem("its scheme is '\(scheme)', not http: the loopback receiver catches http://127.0.0.1, "
-                + "http://[::1] or http://localhost redirects only")
+            throw Problem(
+                "its scheme is '\(scheme)', not http: the loopback receiver catches http://127.0.0.1, "
+                    + "http://[::1] or http://localhost redirects only")
         }
         let afterScheme = text[text.index(after: colon)...]
         guard afterScheme.hasPrefix("//") else {
@@ -54,7 +57,8 @@ package struct LoopbackRedirectURI: Sendable, Hashable, CustomStringConvertible 
             throw Problem("it has a fragment ('#'), which a redirect URI must not have (RFC 6749 §3.1.2)")
         }
         if rest.contains("?") {
-            throw Problem("it has a query ('?'), which the loopback receiver does not support; register a URI without one")
+            throw Problem(
+                "it has a query ('?'), which the loopback receiver does not support; register a URI without one")
         }
         let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
         let authority = rest[..<authorityEnd]
@@ -67,7 +71,9 @@ package struct LoopbackRedirectURI: Sendable, Hashable, CustomStringConvertible 
             guard let close = authority.firstIndex(of: "]") else { throw Problem("its IPv6 host has no closing ']'") }
             hostText = authority[...close]
             let after = authority[authority.index(after: close)...]
-            guard after.isEmpty || after.hasPrefix(":") else { throw Problem("something follows its host '\(hostText)'") }
+            guard after.isEmpty || after.hasPrefix(":") else {
+                throw Problem("something follows its host '\(hostText)'")
+            }
             portText = after.isEmpty ? nil : after.dropFirst()
         } else if let portColon = authority.firstIndex(of: ":") {
             hostText = authority[..<portColon]
@@ -81,13 +87,16 @@ package struct LoopbackRedirectURI: Sendable, Hashable, CustomStringConvertible 
         case "[::1]": host = .ipv6
         case "localhost": host = .localhost
         default:
-            throw Problem("its host '\(hostText)' is not a loopback host: use 127.0.0.1, [::1] or localhost "
-                + "(RFC 8252 §7.3); a loopback receiver can only catch a redirect to this machine")
+            throw Problem(
+                "its host '\(hostText)' is not a loopback host: use 127.0.0.1, [::1] or localhost "
+                    + "(RFC 8252 §7.3); a loopback receiver can only catch a redirect to this machine")
         }
         if let portText {
             guard !portText.isEmpty, portText.count <= 5, portText.allSatisfy(\.isASCIIDigit),
-                  let number = Int(portText), (1...65535).contains(number) else {
-                throw Problem("its port '\(portText)' is not a port from 1 to 65535; leave the port out for any free port")
+                let number = Int(portText), (1...65535).contains(number)
+            else {
+                throw Problem(
+                    "its port '\(portText)' is not a port from 1 to 65535; leave the port out for any free port")
             }
             port = number
         } else {
@@ -110,6 +119,6 @@ package struct LoopbackRedirectURI: Sendable, Hashable, CustomStringConvertible 
     }
 }
 
-private extension Character {
-    var isASCIIDigit: Bool { isASCII && isNumber }
+extension Character {
+    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
 }

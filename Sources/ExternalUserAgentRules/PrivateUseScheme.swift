@@ -20,7 +20,9 @@ package enum PrivateUseScheme {
     /// digits, `+`, `-` and `.`, starting with a letter, holding a dot, no empty label (`com.example.app`).
     package static func problem(with scheme: String) -> String? {
         let bytes = Array(scheme.utf8)
-        guard !bytes.isEmpty else { return "the scheme is empty; use a reverse domain name you control, such as com.example.app" }
+        guard !bytes.isEmpty else {
+            return "the scheme is empty; use a reverse domain name you control, such as com.example.app"
+        }
         guard bytes.count <= maximumSchemeBytes else {
             return "the scheme '\(scheme)' is longer than \(maximumSchemeBytes) characters"
         }
@@ -31,7 +33,9 @@ package enum PrivateUseScheme {
         guard (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[0]) else {
             return "the scheme '\(scheme)' must start with a letter (RFC 3986 §3.1)"
         }
-        guard bytes.contains(UInt8(ascii: ".")), !scheme.split(separator: ".", omittingEmptySubsequences: false).contains("") else {
+        guard bytes.contains(UInt8(ascii: ".")),
+            !scheme.split(separator: ".", omittingEmptySubsequences: false).contains("")
+        else {
             return "the scheme '\(scheme)' is not a reverse domain name: RFC 8252 §7.1 asks for one you control, "
                 + "such as com.example.app for example.com"
         }
@@ -49,7 +53,8 @@ package enum PrivateUseScheme {
     /// `uri` is not one: a scheme that is not a reverse domain name, `//` (an authority), a query or a fragment.
     package static func redirectURIParts(_ uri: String) throws(RedirectURIProblem) -> (scheme: String, path: String) {
         guard let scheme = scheme(of: uri) else {
-            throw RedirectURIProblem(description: "it has no scheme; a private-use redirect URI looks like com.example.app:/cb")
+            throw RedirectURIProblem(
+                description: "it has no scheme; a private-use redirect URI looks like com.example.app:/cb")
         }
         if let problem = problem(with: scheme) { throw RedirectURIProblem(description: problem) }
         guard uri.hasPrefix(scheme + ":") else {
@@ -57,9 +62,11 @@ package enum PrivateUseScheme {
         }
         let rest = String(uri.dropFirst(scheme.utf8.count + 1))
         guard rest.hasPrefix("/"), !rest.hasPrefix("//"), !rest.contains("?"), !rest.contains("#"),
-              rest.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-            throw RedirectURIProblem(description: "a private-use redirect URI is <scheme>:/<path> with a single '/', no query, "
-                + "fragment, space or control character (RFC 8252 §7.1), such as \(scheme):/oauth2redirect")
+            rest.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
+        else {
+            throw RedirectURIProblem(
+                description: "a private-use redirect URI is <scheme>:/<path> with a single '/', no query, "
+                    + "fragment, space or control character (RFC 8252 §7.1), such as \(scheme):/oauth2redirect")
         }
         return (scheme, rest)
     }

@@ -13,7 +13,7 @@ package enum RedirectURIMatch {
     /// `nil` when `callback` matches `redirectURI`, else a sentence naming the part that differs.
     package static func mismatch(callback: URL, redirectURI: URL) -> String? {
         guard let got = URLComponents(url: callback, resolvingAgainstBaseURL: false),
-              let want = URLComponents(url: redirectURI, resolvingAgainstBaseURL: false)
+            let want = URLComponents(url: redirectURI, resolvingAgainstBaseURL: false)
         else {
             return "the callback URL could not be parsed"
         }
@@ -36,7 +36,8 @@ package enum RedirectURIMatch {
         let gotPort = got.port ?? defaultPort(scheme: gotScheme)
         let wantPort = want.port ?? defaultPort(scheme: wantScheme)
         if gotPort != wantPort {
-            return "the callback URL's port \(gotPort.map(String.init) ?? "(none)") is not the redirect URI's \(wantPort.map(String.init) ?? "(none)")"
+            return
+                "the callback URL's port \(gotPort.map(String.init) ?? "(none)") is not the redirect URI's \(wantPort.map(String.init) ?? "(none)")"
         }
         let gotPath = normalizedPath(got.percentEncodedPath, scheme: gotScheme)
         let wantPath = normalizedPath(want.percentEncodedPath, scheme: wantScheme)

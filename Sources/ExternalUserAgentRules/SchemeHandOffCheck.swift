@@ -37,7 +37,8 @@ package struct SchemeHandOffCheck: Sendable {
             return .refuse(status: 414, reason: "the URL is longer than \(PrivateUseScheme.maximumURLBytes) bytes")
         }
         guard bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "#") }) else {
-            return .refuse(status: 400, reason: "the URL holds a space, a control character, a fragment or raw non-ASCII bytes")
+            return .refuse(
+                status: 400, reason: "the URL holds a space, a control character, a fragment or raw non-ASCII bytes")
         }
         let url = String(decoding: bytes, as: UTF8.self)
         guard let colon = url.firstIndex(of: ":"), url[..<colon].lowercased() == scheme else {
@@ -77,7 +78,8 @@ package struct SchemeHandOffCheck: Sendable {
     }
 
     private static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
+        let x = Array(a.utf8)
+        let y = Array(b.utf8)
         guard x.count == y.count else { return false }
         return zip(x, y).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
     }

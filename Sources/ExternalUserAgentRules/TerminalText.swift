@@ -17,7 +17,9 @@ package enum TerminalText {
     }
 
     /// `text` with every character a terminal could act on written as an escape (see the type's description).
-    package static func escaped(_ text: some StringProtocol, style: Style = .readable, keepingLineBreaks: Bool = false) -> String {
+    package static func escaped(_ text: some StringProtocol, style: Style = .readable, keepingLineBreaks: Bool = false)
+        -> String
+    {
         guard text.unicodeScalars.contains(where: { needsEscape($0, keepingLineBreaks: keepingLineBreaks) }) else {
             return String(text)
         }

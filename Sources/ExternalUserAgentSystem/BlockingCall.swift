@@ -50,8 +50,10 @@ package final class BlockingCall<Value: Sendable>: Sendable {
 
     /// Starts `work` now on a thread of its own (an idle one of `threads`, else a new one, named `name` when given: at
     /// most 15 bytes are kept). Throws when no thread can be made; `work` is not run then.
-    package static func start(name: String? = nil, on threads: BlockingThreads = .shared,
-                              _ work: @escaping @Sendable () -> Value) throws(ThreadUnavailable) -> BlockingCall {
+    package static func start(
+        name: String? = nil, on threads: BlockingThreads = .shared,
+        _ work: @escaping @Sendable () -> Value
+    ) throws(ThreadUnavailable) -> BlockingCall {
         let call = BlockingCall(started: .now)
         try threads.run(name: name) { call.finish(work()) }
         return call
@@ -205,10 +207,12 @@ package final class BlockingThreads: Sendable {
         worker.job.withLock { $0 = (name, work) }
         let context = Unmanaged.passRetained(Box { [self] in serve(worker) }).toOpaque()
         var thread = pthread_t()
-        let result = pthread_create(&thread, nil, { context in
-            Unmanaged<Box>.fromOpaque(context!).takeRetainedValue().body()
-            return nil
-        }, context)
+        let result = pthread_create(
+            &thread, nil,
+            { context in
+                Unmanaged<Box>.fromOpaque(context!).takeRetainedValue().body()
+                return nil
+            }, context)
         guard result == 0 else {
             Unmanaged<Box>.fromOpaque(context).release()
             throw ThreadUnavailable(errorNumber: result)
@@ -220,7 +224,10 @@ package final class BlockingThreads: Sendable {
     private func serve(_ worker: Worker) {
         var currentName: String?
         while true {
-            if let job = worker.job.withLock({ job in defer { job = nil }; return job }) {
+            if let job = worker.job.withLock({ job in
+                defer { job = nil }
+                return job
+            }) {
                 let name = job.name ?? Self.idleName
                 if name != currentName {
                     ThreadName.set(name)
@@ -275,6 +282,7 @@ extension DispatchTime {
         let (seconds, attoseconds) = max(.zero, duration).components
         let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         if overflow { return .distantFuture }
-        return .now() + .nanoseconds(Int(clamping: whole.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue))
+        return .now()
+            + .nanoseconds(Int(clamping: whole.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue))
     }
 }

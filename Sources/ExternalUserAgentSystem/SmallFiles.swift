@@ -35,7 +35,9 @@ package enum SmallFiles {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw Failure(reason: "its status cannot be read (\(errorText()))") }
         guard info.st_mode & S_IFMT == S_IFREG else { throw Failure(reason: "it is not a regular file") }
-        guard info.st_size <= limit else { throw Failure(reason: "it has \(info.st_size) bytes, over the \(limit) allowed", isTooLarge: true) }
+        guard info.st_size <= limit else {
+            throw Failure(reason: "it has \(info.st_size) bytes, over the \(limit) allowed", isTooLarge: true)
+        }
         return try readAll(descriptor, size: Int(info.st_size), limit: limit)
     }
 
@@ -46,7 +48,9 @@ package enum SmallFiles {
         var count = 0
         while true {
             if count == bytes.count {
-                guard count <= limit else { throw Failure(reason: "it grew past the \(limit) bytes allowed while it was read", isTooLarge: true) }
+                guard count <= limit else {
+                    throw Failure(reason: "it grew past the \(limit) bytes allowed while it was read", isTooLarge: true)
+                }
                 bytes += repeatElement(0, count: min(max(count, 4096), limit + 1 - count))
             }
             let got = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, $0.count - count) }
@@ -93,7 +97,10 @@ package enum SmallFiles {
         while offset < bytes.count {
             let count = bytes.withUnsafeMutableBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
             if count < 0, errno == EINTR { continue }
-            guard count > 0 else { failure = "could not write \(temporary): \(errorText())"; break }
+            guard count > 0 else {
+                failure = "could not write \(temporary): \(errorText())"
+                break
+            }
             offset += count
         }
         if close(descriptor) != 0, failure == nil { failure = "could not write \(temporary): \(errorText())" }

@@ -51,7 +51,8 @@ public final class FakeExternalUserAgent: ExternalUserAgent {
     private let state = Mutex(Record())
 
     /// `family` lets configuration name the fake by a browser family (`firefox`), as a real browser agent's.
-    public init(id: String = "fake", kind: AgentKind = .testDouble, family: String? = nil, script: Script = .redirect()) {
+    public init(id: String = "fake", kind: AgentKind = .testDouble, family: String? = nil, script: Script = .redirect())
+    {
         self.descriptor = AgentDescriptor(id: id, kind: kind, family: family, name: "Fake agent (\(id))")
         self.script = script
     }
@@ -66,11 +67,15 @@ public final class FakeExternalUserAgent: ExternalUserAgent {
         state.withLock { $0.presented.append(request) }
         switch script {
         case .failsToPresent:
-            throw ExternalUserAgentError(.presentationFailed, "fake agent '\(descriptor.id)': scripted failure to present")
+            throw ExternalUserAgentError(
+                .presentationFailed, "fake agent '\(descriptor.id)': scripted failure to present")
         case .neverAnswers:
             return
         case .userCancels:
-            Task { session.cancel(by: .user, message: "fake agent '\(descriptor.id)': the person closed the browser (scripted)") }
+            Task {
+                session.cancel(
+                    by: .user, message: "fake agent '\(descriptor.id)': the person closed the browser (scripted)")
+            }
         case .redirect(let parameters, let count):
             let url = Self.callback(request, parameters: parameters, isError: false)
             Task { for _ in 0..<count { deliver(url, to: session) } }

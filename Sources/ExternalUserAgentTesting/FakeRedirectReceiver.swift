@@ -30,9 +30,11 @@ public final class FakeRedirectReceiver: RedirectReceiver {
     ///   - id: the receiver's id, as a plugin receiver's would be.
     ///   - redirectURI: what `start` returns.
     ///   - startFailure: when set, `start` throws it.
-    public init(id: String = "fake-receiver",
-                redirectURI: URL = URL(string: "http://127.0.0.1:49152/callback")!,
-                startFailure: ExternalUserAgentError? = nil) {
+    public init(
+        id: String = "fake-receiver",
+        redirectURI: URL = URL(string: "http://127.0.0.1:49152/callback")!,
+        startFailure: ExternalUserAgentError? = nil
+    ) {
         self.id = id
         self.redirectURI = redirectURI
         self.failure = startFailure

@@ -86,13 +86,15 @@ private struct Reader {
         if isArray {
             guard scanner.current == UInt8(ascii: "]"), scanner.byte(ahead: 1) == UInt8(ascii: "]") else {
                 let at = scanner.current == UInt8(ascii: "]") ? scanner.index + 1 : scanner.index
-                throw scanner.error("expected ']]' to close the header [[\(TOMLKeyPart.display(path))]], "
-                                    + "found \(scanner.found(at: at))", at: at)
+                throw scanner.error(
+                    "expected ']]' to close the header [[\(TOMLKeyPart.display(path))]], "
+                        + "found \(scanner.found(at: at))", at: at)
             }
             scanner.index += 2
         } else {
             guard scanner.current == UInt8(ascii: "]") else {
-                throw scanner.error("expected ']' to close the header [\(TOMLKeyPart.display(path))], found \(scanner.found())")
+                throw scanner.error(
+                    "expected ']' to close the header [\(TOMLKeyPart.display(path))], found \(scanner.found())")
             }
             scanner.index += 1
         }
@@ -110,7 +112,8 @@ private struct Reader {
         let depth = table.depth + path.count
         if depth > TOMLDocument.maximumDepth {
             let part = TOMLDocument.maximumDepth - table.depth
-            throw scanner.error(TOMLTableBuilder.tooDeep("key '\(TOMLKeyPart.display(path[...part]))'"), at: path[part].offset)
+            throw scanner.error(
+                TOMLTableBuilder.tooDeep("key '\(TOMLKeyPart.display(path[...part]))'"), at: path[part].offset)
         }
         guard scanner.current == UInt8(ascii: "=") else {
             throw scanner.error("expected '=' after the key '\(TOMLKeyPart.display(path))', found \(scanner.found())")

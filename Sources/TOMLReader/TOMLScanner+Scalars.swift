@@ -11,7 +11,9 @@ extension TOMLScanner {
         let start = index
         skipWord()
         if index - start == 10, Self.isDate(bytes[start..<index]), current == .space,
-           byte(ahead: 1)?.isASCIIDigit == true, byte(ahead: 2)?.isASCIIDigit == true, byte(ahead: 3) == UInt8(ascii: ":") {
+            byte(ahead: 1)?.isASCIIDigit == true, byte(ahead: 2)?.isASCIIDigit == true,
+            byte(ahead: 3) == UInt8(ascii: ":")
+        {
             index += 1
             skipWord()
         }
@@ -28,7 +30,8 @@ extension TOMLScanner {
             return try time(word, at: start)
         }
         if first.isASCIIDigit || first == UInt8(ascii: "+") || first == UInt8(ascii: "-")
-            || word.elementsEqual("inf".utf8) || word.elementsEqual("nan".utf8) {
+            || word.elementsEqual("inf".utf8) || word.elementsEqual("nan".utf8)
+        {
             return try number(word, at: start)
         }
         let shown = Self.display(word)
@@ -40,7 +43,8 @@ extension TOMLScanner {
     private mutating func skipWord() {
         while let byte = current {
             switch byte {
-            case .space, .tab, .lineFeed, .carriageReturn, .hash, UInt8(ascii: ","), UInt8(ascii: "]"), UInt8(ascii: "}"):
+            case .space, .tab, .lineFeed, .carriageReturn, .hash, UInt8(ascii: ","), UInt8(ascii: "]"),
+                UInt8(ascii: "}"):
                 return
             default:
                 index += 1
@@ -68,7 +72,8 @@ extension TOMLScanner {
 
         if body.count > 2, body.first == UInt8(ascii: "0"), let radix = Self.radix(prefix: body[sign + 1]) {
             guard sign == 0 else {
-                throw error("expected no sign before a hexadecimal, octal or binary integer, found '\(shown)'", at: start)
+                throw error(
+                    "expected no sign before a hexadecimal, octal or binary integer, found '\(shown)'", at: start)
             }
             guard Self.digitRun(word, from: 2, radix: radix) == word.count else { throw invalid }
             return try integer(word[2...], radix: radix, negative: false, word: word, at: start)
@@ -103,8 +108,10 @@ extension TOMLScanner {
     }
 
     /// The value of digits (with underscores) already checked, or an error if it does not fit in 64 bits.
-    private func integer(_ digits: ArraySlice<UInt8>, radix: Int, negative: Bool, word: [UInt8],
-                         at start: Int) throws(TOMLSyntaxError) -> TOMLValue {
+    private func integer(
+        _ digits: ArraySlice<UInt8>, radix: Int, negative: Bool, word: [UInt8],
+        at start: Int
+    ) throws(TOMLSyntaxError) -> TOMLValue {
         var magnitude: UInt64 = 0
         var overflow = false
         for byte in digits {
@@ -116,8 +123,9 @@ extension TOMLScanner {
         }
         let limit = UInt64(Int64.max) + (negative ? 1 : 0)
         guard !overflow, magnitude <= limit else {
-            throw error("expected an integer from -9223372036854775808 to 9223372036854775807, found '\(Self.display(word))'",
-                        at: start)
+            throw error(
+                "expected an integer from -9223372036854775808 to 9223372036854775807, found '\(Self.display(word))'",
+                at: start)
         }
         return .integer(negative ? Int(truncatingIfNeeded: 0 &- magnitude) : Int(magnitude))
     }
@@ -157,23 +165,27 @@ extension TOMLScanner {
         let text = String(decoding: word, as: UTF8.self)
         var shown: String { Self.display(word) }
         guard word.count >= 10, Self.isDate(word[0..<10]),
-              let century = Self.twoDigits(word, 0), let yearInCentury = Self.twoDigits(word, 2),
-              let month = Self.twoDigits(word, 5), let day = Self.twoDigits(word, 8), (1...12).contains(month),
-              day >= 1, day <= Self.days(inMonth: month, year: century * 100 + yearInCentury) else {
+            let century = Self.twoDigits(word, 0), let yearInCentury = Self.twoDigits(word, 2),
+            let month = Self.twoDigits(word, 5), let day = Self.twoDigits(word, 8), (1...12).contains(month),
+            day >= 1, day <= Self.days(inMonth: month, year: century * 100 + yearInCentury)
+        else {
             throw error("expected a valid date like 1979-05-27, found '\(shown)'", at: start)
         }
         if word.count == 10 { return .date(text) }
         var invalid: TOMLSyntaxError {
-            error("expected a valid date-time like 1979-05-27T07:32:00Z or 1979-05-27 07:32:00.5+02:00, found '\(shown)'",
-                  at: start)
+            error(
+                "expected a valid date-time like 1979-05-27T07:32:00Z or 1979-05-27 07:32:00.5+02:00, found '\(shown)'",
+                at: start)
         }
         guard word[10] == UInt8(ascii: "T") || word[10] == UInt8(ascii: "t") || word[10] == .space,
-              var end = Self.timeEnd(word, from: 11) else { throw invalid }
+            var end = Self.timeEnd(word, from: 11)
+        else { throw invalid }
         if end < word.count, word[end] | 0x20 == UInt8(ascii: "z") {
             end += 1
         } else if end < word.count, word[end] == UInt8(ascii: "+") || word[end] == UInt8(ascii: "-") {
             guard end + 6 == word.count, let hours = Self.twoDigits(word, end + 1), hours <= 23,
-                  word[end + 3] == UInt8(ascii: ":"), let minutes = Self.twoDigits(word, end + 4), minutes <= 59 else {
+                word[end + 3] == UInt8(ascii: ":"), let minutes = Self.twoDigits(word, end + 4), minutes <= 59
+            else {
                 throw invalid
             }
             end += 6
@@ -193,8 +205,9 @@ extension TOMLScanner {
     /// The end of a valid `HH:MM:SS` with an optional fraction at `start`, or `nil`.
     private static func timeEnd(_ word: [UInt8], from start: Int) -> Int? {
         guard start + 8 <= word.count, let hours = twoDigits(word, start), hours <= 23,
-              word[start + 2] == UInt8(ascii: ":"), let minutes = twoDigits(word, start + 3), minutes <= 59,
-              word[start + 5] == UInt8(ascii: ":"), let seconds = twoDigits(word, start + 6), seconds <= 60 else {
+            word[start + 2] == UInt8(ascii: ":"), let minutes = twoDigits(word, start + 3), minutes <= 59,
+            word[start + 5] == UInt8(ascii: ":"), let seconds = twoDigits(word, start + 6), seconds <= 60
+        else {
             return nil
         }
         var end = start + 8

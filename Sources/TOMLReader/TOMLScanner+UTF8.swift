@@ -16,11 +16,19 @@ extension TOMLScanner {
             var second: ClosedRange<UInt8> = 0x80...0xBF
             switch lead {
             case 0xC2...0xDF: length = 2
-            case 0xE0: length = 3; second = 0xA0...0xBF
-            case 0xED: length = 3; second = 0x80...0x9F
+            case 0xE0:
+                length = 3
+                second = 0xA0...0xBF
+            case 0xED:
+                length = 3
+                second = 0x80...0x9F
             case 0xE1...0xEF: length = 3
-            case 0xF0: length = 4; second = 0x90...0xBF
-            case 0xF4: length = 4; second = 0x80...0x8F
+            case 0xF0:
+                length = 4
+                second = 0x90...0xBF
+            case 0xF4:
+                length = 4
+                second = 0x80...0x8F
             case 0xF1...0xF3: length = 4
             default: return index
             }
@@ -34,7 +42,8 @@ extension TOMLScanner {
     /// The error for the invalid byte at `offset`, with its line and column.
     func invalidUTF8Error(at offset: Int) -> TOMLSyntaxError {
         let byte = "0x" + (bytes[offset] < 0x10 ? "0" : "") + String(bytes[offset], radix: 16, uppercase: true)
-        return error("expected UTF-8 text, found the byte \(byte), which is not UTF-8 (save the file as UTF-8; "
-                     + "for a Latin-1 file: iconv -f LATIN1 -t UTF-8)", at: offset)
+        return error(
+            "expected UTF-8 text, found the byte \(byte), which is not UTF-8 (save the file as UTF-8; "
+                + "for a Latin-1 file: iconv -f LATIN1 -t UTF-8)", at: offset)
     }
 }

@@ -67,7 +67,8 @@ struct TOMLScanner {
         let offset = offset ?? index
         guard offset < bytes.count else { return "the end of the file" }
         let byte = bytes[offset]
-        if byte == .lineFeed || (byte == .carriageReturn && offset + 1 < bytes.count && bytes[offset + 1] == .lineFeed) {
+        if byte == .lineFeed || (byte == .carriageReturn && offset + 1 < bytes.count && bytes[offset + 1] == .lineFeed)
+        {
             return "the end of the line"
         }
         if byte < 0x20 || byte == 0x7F { return "control character \(Self.display([byte]))" }
@@ -79,7 +80,8 @@ struct TOMLScanner {
     /// `text` for a message: control characters as `U+001B`, cut after `limit` characters.
     static func display(_ text: some Collection<UInt8>, limit: Int = 40) -> String {
         var shown = ""
-        for (count, scalar) in String(decoding: text.prefix(4 * (limit + 1)), as: UTF8.self).unicodeScalars.enumerated() {
+        for (count, scalar) in String(decoding: text.prefix(4 * (limit + 1)), as: UTF8.self).unicodeScalars.enumerated()
+        {
             if count == limit { return shown + "…" }
             if scalar.value < 0x20 || scalar.value == 0x7F {
                 shown += "U+00" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16, uppercase: true)
@@ -117,7 +119,8 @@ struct TOMLScanner {
             return true
         case .carriageReturn:
             guard byte(ahead: 1) == .lineFeed else {
-                throw error("expected a line feed after the carriage return (a carriage return alone is not a line break)")
+                throw error(
+                    "expected a line feed after the carriage return (a carriage return alone is not a line break)")
             }
             index += 2
             return true
@@ -150,11 +153,12 @@ struct TOMLScanner {
     func checkNotControl(_ byte: UInt8, in place: String) throws(TOMLSyntaxError) {
         guard (byte < 0x20 && byte != .tab) || byte == 0x7F else { return }
         let escape = "\\u" + Self.display([byte]).dropFirst(2)
-        let hint = switch place {
-        case "a comment": ""
-        case "a string", "a multi-line string": " (write it as \(escape))"
-        default: " (a basic string can hold it as \(escape))"
-        }
+        let hint =
+            switch place {
+            case "a comment": ""
+            case "a string", "a multi-line string": " (write it as \(escape))"
+            default: " (a basic string can hold it as \(escape))"
+            }
         throw error("expected no control character in \(place), found \(found())\(hint)")
     }
 
@@ -171,7 +175,8 @@ struct TOMLScanner {
             switch current {
             case .quote, .apostrophe:
                 if byte(ahead: 1) == current, byte(ahead: 2) == current {
-                    throw error("expected a key, found a multi-line string (a key is a bare or single-line quoted string)")
+                    throw error(
+                        "expected a key, found a multi-line string (a key is a bare or single-line quoted string)")
                 }
                 name = current == .quote ? try basicString() : try literalString()
             case let byte? where byte.isBareKey:
@@ -179,7 +184,8 @@ struct TOMLScanner {
                 name = String(decoding: bytes[start..<index], as: UTF8.self)
             default:
                 let after = parts.isEmpty ? "" : " after '.'"
-                throw error("expected a key\(after) (letters, digits, '-' and '_', or a quoted string), found \(found())")
+                throw error(
+                    "expected a key\(after) (letters, digits, '-' and '_', or a quoted string), found \(found())")
             }
             parts.append(TOMLKeyPart(name: name, offset: start))
             skipWhitespace()
@@ -215,7 +221,8 @@ struct TOMLScanner {
             case .backslash:
                 try escape(into: &text, multiline: false)
             case .lineFeed, .carriageReturn:
-                throw error("expected '\"' to close the string before the end of the line (use \"\"\" for several lines)")
+                throw error(
+                    "expected '\"' to close the string before the end of the line (use \"\"\" for several lines)")
             case let byte?:
                 try checkNotControl(byte, in: "a string")
                 text.append(byte)
@@ -236,7 +243,8 @@ struct TOMLScanner {
                 index += 1
                 return String(decoding: bytes[start..<(index - 1)], as: UTF8.self)
             case .lineFeed, .carriageReturn:
-                throw error("expected \"'\" to close the literal string before the end of the line (use ''' for several lines)")
+                throw error(
+                    "expected \"'\" to close the literal string before the end of the line (use ''' for several lines)")
             case let byte?:
                 try checkNotControl(byte, in: "a literal string")
                 index += 1
@@ -297,11 +305,13 @@ struct TOMLScanner {
         case UInt8(ascii: "u"), UInt8(ascii: "U"):
             try unicodeEscape(into: &text, digits: current == UInt8(ascii: "u") ? 4 : 8, at: start)
             return
-        case let byte? where multiline && (byte == .space || byte == .tab || byte == .lineFeed || byte == .carriageReturn):
+        case let byte?
+        where multiline && (byte == .space || byte == .tab || byte == .lineFeed || byte == .carriageReturn):
             var end = index
             while end < bytes.count, bytes[end] == .space || bytes[end] == .tab { end += 1 }
             guard end < bytes.count, bytes[end] == .lineFeed || bytes[end] == .carriageReturn else {
-                throw error("expected an escape (\(escapes)) or a line break after '\\', found \(found(at: end))", at: start)
+                throw error(
+                    "expected an escape (\(escapes)) or a line break after '\\', found \(found(at: end))", at: start)
             }
             index = end
             while true {
@@ -322,13 +332,16 @@ struct TOMLScanner {
         for offset in 1...digits {
             guard let digit = byte(ahead: offset)?.digitValue(radix: 16) else {
                 let letter = digits == 4 ? "u" : "U"
-                throw error("expected \(digits) hexadecimal digits after '\\\(letter)', found \(found(at: index + offset))", at: start)
+                throw error(
+                    "expected \(digits) hexadecimal digits after '\\\(letter)', found \(found(at: index + offset))",
+                    at: start)
             }
             value = value * 16 + UInt32(digit)
         }
         guard let scalar = Unicode.Scalar(value) else {
             let written = Self.display(bytes[start..<(index + digits + 1)])
-            throw error("expected the code of a Unicode character, found '\(written)' (a surrogate or above 10FFFF)", at: start)
+            throw error(
+                "expected the code of a Unicode character, found '\(written)' (a surrogate or above 10FFFF)", at: start)
         }
         UTF8.encode(scalar) { text.append($0) }
         index += digits + 1

@@ -65,16 +65,22 @@ final class TOMLTableBuilder {
                 table.line = line
                 return table
             case .header:
-                throw Conflict(offset: last.offset, message: "expected each table once, found "
-                               + "[\(TOMLKeyPart.display(path))] again (defined on line \(table.line))")
+                throw Conflict(
+                    offset: last.offset,
+                    message: "expected each table once, found "
+                        + "[\(TOMLKeyPart.display(path))] again (defined on line \(table.line))")
             case .dotted:
-                throw Conflict(offset: last.offset, message: "expected a new table, found [\(TOMLKeyPart.display(path))], "
-                               + "which dotted keys defined on line \(table.line)")
+                throw Conflict(
+                    offset: last.offset,
+                    message: "expected a new table, found [\(TOMLKeyPart.display(path))], "
+                        + "which dotted keys defined on line \(table.line)")
             }
         case .tableArray(let array):
             let name = TOMLKeyPart.display(path)
-            throw Conflict(offset: last.offset, message: "expected [[\(name)]] to add to the array of tables "
-                           + "defined on line \(array.tables[0].line), found [\(name)]")
+            throw Conflict(
+                offset: last.offset,
+                message: "expected [[\(name)]] to add to the array of tables "
+                    + "defined on line \(array.tables[0].line), found [\(name)]")
         case .value(let value, let line):
             throw Conflict(offset: last.offset, message: Self.notATable(TOMLKeyPart.display(path), value, line))
         }
@@ -95,11 +101,15 @@ final class TOMLTableBuilder {
         case .tableArray(let array):
             array.tables.append(table)
         case .table(let existing):
-            throw Conflict(offset: last.offset, message: "expected a new array of tables, found "
-                           + "[[\(TOMLKeyPart.display(path))]], which is a table defined on line \(existing.line)")
+            throw Conflict(
+                offset: last.offset,
+                message: "expected a new array of tables, found "
+                    + "[[\(TOMLKeyPart.display(path))]], which is a table defined on line \(existing.line)")
         case .value(let value, let line):
-            throw Conflict(offset: last.offset, message: "expected a new array of tables, found "
-                           + "[[\(TOMLKeyPart.display(path))]], which is \(value.typeName) defined on line \(line)")
+            throw Conflict(
+                offset: last.offset,
+                message: "expected a new array of tables, found "
+                    + "[[\(TOMLKeyPart.display(path))]], which is \(value.typeName) defined on line \(line)")
         }
         return table
     }
@@ -120,27 +130,35 @@ final class TOMLTableBuilder {
                 case .dotted:
                     break
                 case .header:
-                    throw Conflict(offset: part.offset, message: "expected the keys of [\(TOMLKeyPart.display(path[...index]))] "
-                                   + "under its header on line \(child.line), found dotted key '\(TOMLKeyPart.display(path))'")
+                    throw Conflict(
+                        offset: part.offset,
+                        message: "expected the keys of [\(TOMLKeyPart.display(path[...index]))] "
+                            + "under its header on line \(child.line), found dotted key '\(TOMLKeyPart.display(path))'")
                 }
                 table = child
             case .tableArray(let array):
                 let name = TOMLKeyPart.display(path[...index])
-                throw Conflict(offset: part.offset, message: "expected a key that is not an array of tables, found "
-                               + "'\(name)' (defined by [[\(name)]] on line \(array.tables[0].line))")
+                throw Conflict(
+                    offset: part.offset,
+                    message: "expected a key that is not an array of tables, found "
+                        + "'\(name)' (defined by [[\(name)]] on line \(array.tables[0].line))")
             case .value(let value, let line):
-                throw Conflict(offset: part.offset, message: Self.notATable(TOMLKeyPart.display(path[...index]), value, line))
+                throw Conflict(
+                    offset: part.offset, message: Self.notATable(TOMLKeyPart.display(path[...index]), value, line))
             }
         }
         let last = path[path.count - 1]
         if let existing = table.slots[last.name] {
-            let earlier = switch existing {
-            case .value(_, let line): line
-            case .table(let child): child.line
-            case .tableArray(let array): array.tables[0].line
-            }
-            throw Conflict(offset: last.offset, message: "expected each key once, found "
-                           + "'\(TOMLKeyPart.display(path))' again (defined on line \(earlier))")
+            let earlier =
+                switch existing {
+                case .value(_, let line): line
+                case .table(let child): child.line
+                case .tableArray(let array): array.tables[0].line
+                }
+            throw Conflict(
+                offset: last.offset,
+                message: "expected each key once, found "
+                    + "'\(TOMLKeyPart.display(path))' again (defined on line \(earlier))")
         }
         table.keys.append(last.name)
         table.slots[last.name] = .value(value, line: line)
@@ -177,17 +195,21 @@ final class TOMLTableBuilder {
             case .tableArray(let array):
                 table = array.tables[array.tables.count - 1]
             case .value(let value, let line):
-                throw Conflict(offset: part.offset,
-                               message: Self.notATable(TOMLKeyPart.display(path[...index]), value, line))
+                throw Conflict(
+                    offset: part.offset,
+                    message: Self.notATable(TOMLKeyPart.display(path[...index]), value, line))
             }
         }
         return table
     }
 
     /// Adds `table` under the name of `path[index]`, unless it would be too deep.
-    private func add(_ path: [TOMLKeyPart], _ index: Int, _ table: TOMLTableBuilder) throws(Conflict) -> TOMLTableBuilder {
+    private func add(_ path: [TOMLKeyPart], _ index: Int, _ table: TOMLTableBuilder) throws(Conflict)
+        -> TOMLTableBuilder
+    {
         guard table.depth <= TOMLDocument.maximumDepth else {
-            throw Conflict(offset: path[index].offset, message: Self.tooDeep("key '\(TOMLKeyPart.display(path[...index]))'"))
+            throw Conflict(
+                offset: path[index].offset, message: Self.tooDeep("key '\(TOMLKeyPart.display(path[...index]))'"))
         }
         let name = path[index].name
         keys.append(name)

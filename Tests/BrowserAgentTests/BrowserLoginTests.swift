@@ -9,19 +9,23 @@ extension RealBrowsers {
     /// loopback receiver, against the testing kit's auto-approving local authorization server.
     @Suite("eua login through real headless browsers", .onOwnThreads, .timeLimit(.minutes(3)))
     struct BrowserLoginTests {
-        @Test("tokens come back; no browser process of the run is left and the temporary profile is gone",
-              arguments: ["chromium", "firefox-esr"])
+        @Test(
+            "tokens come back; no browser process of the run is left and the temporary profile is gone",
+            arguments: ["chromium", "firefox-esr"])
         func login(_ browser: String) async throws {
             try await LocalAuthorizationServer.withServer(.init(clientID: "c")) { server in
                 let folder = try TemporaryFolder()
                 let before = BrowserLeftovers.scan()
                 let executable = try TestPaths.product("eua")
-                let arguments = ["login", "--issuer", server.issuer, "--client-id", "c", "--scope", "openid",
-                                 "--agent", browser, "--agent-option", "headless=true", "--agent-option", "ephemeral=true",
-                                 "--timeout", "60", "--state-file", folder.path + "/state.json", "--json"]
+                let arguments = [
+                    "login", "--issuer", server.issuer, "--client-id", "c", "--scope", "openid",
+                    "--agent", browser, "--agent-option", "headless=true", "--agent-option", "ephemeral=true",
+                    "--timeout", "60", "--state-file", folder.path + "/state.json", "--json",
+                ]
                 let started = Date()
                 let result = try await offThePool {
-                    try ProcessRunner.run(executable, arguments, environment: ["EUA_ALLOW_TEST_AGENTS": "1"], timeout: 120)
+                    try ProcessRunner.run(
+                        executable, arguments, environment: ["EUA_ALLOW_TEST_AGENTS": "1"], timeout: 120)
                 }
                 let elapsed = Date().timeIntervalSince(started)
                 #expect(result.status == 0, "stderr: \(result.stderr)")

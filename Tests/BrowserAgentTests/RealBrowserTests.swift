@@ -21,7 +21,9 @@ extension RealBrowsers {
                 receiver: receiver, configuration: .init(expectedState: "st-browser", timeout: timeout))
         }
 
-        @Test("a loopback round trip through the real headless browser; nothing of it is left afterwards", arguments: browsers)
+        @Test(
+            "a loopback round trip through the real headless browser; nothing of it is left afterwards",
+            arguments: browsers)
         func roundTrip(_ id: String) async throws {
             let before = BrowserLeftovers.scan()
             let clock = ContinuousClock()
@@ -68,13 +70,16 @@ extension RealBrowsers {
     /// reaches it — "force Firefox with these options" happens on a machine whose Firefox is firefox-esr.
     @Suite("Real browsers named by family", .onOwnThreads, .timeLimit(.minutes(3)))
     struct RealBrowserFamilyTests {
-        @Test("the family name selects the installed build, its options table applies, and a round trip works",
-              arguments: [("firefox", "firefox-esr"), ("chromium", "chromium")])
+        @Test(
+            "the family name selects the installed build, its options table applies, and a round trip works",
+            arguments: [("firefox", "firefox-esr"), ("chromium", "chromium")])
         func familyRoundTrip(_ family: String, _ id: String) async throws {
             let folder = try TemporaryFolder()
             let userFile = folder.url.appendingPathComponent("config.toml")
-            try "[agent-options.\(family)]\nheadless = true\nephemeral = true\n".write(to: userFile, atomically: true, encoding: .utf8)
-            let sources = ConfigurationSources(environment: [:], systemFiles: [], userFile: userFile.path, managedFile: nil)
+            try "[agent-options.\(family)]\nheadless = true\nephemeral = true\n".write(
+                to: userFile, atomically: true, encoding: .utf8)
+            let sources = ConfigurationSources(
+                environment: [:], systemFiles: [], userFile: userFile.path, managedFile: nil)
             var code = CodeConfiguration(preference: [family])
             code.namedAgent = family
             let catalog = try await BuiltPlugins.catalog()

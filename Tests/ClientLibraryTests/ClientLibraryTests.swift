@@ -14,12 +14,15 @@ struct ClientLibraryTests {
 
     /// Runs `make -C clib BUILD=folder targets…`; the build's folder is the test's own.
     static func make(_ targets: [String], build folder: TemporaryFolder, timeout: TimeInterval = 300) throws
-        -> ProcessResult {
-        try ProcessRunner.run(URL(fileURLWithPath: "/usr/bin/make"),
-                              ["-C", clib.path, "BUILD=\(folder.path)/build"] + targets, timeout: timeout)
+        -> ProcessResult
+    {
+        try ProcessRunner.run(
+            URL(fileURLWithPath: "/usr/bin/make"),
+            ["-C", clib.path, "BUILD=\(folder.path)/build"] + targets, timeout: timeout)
     }
 
-    @Test("make check: unit checks without a service, the same under ASan/UBSan/LSan, the ABI check, man pages, install")
+    @Test(
+        "make check: unit checks without a service, the same under ASan/UBSan/LSan, the ABI check, man pages, install")
     func makeCheck() throws {
         let folder = try TemporaryFolder("eua-clib")
         let result = try Self.make(["check"], build: folder)
@@ -31,16 +34,22 @@ struct ClientLibraryTests {
         #expect(result.stdout.contains("check-install: ok"))
     }
 
-    @Test("the C, Qt and Python examples sign in through the service, read a token, list the account, sign out; the callback rules hold under ASan")
+    @Test(
+        "the C, Qt and Python examples sign in through the service, read a token, list the account, sign out; the callback rules hold under ASan"
+    )
     func againstTheService() async throws {
         let folder = try TemporaryFolder("eua-clib")
-        let built = try Self.make(["all", "qt-example", "\(folder.path)/build/asan/eua-client-stress"], build: folder,
-                                  timeout: 600)
+        let built = try Self.make(
+            ["all", "qt-example", "\(folder.path)/build/asan/eua-client-stress"], build: folder,
+            timeout: 600)
         try #require(built.status == 0, "the library did not build:\n\(built.stdout)\n\(built.stderr)")
         try await LocalAuthorizationServer.withServer(.init(clientID: "my-app", subject: "alice")) { server in
-            try await LocalAuthorizationServer.withServer(.init(clientID: "my-app", subject: "bob",
-                                                                misbehaviors: [.slowTokenEndpoint],
-                                                                tokenEndpointDelay: .seconds(20))) { slow in
+            try await LocalAuthorizationServer.withServer(
+                .init(
+                    clientID: "my-app", subject: "bob",
+                    misbehaviors: [.slowTokenEndpoint],
+                    tokenEndpointDelay: .seconds(20))
+            ) { slow in
                 let session = try SecretServiceSession()
                 _ = try SignInServiceHarness.writeConfiguration(home: session.folder.path)
                 let steps = """
@@ -57,12 +66,15 @@ struct ClientLibraryTests {
                     echo "status=$?"
                     awk '{ print "stderr" NR "=" $0 }' "$HOME/stress.err" | head -n 60
                     """
-                let outcome = try await SignInServiceHarness.run(steps, environment: [
-                    "SERVICE": try TestPaths.product("eua-signin-service").path, "BUILD": folder.path + "/build",
-                    "CLIB": Self.clib.path, "ISSUER": server.issuer,
-                    "PYTHON_EXAMPLE": TestPaths.packageRoot.appendingPathComponent("Examples/Python").path, "SLOW": slow.issuer,
-                    "EUA_PLUGIN_PATH": TestPaths.productsFolder.path,
-                ], session: session, timeout: 400)
+                let outcome = try await SignInServiceHarness.run(
+                    steps,
+                    environment: [
+                        "SERVICE": try TestPaths.product("eua-signin-service").path, "BUILD": folder.path + "/build",
+                        "CLIB": Self.clib.path, "ISSUER": server.issuer,
+                        "PYTHON_EXAMPLE": TestPaths.packageRoot.appendingPathComponent("Examples/Python").path,
+                        "SLOW": slow.issuer,
+                        "EUA_PLUGIN_PATH": TestPaths.productsFolder.path,
+                    ], session: session, timeout: 400)
                 let (sections, report) = (outcome.sections, outcome.report)
 
                 let example = sections["example"] ?? [:]

@@ -8,9 +8,17 @@ import Testing
 @Suite("eua explain and doctor under a managed agent pin", .onOwnThreads, .timeLimit(.minutes(2)))
 struct AgentPinCommandTests {
     struct Report: Decodable {
-        struct Candidate: Decodable { var id: String; var options: [String: String]; var reasons: [String] }
+        struct Candidate: Decodable {
+            var id: String
+            var options: [String: String]
+            var reasons: [String]
+        }
         struct Ignored: Decodable { var key, layer, source, pinnedBy, reason: String }
-        struct Locked: Decodable { var agent: String; var options, userOptions: [String]; var pinnedBy: String }
+        struct Locked: Decodable {
+            var agent: String
+            var options, userOptions: [String]
+            var pinnedBy: String
+        }
         var chosen: String?
         var candidates: [Candidate]
         var ignored: [Ignored]
@@ -37,7 +45,9 @@ struct AgentPinCommandTests {
         return try JSONDecoder().decode(Report.self, from: Data(result.stdout.utf8))
     }
 
-    @Test("pinned by preference and allow with private = true: the user's executable is not the one chosen, and the report says which options are locked, from which file and line")
+    @Test(
+        "pinned by preference and allow with private = true: the user's executable is not the one chosen, and the report says which options are locked, from which file and line"
+    )
     func userExecutableIgnored() throws {
         let sandbox = try ExplainCommandTests.Sandbox()
         try sandbox.write(Self.userFile, to: sandbox.userFile)
@@ -47,8 +57,9 @@ struct AgentPinCommandTests {
         #expect(free.firefoxes.allSatisfy { $0.options["executable"] == "/bin/true" })
         #expect(free.locked.isEmpty)
 
-        try sandbox.write("# the company's\npreference = [\"firefox\"]\nallow = [\"firefox\"]\n"
-                          + "[agent-options.firefox]\nprivate = true\n", to: sandbox.managedFile)
+        try sandbox.write(
+            "# the company's\npreference = [\"firefox\"]\nallow = [\"firefox\"]\n"
+                + "[agent-options.firefox]\nprivate = true\n", to: sandbox.managedFile)
         let pinned = try report(sandbox)
         for firefox in pinned.firefoxes {
             #expect(firefox.options["executable"] == nil, "\(firefox.id): \(firefox.options)")
@@ -57,14 +68,19 @@ struct AgentPinCommandTests {
         }
         let at = "\(sandbox.managedFile.path):2"
         let lock = try #require(pinned.locked.first { $0.agent == "firefox" })
-        #expect(lock.options == ["executable", "extra-args", "headless"] && lock.userOptions.isEmpty && lock.pinnedBy == at)
+        #expect(
+            lock.options == ["executable", "extra-args", "headless"] && lock.userOptions.isEmpty && lock.pinnedBy == at)
         let executable = try #require(pinned.ignored.first { $0.key == "agent-options.firefox.executable" })
-        #expect(executable.layer == "user" && executable.source == "\(sandbox.userFile.path):3" && executable.pinnedBy == at)
-        #expect(executable.reason.contains("pins the agent 'firefox'") && executable.reason.contains("user-options"),
-                "\(executable.reason)")
+        #expect(
+            executable.layer == "user" && executable.source == "\(sandbox.userFile.path):3" && executable.pinnedBy == at
+        )
+        #expect(
+            executable.reason.contains("pins the agent 'firefox'") && executable.reason.contains("user-options"),
+            "\(executable.reason)")
         if pinned.firefoxes.contains(where: { $0.id == "firefox-esr" }) {
-            #expect(pinned.ignored.contains { $0.key == "agent-options.firefox-esr.executable" && $0.pinnedBy == at },
-                    "the family's pin covers firefox-esr's own table too")
+            #expect(
+                pinned.ignored.contains { $0.key == "agent-options.firefox-esr.executable" && $0.pinnedBy == at },
+                "the family's pin covers firefox-esr's own table too")
         }
 
         let text = try sandbox.run([])
@@ -74,8 +90,11 @@ struct AgentPinCommandTests {
 
         // --agent-option is the code layer: locked too.
         let code = try report(sandbox, ["--agent", "firefox", "--agent-option", "executable=/bin/sh"])
-        #expect(code.ignored.contains { $0.key == "agent-options.firefox.executable" && $0.layer == "code"
-            && $0.source == "--agent-option" })
+        #expect(
+            code.ignored.contains {
+                $0.key == "agent-options.firefox.executable" && $0.layer == "code"
+                    && $0.source == "--agent-option"
+            })
         #expect(code.firefoxes.allSatisfy { $0.options["executable"] == nil })
     }
 
@@ -83,8 +102,9 @@ struct AgentPinCommandTests {
     func exampleManagedFile() throws {
         let sandbox = try ExplainCommandTests.Sandbox()
         try sandbox.write(Self.userFile, to: sandbox.userFile)
-        let example = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("Examples/managed.toml"),
-                                 encoding: .utf8)
+        let example = try String(
+            contentsOf: TestPaths.packageRoot.appendingPathComponent("Examples/managed.toml"),
+            encoding: .utf8)
         try sandbox.write(example, to: sandbox.managedFile)
         let report = try report(sandbox)
         try #require(!report.firefoxes.isEmpty)
@@ -102,12 +122,18 @@ struct AgentPinCommandTests {
         try sandbox.write("preference = [\"firefox\"]\n", to: sandbox.managedFile)
         let eua = try TestPaths.product("eua")
         let json = try ProcessRunner.run(eua, ["doctor", "--json"], environment: sandbox.environment, timeout: 60)
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any],
-                                  "\(json.stdout) \(json.stderr)")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any],
+            "\(json.stdout) \(json.stderr)")
         let notes = try #require(object["notes"] as? [String])
-        #expect(notes.contains { $0.contains("agent-options.firefox.executable = \"/bin/true\"")
-            && $0.contains("\(sandbox.managedFile.path):1 pins the agent 'firefox'") }, "\(notes)")
+        #expect(
+            notes.contains {
+                $0.contains("agent-options.firefox.executable = \"/bin/true\"")
+                    && $0.contains("\(sandbox.managedFile.path):1 pins the agent 'firefox'")
+            }, "\(notes)")
         let text = try ProcessRunner.run(eua, ["doctor"], environment: sandbox.environment, timeout: 60)
-        #expect(text.stdout.contains("Note: agent-options.firefox.executable = \"/bin/true\" from user file"), "\(text.stdout)")
+        #expect(
+            text.stdout.contains("Note: agent-options.firefox.executable = \"/bin/true\" from user file"),
+            "\(text.stdout)")
     }
 }

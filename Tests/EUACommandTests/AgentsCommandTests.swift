@@ -19,8 +19,9 @@ struct AgentsCommandTests {
     }
 
     func agents(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
-        try ProcessRunner.run(try TestPaths.product("eua"), ["agents"] + arguments,
-                              environment: environment.merging(["EUA_PLUGIN_PATH": environment["EUA_PLUGIN_PATH"] ?? ""]) { $1 })
+        try ProcessRunner.run(
+            try TestPaths.product("eua"), ["agents"] + arguments,
+            environment: environment.merging(["EUA_PLUGIN_PATH": environment["EUA_PLUGIN_PATH"] ?? ""]) { $1 })
     }
 
     @Test("--json lists headless (testDouble) and the C example, each with its .so path")
@@ -36,7 +37,8 @@ struct AgentsCommandTests {
         #expect(listing.errors.isEmpty)
         #expect(result.stdout.split(separator: "\n").count == 1, "one JSON object, one line")
         for key in ["\"id\"", "\"kind\"", "\"name\"", "\"version\"", "\"path\""] {
-            #expect(result.stdout.components(separatedBy: key).count - 1 >= listing.agents.count, "every agent has \(key)")
+            #expect(
+                result.stdout.components(separatedBy: key).count - 1 >= listing.agents.count, "every agent has \(key)")
         }
     }
 
@@ -44,15 +46,17 @@ struct AgentsCommandTests {
     func families() throws {
         let listing = try JSONDecoder().decode(Listing.self, from: Data(try agents(["--json"]).stdout.utf8))
         #expect(listing.agents.first { $0.id == "headless" }?.family == "headless")
-        #expect(listing.agents.first { $0.id == "firefox-esr" }?.family == "firefox",
-                "Debian's firefox-esr is installed by scripts/bootstrap")
+        #expect(
+            listing.agents.first { $0.id == "firefox-esr" }?.family == "firefox",
+            "Debian's firefox-esr is installed by scripts/bootstrap")
         #expect(listing.agents.first { $0.id == "chromium" }?.family == "chromium")
     }
 
     @Test("eua open --agent with a name no agent has: exit 2, the name, and the agents that exist")
     func unknownAgent() throws {
-        let result = try ProcessRunner.run(try TestPaths.product("eua"), ["open", "--agent", "nope", "https://example.com/"],
-                                           environment: ["EUA_PLUGIN_PATH": ""])
+        let result = try ProcessRunner.run(
+            try TestPaths.product("eua"), ["open", "--agent", "nope", "https://example.com/"],
+            environment: ["EUA_PLUGIN_PATH": ""])
         #expect(result.status == 2)
         #expect(result.stderr.contains("no agent has the id or family 'nope'"), "\(result.stderr)")
         #expect(result.stderr.contains("firefox-esr (family firefox)") && result.stderr.contains("headless"))

@@ -8,7 +8,10 @@ import Testing
 @Suite("browser version cache", .onOwnThreads, .timeLimit(.minutes(1)))
 struct BrowserVersionCacheTests {
     struct Listing: Decodable {
-        struct Agent: Decodable { var id: String; var version: String? }
+        struct Agent: Decodable {
+            var id: String
+            var version: String?
+        }
         var agents: [Agent]
     }
 
@@ -24,15 +27,18 @@ struct BrowserVersionCacheTests {
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: brave.path)
         }
         try writeBrowser("1.70.123")
-        let environment = ["PATH": bin.path + ":/usr/bin:/bin", "HOME": folder.path,
-                           "XDG_CACHE_HOME": folder.url.appendingPathComponent("cache").path,
-                           "XDG_DATA_HOME": folder.url.appendingPathComponent("data").path,
-                           "XDG_DATA_DIRS": folder.url.appendingPathComponent("data-dirs").path,
-                           "XDG_CONFIG_HOME": folder.url.appendingPathComponent("config").path,
-                           "EUA_PLUGIN_PATH": ""]
+        let environment = [
+            "PATH": bin.path + ":/usr/bin:/bin", "HOME": folder.path,
+            "XDG_CACHE_HOME": folder.url.appendingPathComponent("cache").path,
+            "XDG_DATA_HOME": folder.url.appendingPathComponent("data").path,
+            "XDG_DATA_DIRS": folder.url.appendingPathComponent("data-dirs").path,
+            "XDG_CONFIG_HOME": folder.url.appendingPathComponent("config").path,
+            "EUA_PLUGIN_PATH": "",
+        ]
         func braveVersion() throws -> String? {
-            let result = try ProcessRunner.run(try TestPaths.product("eua"), ["agents", "--json"],
-                                               environment: environment, replacingEnvironment: true)
+            let result = try ProcessRunner.run(
+                try TestPaths.product("eua"), ["agents", "--json"],
+                environment: environment, replacingEnvironment: true)
             #expect(result.status == 0, "\(result.stderr)")
             return try JSONDecoder().decode(Listing.self, from: Data(result.stdout.utf8))
                 .agents.first { $0.id == "brave-browser" }?.version
@@ -47,7 +53,8 @@ struct BrowserVersionCacheTests {
         #expect(calls() == 1, "later loads read the cache instead of starting the browser")
 
         try writeBrowser("1.71.5")
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 60)], ofItemAtPath: brave.path)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: 60)], ofItemAtPath: brave.path)
         #expect(try braveVersion() == "1.71.5", "a changed binary is asked again")
         #expect(calls() == 2)
     }

@@ -25,7 +25,8 @@ struct ChildProcessLifetimeTests {
         let lines = String(decoding: child.stdout, as: UTF8.self).split(separator: "\n").map(String.init)
         #expect(lines.first == String(SIGKILL), "the parent-death signal is SIGKILL: \(lines)")
         let ours = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/2")
-        #expect(lines.count == 2 && lines[1].hasPrefix("pipe:") && lines[1] != ours,
-                "the child's stderr is a pipe of its own, not the test process's \(ours): \(lines)")
+        #expect(
+            lines.count == 2 && lines[1].hasPrefix("pipe:") && lines[1] != ours,
+            "the child's stderr is a pipe of its own, not the test process's \(ours): \(lines)")
     }
 }

@@ -24,7 +24,8 @@ struct CommandWordsTests {
     static func entries(inHelp text: String) -> [String] {
         var entries: [String] = []
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix("  "), !line.hasPrefix("   "), line.dropFirst(2).first.map({ "-<".contains($0) }) == true {
+            if line.hasPrefix("  "), !line.hasPrefix("   "), line.dropFirst(2).first.map({ "-<".contains($0) }) == true
+            {
                 entries.append(String(line))
             } else if line.hasPrefix("   "), !entries.isEmpty {
                 entries[entries.count - 1] += " " + line.trimmingCharacters(in: .whitespaces)
@@ -37,8 +38,9 @@ struct CommandWordsTests {
 
     /// How often an entry states a default: the parser's `(default: …)` and the help's own words for it.
     static func defaultMentions(_ entry: String) -> Int {
-        let pattern = try! NSRegularExpression(pattern: #"\(default\b|\bdefault:|\bdefault \d|the default\)"#,
-                                               options: [.caseInsensitive])
+        let pattern = try! NSRegularExpression(
+            pattern: #"\(default\b|\bdefault:|\bdefault \d|the default\)"#,
+            options: [.caseInsensitive])
         return pattern.numberOfMatches(in: entry, range: NSRange(entry.startIndex..., in: entry))
     }
 
@@ -61,14 +63,19 @@ struct CommandWordsTests {
                 repeated.append("eua \(command.joined(separator: " ")): \(entry)")
             }
         }
-        #expect(seen.contains(["refresh"]) && seen.contains(["logout"]) && seen.contains(["scheme", "register"]),
-                "the commands read: \(seen)")
+        #expect(
+            seen.contains(["refresh"]) && seen.contains(["logout"]) && seen.contains(["scheme", "register"]),
+            "the commands read: \(seen)")
         #expect(read > 150, "option entries read: \(read)")
-        #expect(Self.defaultMentions("  --timeout <timeout>  Seconds (default: 60). (default: 60)") == 2, "the check sees one")
+        #expect(
+            Self.defaultMentions("  --timeout <timeout>  Seconds (default: 60). (default: 60)") == 2,
+            "the check sees one")
         #expect(repeated.isEmpty, "options whose help states the default twice:\n\(repeated.joined(separator: "\n"))")
     }
 
-    @Test("eua doctor lays a many-line problem out on lines (no literal \\x0a), and under a managed preference it suggests what works under the pin, not --agent")
+    @Test(
+        "eua doctor lays a many-line problem out on lines (no literal \\x0a), and under a managed preference it suggests what works under the pin, not --agent"
+    )
     func doctorProblemLines() throws {
         let sandbox = try ExplainCommandTests.Sandbox()
         try sandbox.write("preference = [\"no-such-agent\"]\n", to: sandbox.managedFile)
@@ -78,8 +85,10 @@ struct CommandWordsTests {
         #expect(!text.stdout.contains("\\x0a"), "\(text.stdout)")
         #expect(text.stdout.contains("\n      - browser: "), "each step on a line of its own: \(text.stdout)")
         let problem = text.stdout.components(separatedBy: "\n\n").first ?? ""
-        #expect(problem.contains("The managed file pins preference = [\"no-such-agent\"] (\(sandbox.managedFile.path):1), "
-            + "so naming another agent changes nothing"), "\(problem)")
+        #expect(
+            problem.contains(
+                "The managed file pins preference = [\"no-such-agent\"] (\(sandbox.managedFile.path):1), "
+                    + "so naming another agent changes nothing"), "\(problem)")
         #expect(problem.contains("(--flow device; ") && !problem.contains("--agent"), "\(problem)")
 
         // Without a pin, --agent is the advice.
@@ -93,15 +102,18 @@ struct CommandWordsTests {
         let port = try OIDCProviderMock.freePort()
         let sandbox = try ExplainCommandTests.Sandbox()
         try sandbox.write("deny = [\"*\"]\n", to: sandbox.managedFile)
-        let result = try ProcessRunner.run(try TestPaths.product("eua"),
-                                           ["doctor", "--issuer", "http://127.0.0.1:\(port)", "--timeout", "5"],
-                                           environment: sandbox.environment, timeout: 60)
+        let result = try ProcessRunner.run(
+            try TestPaths.product("eua"),
+            ["doctor", "--issuer", "http://127.0.0.1:\(port)", "--timeout", "5"],
+            environment: sandbox.environment, timeout: 60)
         #expect(result.status == 1)
         #expect(!result.stdout.contains("give --issuer"), "\(result.stdout)")
-        #expect(result.stdout.contains("Sign-in chain (eua login): undecided: the server's metadata could not be read"),
-                "\(result.stdout)")
-        let without = try ProcessRunner.run(try TestPaths.product("eua"), ["doctor"], environment: sandbox.environment,
-                                            timeout: 60)
+        #expect(
+            result.stdout.contains("Sign-in chain (eua login): undecided: the server's metadata could not be read"),
+            "\(result.stdout)")
+        let without = try ProcessRunner.run(
+            try TestPaths.product("eua"), ["doctor"], environment: sandbox.environment,
+            timeout: 60)
         #expect(without.stdout.contains("undecided without the server's metadata (give --issuer)"), "\(without.stdout)")
     }
 
@@ -109,8 +121,9 @@ struct CommandWordsTests {
     func agentFromCommandLine() throws {
         let report = try ExplainCommandTests.Sandbox().report(["--agent", "headless"], ["EUA_ALLOW_TEST_AGENTS": "1"])
         let reasons = report.candidates.flatMap(\.reasons)
-        #expect(reasons.contains { $0.contains("the preference order [headless] from --agent on the command line") },
-                "\(reasons)")
+        #expect(
+            reasons.contains { $0.contains("the preference order [headless] from --agent on the command line") },
+            "\(reasons)")
         #expect(!reasons.contains { $0.contains("from code") }, "\(reasons)")
         #expect(report.setting("preference")?.source == "--agent")
     }

@@ -21,21 +21,24 @@ struct ConfigurationErrorCommandTests {
         var userFile: URL { desktop.folder.url.appendingPathComponent("config/eua/config.toml") }
 
         func write(_ bytes: Data, to url: URL, mode: Int = 0o644) throws {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o755])
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o755])
             try bytes.write(to: url)
             try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: url.path)
         }
 
         func eua(_ arguments: [String]) throws -> ProcessResult {
-            try ProcessRunner.run(try TestPaths.product("eua"), arguments,
-                                  environment: desktop.environment(["EUA_MANAGED_CONFIG": managedFile.path]),
-                                  replacingEnvironment: true)
+            try ProcessRunner.run(
+                try TestPaths.product("eua"), arguments,
+                environment: desktop.environment(["EUA_MANAGED_CONFIG": managedFile.path]),
+                replacingEnvironment: true)
         }
     }
 
-    @Test("an untrusted managed file stops eua open, login and explain with its name; nothing is launched or saved",
-          arguments: ["writable file", "writable folder", "link to a writable file"])
+    @Test(
+        "an untrusted managed file stops eua open, login and explain with its name; nothing is launched or saved",
+        arguments: ["writable file", "writable folder", "link to a writable file"])
     func untrustedManaged(_ setUp: String) throws {
         let sandbox = try Sandbox()
         let policy = Data("preference = [\"firefox\"]\nallow-test-agents = false\n".utf8)
@@ -65,8 +68,10 @@ struct ConfigurationErrorCommandTests {
         #expect(open.stderr.contains("eua open: \(message)"), "\(open.stderr)")
 
         for state in [saved, fresh] {
-            let login = try sandbox.eua(["login", "--issuer", "https://127.0.0.1:9/", "--client-id", "c",
-                                         "--state-file", state.path])
+            let login = try sandbox.eua([
+                "login", "--issuer", "https://127.0.0.1:9/", "--client-id", "c",
+                "--state-file", state.path,
+            ])
             #expect(login.status == 1, "\(login.stderr)")
             #expect(login.stderr.contains(message), "\(login.stderr)")
             #expect(login.stdout.isEmpty)
@@ -82,25 +87,41 @@ struct ConfigurationErrorCommandTests {
         #expect(sandbox.desktop.recordedArguments(timeout: 0.5) == nil, "no browser was launched")
     }
 
-    @Test("a hostile user file: eua explain exits 1 with file:line:column and what to do, never a signal", arguments: [
-        ("9,300-part key", Data((String(repeating: "a.", count: 9_300) + "a = 1\n").utf8), ":1:257: not valid TOML",
-         "expected values nested at most 128 deep"),
-        ("100,000-part header", Data(("# x\n[" + String(repeating: "a.", count: 100_000) + "a]\n").utf8),
-         ":2:258: not valid TOML", "expected values nested at most 128 deep"),
-        ("100,000 nested arrays", Data(("x = " + String(repeating: "[", count: 100_000)).utf8), ":1:133: not valid TOML",
-         "an array element 129 deep"),
-        ("Latin-1", Data("[pages]\nsuccess = \"/caf".utf8) + Data([0xE9]) + Data(".html\"\n".utf8),
-         ":2:16: not valid TOML: expected UTF-8 text, found the byte 0xE9", "save the file as UTF-8"),
-        ("over 1 MiB", Data(("#" + String(repeating: " ", count: 1 << 20)).utf8),
-         ": the file is larger than the 1 MiB (1048576 bytes) a configuration file may have (it has 1048577 bytes)",
-         "check that the path names the configuration file"),
-    ])
+    @Test(
+        "a hostile user file: eua explain exits 1 with file:line:column and what to do, never a signal",
+        arguments: [
+            (
+                "9,300-part key", Data((String(repeating: "a.", count: 9_300) + "a = 1\n").utf8),
+                ":1:257: not valid TOML",
+                "expected values nested at most 128 deep"
+            ),
+            (
+                "100,000-part header", Data(("# x\n[" + String(repeating: "a.", count: 100_000) + "a]\n").utf8),
+                ":2:258: not valid TOML", "expected values nested at most 128 deep"
+            ),
+            (
+                "100,000 nested arrays", Data(("x = " + String(repeating: "[", count: 100_000)).utf8),
+                ":1:133: not valid TOML",
+                "an array element 129 deep"
+            ),
+            (
+                "Latin-1", Data("[pages]\nsuccess = \"/caf".utf8) + Data([0xE9]) + Data(".html\"\n".utf8),
+                ":2:16: not valid TOML: expected UTF-8 text, found the byte 0xE9", "save the file as UTF-8"
+            ),
+            (
+                "over 1 MiB", Data(("#" + String(repeating: " ", count: 1 << 20)).utf8),
+                ": the file is larger than the 1 MiB (1048576 bytes) a configuration file may have (it has 1048577 bytes)",
+                "check that the path names the configuration file"
+            ),
+        ])
     func hostileUserFile(_ name: String, _ bytes: Data, _ location: String, _ expected: String) throws {
         let sandbox = try Sandbox()
         try sandbox.write(bytes, to: sandbox.userFile)
         let result = try sandbox.eua(["explain"])
         #expect(result.status == 1, "\(name): \(result.stderr.prefix(500))")
-        #expect(result.stderr.hasPrefix("eua explain: \(sandbox.userFile.path)\(location)"), "\(name): \(result.stderr.prefix(500))")
+        #expect(
+            result.stderr.hasPrefix("eua explain: \(sandbox.userFile.path)\(location)"),
+            "\(name): \(result.stderr.prefix(500))")
         #expect(result.stderr.contains(expected), "\(name): \(result.stderr.prefix(500))")
         #expect(result.stderr.utf8.count < 1_000, "\(name): the message is one short line")
         #expect(result.stdout.isEmpty)

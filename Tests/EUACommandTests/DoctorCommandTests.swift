@@ -24,13 +24,15 @@ struct DoctorCommandTests {
         var managedFile: URL { folder.url.appendingPathComponent("managed.toml") }
 
         func doctor(_ arguments: [String]) throws -> ProcessResult {
-            try ProcessRunner.run(try TestPaths.product("eua"), ["doctor"] + arguments, environment: environment, timeout: 60)
+            try ProcessRunner.run(
+                try TestPaths.product("eua"), ["doctor"] + arguments, environment: environment, timeout: 60)
         }
 
         func json(_ arguments: [String] = []) throws -> (status: Int32, object: [String: Any]) {
             let result = try doctor(arguments + ["--json"])
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
-                                      "stdout: \(result.stdout)\nstderr: \(result.stderr)")
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any],
+                "stdout: \(result.stdout)\nstderr: \(result.stderr)")
             return (result.status, object)
         }
     }
@@ -42,9 +44,12 @@ struct DoctorCommandTests {
         #expect(report["can_sign_in"] as? Bool == true)
         #expect((report["problems"] as? [String])?.isEmpty == true)
         #expect(report["way"] as? String == "browser")
-        #expect(report["agent"] as? String != nil && report["agent"] as? String != "manual",
-                "a browser-step agent (a test agent, as they are allowed): \(report["agent"] ?? "none")")
-        for key in ["configuration", "capabilities", "plugin_errors", "issuer"] { #expect(report[key] != nil, "\(key)") }
+        #expect(
+            report["agent"] as? String != nil && report["agent"] as? String != "manual",
+            "a browser-step agent (a test agent, as they are allowed): \(report["agent"] ?? "none")")
+        for key in ["configuration", "capabilities", "plugin_errors", "issuer"] {
+            #expect(report[key] != nil, "\(key)")
+        }
         let capabilities = try #require(report["capabilities"] as? [String: Any])
         let platform = try #require(capabilities["platform"] as? [String: Any])
         #expect(platform["ipv4_loopback"] as? Bool == true, "127.0.0.1 can be bound here")

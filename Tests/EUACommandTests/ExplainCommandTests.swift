@@ -7,7 +7,11 @@ import Testing
 @Suite("eua explain", .onOwnThreads, .timeLimit(.minutes(1)))
 struct ExplainCommandTests {
     struct Report: Decodable {
-        struct Candidate: Decodable { var id, kind: String; var selected: Bool; var reasons: [String] }
+        struct Candidate: Decodable {
+            var id, kind: String
+            var selected: Bool
+            var reasons: [String]
+        }
         struct File: Decodable { var file, layer, status: String }
         struct Setting: Decodable { var key, value, layer, source: String }
         struct Ignored: Decodable { var key, layer, source, pinnedBy: String }
@@ -42,13 +46,15 @@ struct ExplainCommandTests {
         var managedFile: URL { folder.url.appendingPathComponent("managed.toml") }
 
         func write(_ text: String, to url: URL) throws {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(text.utf8).write(to: url)
         }
 
         func run(_ arguments: [String], _ extra: [String: String] = [:]) throws -> ProcessResult {
-            try ProcessRunner.run(try TestPaths.product("eua"), ["explain"] + arguments,
-                                  environment: environment.merging(extra) { $1 })
+            try ProcessRunner.run(
+                try TestPaths.product("eua"), ["explain"] + arguments,
+                environment: environment.merging(extra) { $1 })
         }
 
         func report(_ arguments: [String] = [], _ extra: [String: String] = [:]) throws -> Report {
@@ -81,7 +87,9 @@ struct ExplainCommandTests {
         let report = try Sandbox().report([], ["EUA_AGENT": "headless", "EUA_ALLOW_TEST_AGENTS": "1"])
         #expect(report.chosen == "headless")
         #expect(report.candidate("headless")?.reasons.contains { $0.contains("EUA_ALLOW_TEST_AGENTS") } == true)
-        #expect(report.candidate("example-c")?.reasons.contains { $0.contains("not in the preference order [headless]") } == true)
+        #expect(
+            report.candidate("example-c")?.reasons.contains { $0.contains("not in the preference order [headless]") }
+                == true)
     }
 
     @Test("a user config broken on line 2 fails both forms with …/config.toml:2 on stderr", arguments: [true, false])
@@ -98,7 +106,8 @@ struct ExplainCommandTests {
     @Test("--agent and --agent-option are the code layer; a managed pin beats them and says so")
     func codeLayerAndManaged() throws {
         let sandbox = try Sandbox()
-        var report = try sandbox.report(["--agent", "example-c", "--agent-option", "profile=work"], ["EUA_ALLOW_TEST_AGENTS": "1"])
+        var report = try sandbox.report(
+            ["--agent", "example-c", "--agent-option", "profile=work"], ["EUA_ALLOW_TEST_AGENTS": "1"])
         #expect(report.chosen == "example-c")
         #expect(report.setting("agent-options.example-c.profile")?.layer == "code")
 
@@ -108,14 +117,17 @@ struct ExplainCommandTests {
         #expect(report.setting("preference")?.layer == "managed")
         #expect(report.setting("preference")?.source == "\(sandbox.managedFile.path):2")
         let ignored = try #require(report.ignored.first)
-        #expect(ignored.key == "preference" && ignored.layer == "code" && ignored.pinnedBy == "\(sandbox.managedFile.path):2")
+        #expect(
+            ignored.key == "preference" && ignored.layer == "code"
+                && ignored.pinnedBy == "\(sandbox.managedFile.path):2")
     }
 
     @Test("an embeddedWebView plugin asked for by --agent is never chosen; the reason cites RFC 8252 §8.12")
     func embedded() throws {
         let sandbox = try Sandbox()
         let plugins = try sandbox.folder.folder("plugins")
-        _ = try CPluginBuilder.build(defines: ["EMBEDDED", "PLUGIN_ID=\"webview\""], name: "libwebview.so", in: plugins)
+        _ = try CPluginBuilder.build(
+            defines: ["EMBEDDED", "PLUGIN_ID=\"webview\""], name: "libwebview.so", in: plugins)
         try sandbox.write("allow-test-agents = true\n", to: sandbox.userFile)
         let report = try sandbox.report(["--agent", "webview"], ["EUA_PLUGIN_PATH": plugins.path])
         #expect(report.chosen == nil)
@@ -155,7 +167,9 @@ struct ExplainCommandTests {
         }
         #expect(result.stdout.contains("Configuration files:"))
         #expect(result.stdout.contains("Settings (the layer that decided each):"))
-        #expect(result.stdout.contains("config.toml:1: unknown key 'allow-test-agent' is ignored; did you mean 'allow-test-agents'?"))
+        #expect(
+            result.stdout.contains(
+                "config.toml:1: unknown key 'allow-test-agent' is ignored; did you mean 'allow-test-agents'?"))
     }
 
     @Test("--agent-option without --agent is a usage error")

@@ -20,11 +20,14 @@ struct FuzzInputReplayTests {
         let file = desktop.folder.url.appendingPathComponent("config/eua/config.toml")
         try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: input, to: file)
-        return try ProcessRunner.run(try TestPaths.product("eua"), ["explain", "--json"],
-                                     environment: desktop.environment([:]), replacingEnvironment: true)
+        return try ProcessRunner.run(
+            try TestPaths.product("eua"), ["explain", "--json"],
+            environment: desktop.environment([:]), replacingEnvironment: true)
     }
 
-    @Test("the seed corpus is valid configuration (eua reads each seed with no error), and every kept regression input ends in a clear error or a clean run, never a signal")
+    @Test(
+        "the seed corpus is valid configuration (eua reads each seed with no error), and every kept regression input ends in a clear error or a clean run, never a signal"
+    )
     func seedsAndRegressions() throws {
         let seeds = Self.inputs("corpus/FuzzTOML")
         #expect(seeds.count >= 3, "the seeds are where they belong")
@@ -33,12 +36,14 @@ struct FuzzInputReplayTests {
             #expect(run.status == 0, "\(seed.lastPathComponent): \(run.stderr)")
         }
         // types.toml uses every TOML value type, most of which the schema does not know: warnings, no error.
-        let types = try explain(withUserFile: TestPaths.packageRoot.appendingPathComponent("Fuzz/corpus/FuzzTOML/types.toml"))
+        let types = try explain(
+            withUserFile: TestPaths.packageRoot.appendingPathComponent("Fuzz/corpus/FuzzTOML/types.toml"))
         #expect(types.status == 0, "\(types.stderr)")
         #expect(types.stderr.contains("types.toml") || types.stdout.contains("unknown"), "unknown keys are reported")
         for input in Self.inputs("regressions/FuzzTOML") {
             let run = try explain(withUserFile: input)
-            #expect(run.status == 0 || run.status == 1, "\(input.lastPathComponent): status \(run.status), \(run.stderr)")
+            #expect(
+                run.status == 0 || run.status == 1, "\(input.lastPathComponent): status \(run.status), \(run.stderr)")
             if run.status == 1 { #expect(run.stderr.contains("config.toml:"), "the error names the file and line") }
         }
     }

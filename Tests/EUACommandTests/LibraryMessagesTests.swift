@@ -17,8 +17,9 @@ struct LibraryMessagesTests {
     @Test("no string literal in the library sources names a flag or a command of eua")
     func noFlagsInLibraryStrings() throws {
         let (commands, flags) = try Self.commandsAndFlags()
-        #expect(flags.contains("--client-secret-file") && flags.contains("--agent") && flags.contains("--timeout"),
-                "the flags read from eua's help: \(flags.sorted())")
+        #expect(
+            flags.contains("--client-secret-file") && flags.contains("--agent") && flags.contains("--timeout"),
+            "the flags read from eua's help: \(flags.sorted())")
         #expect(commands.contains("login") && commands.contains("agents"), "\(commands.sorted())")
         var found: [String] = []
         var files = 0
@@ -34,7 +35,8 @@ struct LibraryMessagesTests {
                     if code.hasPrefix("//") { continue }
                     for literal in Self.stringLiterals(in: String(line)) {
                         for problem in Self.problems(in: literal, flags: flags, commands: commands) {
-                            found.append("\(folder)/\(url.path.dropFirst(root.path.count + 1)):\(number + 1): \(problem)")
+                            found.append(
+                                "\(folder)/\(url.path.dropFirst(root.path.count + 1)):\(number + 1): \(problem)")
                         }
                     }
                 }
@@ -47,12 +49,14 @@ struct LibraryMessagesTests {
     @Test("a command prints the library's message with its own spelling of the remedy")
     func commandSpellsRemedy() throws {
         let folder = try TemporaryFolder()
-        let result = try ProcessRunner.run(try TestPaths.product("eua"), ["token"], environment: [
-            "XDG_CONFIG_HOME": folder.url.appendingPathComponent("config").path,
-            "XDG_STATE_HOME": folder.url.appendingPathComponent("state").path,
-            "XDG_DATA_HOME": folder.url.appendingPathComponent("data").path,
-            "XDG_CACHE_HOME": folder.url.appendingPathComponent("cache").path,
-        ])
+        let result = try ProcessRunner.run(
+            try TestPaths.product("eua"), ["token"],
+            environment: [
+                "XDG_CONFIG_HOME": folder.url.appendingPathComponent("config").path,
+                "XDG_STATE_HOME": folder.url.appendingPathComponent("state").path,
+                "XDG_DATA_HOME": folder.url.appendingPathComponent("data").path,
+                "XDG_CACHE_HOME": folder.url.appendingPathComponent("cache").path,
+            ])
         #expect(result.status != 0)
         #expect(result.stderr.contains("no account is signed in"), "\(result.stderr)")
         #expect(result.stderr.contains("sign in first ('eua login')"), "\(result.stderr)")
@@ -71,8 +75,9 @@ struct LibraryMessagesTests {
             guard let range = help.stdout.range(of: "SUBCOMMANDS:") else { continue }
             for line in help.stdout[range.upperBound...].split(separator: "\n") {
                 guard line.hasPrefix("  "), !line.hasPrefix("   "),
-                      let name = line.split(separator: " ").first.map(String.init),
-                      name.first?.isLetter == true, name != "help", !commands.contains(name) else { continue }
+                    let name = line.split(separator: " ").first.map(String.init),
+                    name.first?.isLetter == true, name != "help", !commands.contains(name)
+                else { continue }
                 commands.insert(name)
                 if path.count < 2 { pending.append(path + [name]) }
             }
@@ -100,9 +105,23 @@ struct LibraryMessagesTests {
         var escaped = false
         for character in line {
             if var text = current {
-                if escaped { escaped = false; text.append(character); current = text; continue }
-                if character == "\\" { escaped = true; text.append(character); current = text; continue }
-                if character == "\"" { literals.append(text); current = nil; continue }
+                if escaped {
+                    escaped = false
+                    text.append(character)
+                    current = text
+                    continue
+                }
+                if character == "\\" {
+                    escaped = true
+                    text.append(character)
+                    current = text
+                    continue
+                }
+                if character == "\"" {
+                    literals.append(text)
+                    current = nil
+                    continue
+                }
                 text.append(character)
                 current = text
             } else if character == "\"" {

@@ -40,8 +40,9 @@ struct PluginSandbox {
     /// Runs `eua` with `arguments` here; returns its result and how long it ran.
     func run(_ arguments: [String], timeout: TimeInterval = 40) throws -> (result: ProcessResult, seconds: Double) {
         let started = Date()
-        let result = try ProcessRunner.run(try TestPaths.product("eua"), arguments, environment: environment,
-                                           timeout: timeout)
+        let result = try ProcessRunner.run(
+            try TestPaths.product("eua"), arguments, environment: environment,
+            timeout: timeout)
         return (result, Date().timeIntervalSince(started))
     }
 

@@ -7,7 +7,9 @@ import Testing
 @Suite("eua and eua-demo", .onOwnThreads, .timeLimit(.minutes(1)))
 struct ProgramTests {
     /// The commands of the OAuth client, which were a program of their own (`eua-oauth`) before.
-    static let oauthCommands = ["explain", "login", "refresh", "doctor", "userinfo", "register", "logout", "accounts", "token"]
+    static let oauthCommands = [
+        "explain", "login", "refresh", "doctor", "userinfo", "register", "logout", "accounts", "token",
+    ]
 
     @Test("eua --help lists every command, demo included")
     func helpListsAll() throws {
@@ -43,7 +45,8 @@ struct ProgramTests {
             let result = try ProcessRunner.run(try TestPaths.product("eua"), arguments)
             #expect(result.status == 0, "\(arguments): \(result.stderr)")
             #expect(result.stdout.contains("USAGE: eua demo"), "\(arguments): \(result.stdout)")
-            #expect(result.stdout.contains("This is eua-demo") || !result.stdout.contains("SUBCOMMANDS"), "\(arguments)")
+            #expect(
+                result.stdout.contains("This is eua-demo") || !result.stdout.contains("SUBCOMMANDS"), "\(arguments)")
         }
     }
 
@@ -56,7 +59,8 @@ struct ProgramTests {
         for arguments in [["demo"], ["help", "demo"]] {
             let result = try ProcessRunner.run(eua, arguments)
             #expect(result.status == 127, "\(arguments)")
-            #expect(result.stderr.contains("is run by \(real)/eua-demo, which could not be started"), "\(result.stderr)")
+            #expect(
+                result.stderr.contains("is run by \(real)/eua-demo, which could not be started"), "\(result.stderr)")
             #expect(result.stderr.contains("install eua-demo beside eua"), "\(result.stderr)")
         }
         let agents = try ProcessRunner.run(eua, ["agents", "--json"], environment: ["EUA_PLUGIN_PATH": ""])

@@ -20,7 +20,9 @@ struct SchemeCommandTests {
     /// Waits on the scheme, lets `handOff` open the URL, and checks `eua receive`'s output contract.
     func receiveThrough(_ handOff: (SchemeDesktop) throws -> ProcessResult) throws {
         let desktop = try registered()
-        let (receive, first) = try desktop.startReceive(["--redirect-uri", Self.redirect, "--state", "S", "--timeout", "30"])
+        let (receive, first) = try desktop.startReceive([
+            "--redirect-uri", Self.redirect, "--state", "S", "--timeout", "30",
+        ])
         #expect(first == Self.redirect)
         let opened = try handOff(desktop)
         #expect(opened.status == 0, "\(opened.stderr)")
@@ -28,7 +30,8 @@ struct SchemeCommandTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.split(separator: "\n").count == 2)
         #expect(SchemeDesktop.callback(result.stdout) == ["code": "C", "state": "S"])
-        #expect(!FileManager.default.fileExists(atPath: desktop.socket.path), "the socket is removed when the flow ends")
+        #expect(
+            !FileManager.default.fileExists(atPath: desktop.socket.path), "the socket is removed when the flow ends")
     }
 
     @Test("register writes the desktop entry and the default; gio open hands the redirect to eua receive")
@@ -54,7 +57,9 @@ struct SchemeCommandTests {
     @Test("a wrong state is refused and the flow keeps waiting; the right one then completes")
     func wrongState() throws {
         let desktop = try registered()
-        let (receive, _) = try desktop.startReceive(["--redirect-uri", Self.redirect, "--state", "S", "--timeout", "30"])
+        let (receive, _) = try desktop.startReceive([
+            "--redirect-uri", Self.redirect, "--state", "S", "--timeout", "30",
+        ])
         let wrong = try desktop.eua(["scheme", "hand-off", "\(Self.redirect)?code=C&state=evil"])
         #expect(wrong.status == 1)
         #expect(wrong.stderr.contains("state does not belong to this sign-in"), "\(wrong.stderr)")
@@ -80,14 +85,19 @@ struct SchemeCommandTests {
     @Test("a URL of another scheme, another path or too long is refused; the flow keeps waiting")
     func refusedURLs() throws {
         let desktop = try registered()
-        let (receive, _) = try desktop.startReceive(["--redirect-uri", Self.redirect, "--state", "S", "--timeout", "30"])
-        let long = try desktop.rawHandOff(Array("\(Self.redirect)?code=\(String(repeating: "x", count: 9000))&state=S\n".utf8))
+        let (receive, _) = try desktop.startReceive([
+            "--redirect-uri", Self.redirect, "--state", "S", "--timeout", "30",
+        ])
+        let long = try desktop.rawHandOff(
+            Array("\(Self.redirect)?code=\(String(repeating: "x", count: 9000))&state=S\n".utf8))
         #expect(long.hasPrefix("refused: the URL is longer than 8192 bytes"), "\(long)")
         let other = try desktop.rawHandOff(Array("org.other.app:/cb?code=C&state=S\n".utf8))
         #expect(other == "refused: the URL is not of the scheme 'com.example.app' this flow waits on")
         let path = try desktop.rawHandOff(Array("com.example.app:/elsewhere?code=C&state=S\n".utf8))
         #expect(path.hasPrefix("refused: the URL's path"))
-        let cli = try desktop.eua(["scheme", "hand-off", "\(Self.redirect)?code=\(String(repeating: "x", count: 9000))"])
+        let cli = try desktop.eua([
+            "scheme", "hand-off", "\(Self.redirect)?code=\(String(repeating: "x", count: 9000))",
+        ])
         #expect(cli.status == 1)
         #expect(cli.stderr.contains("longer than 8192 bytes"))
         let right = try desktop.rawHandOff(Array("\(Self.redirect)?code=C&state=S\n".utf8))
@@ -103,29 +113,37 @@ struct SchemeCommandTests {
         let (first, _) = try desktop.startReceive(["--redirect-uri", Self.redirect, "--state", "S", "--timeout", "30"])
         let second = try desktop.eua(["receive", "--redirect-uri", Self.redirect, "--state", "T", "--timeout", "10"])
         #expect(second.status == 2)
-        #expect(second.stderr.contains("another flow is already waiting on scheme 'com.example.app' (process \(first.pid)"),
-                "\(second.stderr)")
+        #expect(
+            second.stderr.contains("another flow is already waiting on scheme 'com.example.app' (process \(first.pid)"),
+            "\(second.stderr)")
         let right = try desktop.eua(["scheme", "hand-off", "\(Self.redirect)?code=C&state=S"])
         #expect(right.status == 0, "\(right.stderr)")
         let result = try first.waitForExit(timeout: 30)
         #expect(result.status == 0, "\(result.stderr)")
     }
 
-    @Test("a hand-off from another user is refused by the waiting flow (SO_PEERCRED)",
-          .enabled(if: getuid() == 0 && ProcessRunner.which("setpriv") != nil, "needs root to run a process as uid 65534"))
+    @Test(
+        "a hand-off from another user is refused by the waiting flow (SO_PEERCRED)",
+        .enabled(if: getuid() == 0 && ProcessRunner.which("setpriv") != nil, "needs root to run a process as uid 65534")
+    )
     func otherUser() throws {
         let desktop = try registered()
-        let (receive, _) = try desktop.startReceive(["--redirect-uri", Self.redirect, "--state", "S", "--timeout", "30"],
-                                                     extra: ["EUA_LOG_LEVEL": "warning"])
+        let (receive, _) = try desktop.startReceive(
+            ["--redirect-uri", Self.redirect, "--state", "S", "--timeout", "30"],
+            extra: ["EUA_LOG_LEVEL": "warning"])
         // Let uid 65534 reach the socket, which the folder's 0700 and the socket's 0600 normally forbid.
-        for (path, mode) in [(desktop.desktop.folder.path, 0o755), (desktop.runtime.path, 0o711),
-                             (desktop.runtime.path + "/eua", 0o711), (desktop.socket.path, 0o666)] {
+        for (path, mode) in [
+            (desktop.desktop.folder.path, 0o755), (desktop.runtime.path, 0o711),
+            (desktop.runtime.path + "/eua", 0o711), (desktop.socket.path, 0o666),
+        ] {
             chmod(path, mode_t(mode))
         }
         let stranger = try ProcessRunner.run(
             ProcessRunner.which("setpriv")!,
-            ["--reuid=65534", "--regid=65534", "--clear-groups", try TestPaths.product("eua").path,
-             "scheme", "hand-off", "\(Self.redirect)?code=C&state=S"],
+            [
+                "--reuid=65534", "--regid=65534", "--clear-groups", try TestPaths.product("eua").path,
+                "scheme", "hand-off", "\(Self.redirect)?code=C&state=S",
+            ],
             environment: desktop.environment, replacingEnvironment: true, timeout: 30)
         #expect(stranger.status == 1)
         #expect(stranger.stderr.contains("is not yours"), "\(stranger.stderr)")
@@ -141,17 +159,18 @@ struct SchemeCommandTests {
     func force() throws {
         let desktop = try SchemeDesktop()
         try """
-            [Desktop Entry]
-            Type=Application
-            Name=Other App
-            Exec=/bin/true %u
-            MimeType=x-scheme-handler/com.example.app;
-            """.write(to: desktop.applications.appendingPathComponent("other.desktop"), atomically: true, encoding: .utf8)
+        [Desktop Entry]
+        Type=Application
+        Name=Other App
+        Exec=/bin/true %u
+        MimeType=x-scheme-handler/com.example.app;
+        """.write(to: desktop.applications.appendingPathComponent("other.desktop"), atomically: true, encoding: .utf8)
         let before = "[Default Applications]\nx-scheme-handler/com.example.app=other.desktop\n"
         try before.write(to: desktop.mimeapps, atomically: true, encoding: .utf8)
         let refused = try desktop.eua(["scheme", "register", SchemeDesktop.scheme])
         #expect(refused.status == 1)
-        #expect(refused.stderr.contains("handled by another application, Other App (other.desktop)"), "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains("handled by another application, Other App (other.desktop)"), "\(refused.stderr)")
         #expect(refused.stderr.contains("--force"))
         #expect(!FileManager.default.fileExists(atPath: desktop.entry.path), "nothing is left behind")
         #expect(try String(contentsOf: desktop.mimeapps, encoding: .utf8) == before)
@@ -172,8 +191,10 @@ struct SchemeCommandTests {
         var (receive, first) = (Optional<InteractiveProcess>.none, "")
         for _ in 0..<5 where receive == nil {
             port = Int.random(in: 20_000...60_000)
-            let started = try desktop.startReceive(["--redirect-uri", "http://127.0.0.1:\(port)/done", "--state", "S",
-                                                    "--timeout", "30"])
+            let started = try desktop.startReceive([
+                "--redirect-uri", "http://127.0.0.1:\(port)/done", "--state", "S",
+                "--timeout", "30",
+            ])
             if started.1.hasPrefix("http") { (receive, first) = (started.0, started.1) }
         }
         #expect(first == "http://127.0.0.1:\(port)/done")
@@ -224,13 +245,17 @@ struct SchemeCommandTests {
         #expect(!mimeapps.contains("eua-scheme-com.example.app.desktop"), "\(mimeapps)")
         let after = try desktop.eua(["scheme", "status", "--json"])
         #expect(after.stdout.trimmingCharacters(in: .newlines) == #"{"schemes":[]}"#)
-        let missing = try desktop.eua(["scheme", "register", "org.example.tool", "--exec", "/opt/tool/bin/tool --url %u"])
+        let missing = try desktop.eua([
+            "scheme", "register", "org.example.tool", "--exec", "/opt/tool/bin/tool --url %u",
+        ])
         #expect(missing.status == 1)
-        #expect(missing.stderr.contains("the program '/opt/tool/bin/tool' of --exec does not exist"), "\(missing.stderr)")
+        #expect(
+            missing.stderr.contains("the program '/opt/tool/bin/tool' of --exec does not exist"), "\(missing.stderr)")
         let custom = try desktop.eua(["scheme", "register", "org.example.tool", "--exec", "/bin/echo --url %u"])
         #expect(custom.status == 0, "\(custom.stderr)")
-        let customEntry = try String(contentsOf: desktop.applications.appendingPathComponent("eua-scheme-org.example.tool.desktop"),
-                                     encoding: .utf8)
+        let customEntry = try String(
+            contentsOf: desktop.applications.appendingPathComponent("eua-scheme-org.example.tool.desktop"),
+            encoding: .utf8)
         #expect(customEntry.contains("\nExec=/bin/echo --url %u\n"), "\(customEntry)")
         let noDot = try desktop.eua(["scheme", "register", "myapp"])
         #expect(noDot.status == 64, "bad usage: ArgumentParser's EX_USAGE")

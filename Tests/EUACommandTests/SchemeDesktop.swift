@@ -19,8 +19,10 @@ final class SchemeDesktop: @unchecked Sendable {
     }
 
     var environment: [String: String] {
-        desktop.environment(["XDG_RUNTIME_DIR": runtime.path, "DBUS_SESSION_BUS_ADDRESS": "disabled:",
-                             "XDG_CURRENT_DESKTOP": "", "DISPLAY": "", "WAYLAND_DISPLAY": "", "BROWSER": ""])
+        desktop.environment([
+            "XDG_RUNTIME_DIR": runtime.path, "DBUS_SESSION_BUS_ADDRESS": "disabled:",
+            "XDG_CURRENT_DESKTOP": "", "DISPLAY": "", "WAYLAND_DISPLAY": "", "BROWSER": "",
+        ])
     }
 
     var applications: URL { desktop.folder.url.appendingPathComponent("data/applications") }
@@ -30,8 +32,9 @@ final class SchemeDesktop: @unchecked Sendable {
 
     /// Runs the built `eua` with `arguments` in this desktop.
     func eua(_ arguments: [String], extra: [String: String] = [:]) throws -> ProcessResult {
-        try ProcessRunner.run(try TestPaths.product("eua"), arguments, environment: environment.merging(extra) { $1 },
-                              replacingEnvironment: true, timeout: 30)
+        try ProcessRunner.run(
+            try TestPaths.product("eua"), arguments, environment: environment.merging(extra) { $1 },
+            replacingEnvironment: true, timeout: 30)
     }
 
     /// Runs a system tool (`gio`, `xdg-open`) in this desktop.
@@ -39,14 +42,16 @@ final class SchemeDesktop: @unchecked Sendable {
         guard let tool = ProcessRunner.which(name) else {
             throw TestSupportError("\(name) is not installed (scripts/bootstrap installs libglib2.0-bin and xdg-utils)")
         }
-        return try ProcessRunner.run(tool, arguments, environment: environment.merging(extra) { $1 },
-                                     replacingEnvironment: true, timeout: 30)
+        return try ProcessRunner.run(
+            tool, arguments, environment: environment.merging(extra) { $1 },
+            replacingEnvironment: true, timeout: 30)
     }
 
     /// Starts `eua receive` with `arguments` and waits for its first stdout line (the redirect URI).
     func startReceive(_ arguments: [String], extra: [String: String] = [:]) throws -> (InteractiveProcess, String) {
-        let process = try InteractiveProcess(try TestPaths.product("eua"), ["receive"] + arguments,
-                                             environment: environment.merging(extra) { $1 }, replacingEnvironment: true)
+        let process = try InteractiveProcess(
+            try TestPaths.product("eua"), ["receive"] + arguments,
+            environment: environment.merging(extra) { $1 }, replacingEnvironment: true)
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {
             if let line = process.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().first {
@@ -76,7 +81,9 @@ final class SchemeDesktop: @unchecked Sendable {
             for (index, byte) in self.socket.path.utf8.enumerated() { raw[index] = byte }
         }
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard connected == 0 else { throw TestSupportError("connect to \(self.socket.path) failed: errno \(errno)") }
         _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

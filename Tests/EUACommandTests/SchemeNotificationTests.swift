@@ -10,7 +10,8 @@ import Testing
 struct SchemeNotificationTests {
     /// Runs `eua scheme hand-off url` inside a fresh session bus with a monitor; returns the hand-off's exit
     /// status and stderr, and what the monitor saw.
-    func handOffOnBus(_ url: String, desktop: SchemeDesktop) throws -> (status: Int32, stderr: String, monitor: String) {
+    func handOffOnBus(_ url: String, desktop: SchemeDesktop) throws -> (status: Int32, stderr: String, monitor: String)
+    {
         let folder = try TemporaryFolder()
         let monitor = folder.url.appendingPathComponent("monitor.txt")
         let errors = folder.url.appendingPathComponent("stderr.txt")
@@ -31,16 +32,22 @@ struct SchemeNotificationTests {
         environment["URL"] = url
         environment["EUA"] = try TestPaths.product("eua").path
         guard let session = ProcessRunner.which("dbus-run-session") else {
-            throw TestSupportError("dbus-run-session is not installed (scripts/bootstrap installs dbus-daemon and dbus-bin)")
+            throw TestSupportError(
+                "dbus-run-session is not installed (scripts/bootstrap installs dbus-daemon and dbus-bin)")
         }
         // dbus-run-session stops its bus with SIGTERM; ChildProcess starts it with no signal blocked.
-        let result = try ProcessRunner.run(session, ["--", "sh", "-c", script],
-                                           environment: environment, replacingEnvironment: true, timeout: 60)
-        return (result.status, try String(contentsOf: errors, encoding: .utf8),
-                try String(contentsOf: monitor, encoding: .utf8))
+        let result = try ProcessRunner.run(
+            session, ["--", "sh", "-c", script],
+            environment: environment, replacingEnvironment: true, timeout: 60)
+        return (
+            result.status, try String(contentsOf: errors, encoding: .utf8),
+            try String(contentsOf: monitor, encoding: .utf8)
+        )
     }
 
-    @Test("with no sign-in waiting, the dropped redirect is a notification on the session bus and a line on stderr, never the URL")
+    @Test(
+        "with no sign-in waiting, the dropped redirect is a notification on the session bus and a line on stderr, never the URL"
+    )
     func notifiesWhenNobodyWaits() throws {
         let desktop = try SchemeDesktop()
         let result = try handOffOnBus("com.example.app:/cb?code=C&state=S", desktop: desktop)
@@ -56,7 +63,9 @@ struct SchemeNotificationTests {
     func silentWhenTaken() throws {
         let desktop = try SchemeDesktop()
         #expect(try desktop.eua(["scheme", "register", SchemeDesktop.scheme]).status == 0)
-        let (receive, _) = try desktop.startReceive(["--redirect-uri", "com.example.app:/cb", "--state", "S", "--timeout", "30"])
+        let (receive, _) = try desktop.startReceive([
+            "--redirect-uri", "com.example.app:/cb", "--state", "S", "--timeout", "30",
+        ])
         let result = try handOffOnBus("com.example.app:/cb?code=C&state=S", desktop: desktop)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(!result.monitor.contains("member=Notify"), "\(result.monitor)")

@@ -20,15 +20,19 @@ struct TerminalEscapeCommandTests {
         let bad = text.unicodeScalars.filter {
             ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) || (0x202A...0x202E).contains($0.value)
         }
-        #expect(bad.isEmpty, "\(what) carries raw control characters: \(bad.map { String($0.value, radix: 16) })",
-                sourceLocation: sourceLocation)
+        #expect(
+            bad.isEmpty, "\(what) carries raw control characters: \(bad.map { String($0.value, radix: 16) })",
+            sourceLocation: sourceLocation)
     }
 
     @discardableResult
     func hostilePlugin(_ sandbox: PluginSandbox, extra: [String] = []) throws -> URL {
-        try sandbox.plugin(["KIND=\"externalBrowser\"", "UNAVAILABLE=\"\(Self.reasonJSON)\"",
-                            "AGENT_VERSION=\"\\\\u001b]0;title\\\\u0007\"",
-                            "LOG_MESSAGE=\"plugin says \\033[2J\\033]0;pwned\\007\""] + extra)
+        try sandbox.plugin(
+            [
+                "KIND=\"externalBrowser\"", "UNAVAILABLE=\"\(Self.reasonJSON)\"",
+                "AGENT_VERSION=\"\\\\u001b]0;title\\\\u0007\"",
+                "LOG_MESSAGE=\"plugin says \\033[2J\\033]0;pwned\\007\"",
+            ] + extra)
     }
 
     @Test("eua agents: the reason, version and the plugin's log line are escaped; the table keeps its rows")
@@ -47,7 +51,11 @@ struct TerminalEscapeCommandTests {
     @Test("eua agents --json: control characters are JSON escapes, and the values are unchanged")
     func agentsJSON() throws {
         struct Listing: Decodable {
-            struct Agent: Decodable { var id: String; var version: String?; var reasons: [String] }
+            struct Agent: Decodable {
+                var id: String
+                var version: String?
+                var reasons: [String]
+            }
             var agents: [Agent]
         }
         let sandbox = try PluginSandbox()
@@ -102,7 +110,9 @@ struct TerminalEscapeCommandTests {
         let (result, _) = try sandbox.run(["open", "--agent", "misbehaving", "https://example.com/"])
         #expect(result.status == 1, "stderr: \(result.stderr)")
         Self.expectNoRawControls(result.stderr, "stderr")
-        #expect(result.stderr.contains(#"agent 'misbehaving' (\#(lib.path)): \x1b]0;pwned\x07 no browser"#), "\(result.stderr)")
+        #expect(
+            result.stderr.contains(#"agent 'misbehaving' (\#(lib.path)): \x1b]0;pwned\x07 no browser"#),
+            "\(result.stderr)")
     }
 
     @Test("eua login: a server's issuer with control characters is escaped in the error, and nothing is saved")
@@ -112,28 +122,40 @@ struct TerminalEscapeCommandTests {
         let site = try sandbox.folder.folder("site")
         let wellKnown = site.appendingPathComponent(".well-known")
         try FileManager.default.createDirectory(at: wellKnown, withIntermediateDirectories: true)
-        try Data(#"{"issuer":"https://evil.example/\u001b]0;pwned\u0007\u202e","authorization_endpoint":"https://evil.example/a","token_endpoint":"https://evil.example/t","response_types_supported":["code"]}"#.utf8)
-            .write(to: wellKnown.appendingPathComponent("openid-configuration"))
+        try Data(
+            #"{"issuer":"https://evil.example/\u001b]0;pwned\u0007\u202e","authorization_endpoint":"https://evil.example/a","token_endpoint":"https://evil.example/t","response_types_supported":["code"]}"#
+                .utf8
+        )
+        .write(to: wellKnown.appendingPathComponent("openid-configuration"))
         guard let python = ProcessRunner.which("python3") else {
             Issue.record("python3 is not on PATH")
             return
         }
-        let server = try InteractiveProcess(python, ["-c", """
-            import http.server, os, sys
-            os.chdir(sys.argv[1])
-            server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
-            print("port", server.server_address[1], file=sys.stderr, flush=True)
-            server.serve_forever()
-            """, site.path], environment: [:])
+        let server = try InteractiveProcess(
+            python,
+            [
+                "-c",
+                """
+                import http.server, os, sys
+                os.chdir(sys.argv[1])
+                server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+                print("port", server.server_address[1], file=sys.stderr, flush=True)
+                server.serve_forever()
+                """, site.path,
+            ], environment: [:])
         defer { server.signal(SIGTERM) }
         let announced = try await offThePool { try server.waitForStderr(timeout: 20) { $0.contains("\n") } }
         let port = try #require(announced.split(separator: "\n").first?.split(separator: " ").last.map(String.init))
         let run = try await offThePool {
-            try sandbox.run(["login", "--issuer", "http://127.0.0.1:\(port)", "--client-id", "app", "--agent", "misbehaving"])
+            try sandbox.run([
+                "login", "--issuer", "http://127.0.0.1:\(port)", "--client-id", "app", "--agent", "misbehaving",
+            ])
         }
         #expect(run.result.status != 0)
         Self.expectNoRawControls(run.result.stderr, "stderr")
-        #expect(run.result.stderr.contains(#"names issuer 'https://evil.example/\x1b]0;pwned\x07\u{202e}'"#), "\(run.result.stderr)")
+        #expect(
+            run.result.stderr.contains(#"names issuer 'https://evil.example/\x1b]0;pwned\x07\u{202e}'"#),
+            "\(run.result.stderr)")
         #expect(sandbox.savedStateFiles.isEmpty, "nothing was saved: \(sandbox.savedStateFiles)")
     }
 }

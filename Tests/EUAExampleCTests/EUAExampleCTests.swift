@@ -15,8 +15,9 @@ struct EUAExampleCTests {
         #expect(entry.descriptor.name == "Example C agent (approves at once)")
         var codes: [String] = []
         for _ in 0..<2 {
-            let session = ExternalUserAgentSession(agent: entry.makeAgent(), receiver: FakeRedirectReceiver(),
-                                                   configuration: .init(expectedState: "abc123", timeout: .seconds(10)))
+            let session = ExternalUserAgentSession(
+                agent: entry.makeAgent(), receiver: FakeRedirectReceiver(),
+                configuration: .init(expectedState: "abc123", timeout: .seconds(10)))
             let url = try await session.run { redirect in
                 URL(string: "https://as.example/authorize?redirect_uri=\(redirect.absoluteString)&state=abc123")!
             }
@@ -32,7 +33,8 @@ struct EUAExampleCTests {
     @Test("options are refused with the plugin's own message")
     func refusesOptions() async throws {
         let entry = try #require(try await BuiltPlugins.catalog().agent(id: "example-c"))
-        let session = ExternalUserAgentSession(agent: entry.makeAgent(options: ["x": "1"]), receiver: FakeRedirectReceiver())
+        let session = ExternalUserAgentSession(
+            agent: entry.makeAgent(options: ["x": "1"]), receiver: FakeRedirectReceiver())
         await #expect {
             try await session.run { $0 }
         } throws: { ($0 as? ExternalUserAgentError)?.message.contains("takes no options") == true }

@@ -8,7 +8,8 @@ public enum BrowserLeftovers {
         var processes: [Int32] = []
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
             guard let pid = Int32(entry),
-                  let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { continue }
+                let data = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline")
+            else { continue }
             if String(decoding: data, as: UTF8.self).contains("/eua-browser-") { processes.append(pid) }
         }
         let tmp = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"

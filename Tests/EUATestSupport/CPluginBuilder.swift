@@ -10,19 +10,24 @@ public enum CPluginBuilder {
         // Only folders of test processes that have ended: another test process may be running beside this one.
         for name in old where name.hasPrefix("eua-fixture-libs-") {
             guard let pid = Int32(name.dropFirst("eua-fixture-libs-".count)), pid != getpid(),
-                  kill(pid, 0) != 0, errno == ESRCH else { continue }
+                kill(pid, 0) != 0, errno == ESRCH
+            else { continue }
             try? FileManager.default.removeItem(at: base.appendingPathComponent(name))
         }
         let folder = base.appendingPathComponent("eua-fixture-libs-\(getpid())")
-        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true,
-                                                 attributes: [.posixPermissions: 0o755])
+        try? FileManager.default.createDirectory(
+            at: folder, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o755])
         return folder
     }()
 
     /// Builds `Tests/Fixtures/<source>` with `defines` into `folder/<name>` and returns its path.
-    public static func build(_ source: String = "misbehaving_plugin.c", defines: [String] = [],
-                             name: String, in folder: URL) throws -> URL {
-        guard let compiler = ProcessRunner.which("clang") ?? ProcessRunner.which("cc") ?? ProcessRunner.which("gcc") else {
+    public static func build(
+        _ source: String = "misbehaving_plugin.c", defines: [String] = [],
+        name: String, in folder: URL
+    ) throws -> URL {
+        guard let compiler = ProcessRunner.which("clang") ?? ProcessRunner.which("cc") ?? ProcessRunner.which("gcc")
+        else {
             throw TestSupportError("no C compiler (clang, cc or gcc) on PATH; install clang or gcc")
         }
         // Build into a folder that lives as long as this process, then hard-link into `folder`. A loaded
@@ -30,8 +35,11 @@ public enum CPluginBuilder {
         // of a loaded one as that library; keeping every built file alive rules that out.
         let kept = keptFolder.appendingPathComponent(UUID().uuidString + "-" + name)
         let output = folder.appendingPathComponent(name)
-        let arguments = ["-shared", "-fPIC", "-fvisibility=hidden", "-o", kept.path,
-                         "-I", TestPaths.pluginHeaderFolder.path]
+        let arguments =
+            [
+                "-shared", "-fPIC", "-fvisibility=hidden", "-o", kept.path,
+                "-I", TestPaths.pluginHeaderFolder.path,
+            ]
             + defines.map { "-D\($0)" } + [TestPaths.fixture(source).path]
         let result = try ProcessRunner.run(compiler, arguments)
         guard result.status == 0 else {

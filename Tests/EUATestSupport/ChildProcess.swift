@@ -11,8 +11,9 @@ private func gnuFunction<Function>(_ name: String, as type: Function.Type) -> Fu
 }
 
 /// `posix_spawn_file_actions_addclosefrom_np` (glibc 2.34+): the child closes every descriptor from 3 up.
-private let addCloseFrom = gnuFunction("posix_spawn_file_actions_addclosefrom_np",
-                                       as: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+private let addCloseFrom = gnuFunction(
+    "posix_spawn_file_actions_addclosefrom_np",
+    as: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
 
 /// `pipe2`, for pipes made close-on-exec at once.
 private let pipe2 = gnuFunction("pipe2", as: (@convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32).self)
@@ -70,12 +71,15 @@ public final class ChildProcess: @unchecked Sendable {
     private let capture: Capture
 
     /// Starts `executable` with `arguments`, `environment` merged over this process's unless `replacingEnvironment`.
-    public init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:],
-                replacingEnvironment: Bool = false,
-                stdin: Stdio = .pipe, stdout: Stdio = .pipe, stderr: Stdio = .pipe) throws {
+    public init(
+        _ executable: URL, _ arguments: [String], environment: [String: String] = [:],
+        replacingEnvironment: Bool = false,
+        stdin: Stdio = .pipe, stdout: Stdio = .pipe, stderr: Stdio = .pipe
+    ) throws {
         guard let addCloseFrom, let pipe2 else {
-            throw TestSupportError("posix_spawn_file_actions_addclosefrom_np or pipe2 is missing (glibc 2.34 or later "
-                                   + "needed): without them a child would inherit the test process's sockets")
+            throw TestSupportError(
+                "posix_spawn_file_actions_addclosefrom_np or pipe2 is missing (glibc 2.34 or later "
+                    + "needed): without them a child would inherit the test process's sockets")
         }
         var env = replacingEnvironment ? [:] : ProcessInfo.processInfo.environment
         env.merge(environment) { $1 }
@@ -85,7 +89,8 @@ public final class ChildProcess: @unchecked Sendable {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        var childEnds: [Int32] = [], parentEnds: [Int32] = []
+        var childEnds: [Int32] = []
+        var parentEnds: [Int32] = []
         /// Sets up `target` in the child; returns this process's end of its pipe, or -1.
         func connect(_ stdio: Stdio, _ target: Int32) throws -> Int32 {
             let result: Int32
@@ -94,7 +99,8 @@ public final class ChildProcess: @unchecked Sendable {
             case .inherit where target == 0:
                 return -1
             case .null:
-                result = posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
+                result = posix_spawn_file_actions_addopen(
+                    &actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
             case .file(let path):
                 result = posix_spawn_file_actions_addopen(&actions, target, path, O_WRONLY | O_CREAT | O_APPEND, 0o644)
             case .pipe, .inherit:
@@ -109,36 +115,42 @@ public final class ChildProcess: @unchecked Sendable {
                 result = posix_spawn_file_actions_adddup2(&actions, childEnd, target)
             }
             guard result == 0 else {
-                throw TestSupportError("posix_spawn file action for fd \(target) failed: \(String(cString: strerror(result)))")
+                throw TestSupportError(
+                    "posix_spawn file action for fd \(target) failed: \(String(cString: strerror(result)))")
             }
             return parentEnd
         }
 
         guard FileManager.default.isExecutableFile(atPath: Self.setpriv) else {
-            throw TestSupportError("\(Self.setpriv) is missing: install util-linux (scripts/bootstrap); the tests start "
-                                   + "their programs through it so that none outlives a crashed test process")
+            throw TestSupportError(
+                "\(Self.setpriv) is missing: install util-linux (scripts/bootstrap); the tests start "
+                    + "their programs through it so that none outlives a crashed test process")
         }
         // setpriv sets the parent-death signal, then executes the program in its place (same pid, argv[0] kept).
         let wrapped = [Self.setpriv, "--pdeathsig", "KILL", "--", executable.path] + arguments
         let argv: [UnsafeMutablePointer<CChar>?] = wrapped.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
-        let pid: pid_t, ends: (input: Int32, out: Int32, err: Int32)
+        let pid: pid_t
+        let ends: (input: Int32, out: Int32, err: Int32)
         do {
             ends = (try connect(stdin, 0), try connect(stdout, 1), try connect(stderr, 2))
             let closing = addCloseFrom(&actions, 3)
             guard closing == 0 else {
-                throw TestSupportError("posix_spawn_file_actions_addclosefrom_np failed: \(String(cString: strerror(closing)))")
+                throw TestSupportError(
+                    "posix_spawn_file_actions_addclosefrom_np failed: \(String(cString: strerror(closing)))")
             }
             var attributes = posix_spawnattr_t()
             posix_spawnattr_init(&attributes)
             defer { posix_spawnattr_destroy(&attributes) }
-            var noSignals = sigset_t(), allSignals = sigset_t()
+            var noSignals = sigset_t()
+            var allSignals = sigset_t()
             sigemptyset(&noSignals)
             sigfillset(&allSignals)
             posix_spawnattr_setsigmask(&attributes, &noSignals)
             posix_spawnattr_setsigdefault(&attributes, &allSignals)
             posix_spawnattr_setpgroup(&attributes, 0)
-            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
+            posix_spawnattr_setflags(
+                &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
             var spawned = pid_t()
             let result = withUnsafeMutablePointer(to: &spawned) { spawned in
                 withUnsafePointer(to: &actions) { actions in
@@ -146,7 +158,9 @@ public final class ChildProcess: @unchecked Sendable {
                         argv.withUnsafeBufferPointer { argv in
                             envp.withUnsafeBufferPointer { envp in
                                 SpawningThread.shared.run {
-                                    posix_spawn(spawned, Self.setpriv, actions, attributes, argv.baseAddress!, envp.baseAddress!)
+                                    posix_spawn(
+                                        spawned, Self.setpriv, actions, attributes, argv.baseAddress!, envp.baseAddress!
+                                    )
                                 }
                             }
                         }
@@ -235,7 +249,8 @@ public final class ChildProcess: @unchecked Sendable {
         defer { inputLock.unlock() }
         guard input >= 0 else { return false }
         // SIGPIPE held back on this thread: a child that closed its stdin gives EPIPE, not the test process's death.
-        var pipeSignal = sigset_t(), previous = sigset_t()
+        var pipeSignal = sigset_t()
+        var previous = sigset_t()
         sigemptyset(&pipeSignal)
         sigaddset(&pipeSignal, SIGPIPE)
         pthread_sigmask(SIG_BLOCK, &pipeSignal, &previous)
@@ -303,8 +318,16 @@ private final class Capture: @unchecked Sendable {
         Thread { [self] in readToEnd([out, err].filter { $0 >= 0 }, errorPipe: err) }.start()
     }
 
-    var stdout: Data { condition.lock(); defer { condition.unlock() }; return out }
-    var stderr: Data { condition.lock(); defer { condition.unlock() }; return err }
+    var stdout: Data {
+        condition.lock()
+        defer { condition.unlock() }
+        return out
+    }
+    var stderr: Data {
+        condition.lock()
+        defer { condition.unlock() }
+        return err
+    }
 
     func waitUntilFinished(_ deadline: Date) -> Bool {
         condition.lock()

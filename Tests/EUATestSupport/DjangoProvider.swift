@@ -28,15 +28,20 @@ public final class DjangoProvider: @unchecked Sendable {
     /// redirect URIs vary their port as `127.0.0.1` ones do (django-oauth-toolkit's `ALLOW_LOCALHOST_LOOPBACK`).
     /// `registration` opens its dynamic client registration endpoint to anyone and advertises it in discovery.
     /// `endSession` (on by default) serves and advertises RP-Initiated Logout's end-session endpoint.
-    public static func start(device: Bool = false, localhostLoopback: Bool = true, registration: Bool = false,
-                             endSession: Bool = true, timeout: TimeInterval = 60) async throws -> DjangoProvider {
+    public static func start(
+        device: Bool = false, localhostLoopback: Bool = true, registration: Bool = false,
+        endSession: Bool = true, timeout: TimeInterval = 60
+    ) async throws -> DjangoProvider {
         try await offThePool {
-            try DjangoProvider(device: device, localhostLoopback: localhostLoopback, registration: registration,
-                               endSession: endSession, timeout: timeout)
+            try DjangoProvider(
+                device: device, localhostLoopback: localhostLoopback, registration: registration,
+                endSession: endSession, timeout: timeout)
         }
     }
 
-    private init(device: Bool, localhostLoopback: Bool, registration: Bool, endSession: Bool, timeout: TimeInterval) throws {
+    private init(device: Bool, localhostLoopback: Bool, registration: Bool, endSession: Bool, timeout: TimeInterval)
+        throws
+    {
         var arguments: [String] = []
         if device { arguments.append("--device") }
         if localhostLoopback { arguments.append("--localhost-loopback") }
@@ -52,8 +57,10 @@ public final class DjangoProvider: @unchecked Sendable {
     }
 
     /// Adds a user who can sign in on the provider's login page, a member of `groups` (the ID token's `groups` claim).
-    public func addUser(_ username: String, password: String, name: String? = nil, email: String? = nil,
-                        groups: [String] = []) throws {
+    public func addUser(
+        _ username: String, password: String, name: String? = nil, email: String? = nil,
+        groups: [String] = []
+    ) throws {
         var arguments = ["user", "--username", username, "--password", password]
         for group in groups { arguments += ["--group", group] }
         if let name { arguments += ["--name", name] }
@@ -62,9 +69,11 @@ public final class DjangoProvider: @unchecked Sendable {
     }
 
     /// Registers an application: public without `secret`, confidential with it.
-    public func addApplication(clientID: String, secret: String? = nil, grant: Grant = .code,
-                               redirectURIs: [String] = [], postLogoutRedirectURIs: [String] = [],
-                               skipAuthorization: Bool = false, algorithm: String = "RS256") throws {
+    public func addApplication(
+        clientID: String, secret: String? = nil, grant: Grant = .code,
+        redirectURIs: [String] = [], postLogoutRedirectURIs: [String] = [],
+        skipAuthorization: Bool = false, algorithm: String = "RS256"
+    ) throws {
         var arguments = ["app", "--client-id", clientID, "--grant", grant.rawValue, "--algorithm", algorithm]
         if let secret { arguments += ["--secret", secret] }
         if skipAuthorization { arguments.append("--skip-authorization") }

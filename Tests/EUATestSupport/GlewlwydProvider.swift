@@ -34,7 +34,8 @@ public final class GlewlwydProvider: @unchecked Sendable {
         if parRequired { arguments.append("--par-required") }
         process = try ProviderFixtureProcess(
             name: "glewlwyd", script: Self.script, serveArguments: arguments, timeout: timeout + 5,
-            startHint: "is the Debian package installed? run scripts/bootstrap", failureHint: "see its log in the folder")
+            startHint: "is the Debian package installed? run scripts/bootstrap",
+            failureHint: "see its log in the folder")
         baseURL = process.baseURL
     }
 
@@ -48,8 +49,10 @@ public final class GlewlwydProvider: @unchecked Sendable {
 
     /// Adds a client (through the admin API): public without `secret`, confidential with it. Glewlwyd compares
     /// redirect URIs exactly, so a loopback one carries its port.
-    public func addClient(_ clientID: String, secret: String? = nil, redirectURIs: [String],
-                          postLogoutRedirectURI: String? = nil, dpopRequired: Bool = false) throws {
+    public func addClient(
+        _ clientID: String, secret: String? = nil, redirectURIs: [String],
+        postLogoutRedirectURI: String? = nil, dpopRequired: Bool = false
+    ) throws {
         var arguments = ["client", "--client-id", clientID]
         if let secret { arguments += ["--secret", secret] }
         for uri in redirectURIs { arguments += ["--redirect-uri", uri] }
@@ -80,9 +83,11 @@ public final class GlewlwydProvider: @unchecked Sendable {
     /// The environment that makes the system-browser agent open `browser.py` as the person's browser, signing in
     /// as `username`; it records each request it makes in ``browserRecord``.
     public func browserEnvironment(username: String, password: String) -> [String: String] {
-        ["BROWSER": Self.browser.path, "GLEWLWYD_BROWSER_USERNAME": username, "GLEWLWYD_BROWSER_PASSWORD": password,
-         "GLEWLWYD_BROWSER_RECORD": browserRecord.path,
-         "GLEWLWYD_BROWSER_COOKIES": folder.appendingPathComponent("browser-cookies.txt").path]
+        [
+            "BROWSER": Self.browser.path, "GLEWLWYD_BROWSER_USERNAME": username, "GLEWLWYD_BROWSER_PASSWORD": password,
+            "GLEWLWYD_BROWSER_RECORD": browserRecord.path,
+            "GLEWLWYD_BROWSER_COOKIES": folder.appendingPathComponent("browser-cookies.txt").path,
+        ]
     }
 
     /// Where the stand-in browser appends one JSON line per request (method, path, status, query names).
@@ -91,7 +96,9 @@ public final class GlewlwydProvider: @unchecked Sendable {
     /// The stand-in browser's requests so far (none if it was never opened).
     public func browserRequests() throws -> [BrowserRequest] {
         guard let text = try? String(contentsOf: browserRecord, encoding: .utf8) else { return [] }
-        return try text.split(separator: "\n").map { try JSONDecoder().decode(BrowserRequest.self, from: Data($0.utf8)) }
+        return try text.split(separator: "\n").map {
+            try JSONDecoder().decode(BrowserRequest.self, from: Data($0.utf8))
+        }
     }
 
     /// Ends the provider and removes its folder.

@@ -6,10 +6,13 @@ import Foundation
 public final class InteractiveProcess: @unchecked Sendable {
     private let child: ChildProcess
 
-    public init(_ executable: URL, _ arguments: [String], environment: [String: String],
-                replacingEnvironment: Bool = false) throws {
-        child = try ChildProcess(executable, arguments, environment: environment,
-                                 replacingEnvironment: replacingEnvironment)
+    public init(
+        _ executable: URL, _ arguments: [String], environment: [String: String],
+        replacingEnvironment: Bool = false
+    ) throws {
+        child = try ChildProcess(
+            executable, arguments, environment: environment,
+            replacingEnvironment: replacingEnvironment)
     }
 
     public var stdout: String { String(decoding: child.stdout, as: UTF8.self) }
@@ -28,8 +31,10 @@ public final class InteractiveProcess: @unchecked Sendable {
         try waitFor("stdout", \.stdout, timeout: timeout, condition)
     }
 
-    private func waitFor(_ name: String, _ stream: KeyPath<InteractiveProcess, String>, timeout: TimeInterval,
-                         _ condition: (String) -> Bool) throws -> String {
+    private func waitFor(
+        _ name: String, _ stream: KeyPath<InteractiveProcess, String>, timeout: TimeInterval,
+        _ condition: (String) -> Bool
+    ) throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             let text = self[keyPath: stream]
@@ -38,12 +43,14 @@ public final class InteractiveProcess: @unchecked Sendable {
                 _ = child.waitForOutput(timeout: max(deadline.timeIntervalSinceNow, 5))
                 let final = self[keyPath: stream]
                 if condition(final) { return final }
-                throw TestSupportError("the program ended (status \(termination.status)) before the expected "
-                                       + "output; \(name):\n\(final)")
+                throw TestSupportError(
+                    "the program ended (status \(termination.status)) before the expected "
+                        + "output; \(name):\n\(final)")
             }
             usleep(20_000)
         }
-        throw TestSupportError("the expected output did not come within \(timeout) s; \(name):\n\(self[keyPath: stream])")
+        throw TestSupportError(
+            "the expected output did not come within \(timeout) s; \(name):\n\(self[keyPath: stream])")
     }
 
     /// Writes `line` and a newline to stdin.
@@ -63,8 +70,9 @@ public final class InteractiveProcess: @unchecked Sendable {
         }
         closeInput()
         guard child.waitForOutput(timeout: 10) else {
-            throw TestSupportError("the program ended, but its stdout or stderr stayed open 10 s longer (a program it "
-                                   + "started in the background holds them); stderr:\n\(stderr)")
+            throw TestSupportError(
+                "the program ended, but its stdout or stderr stayed open 10 s longer (a program it "
+                    + "started in the background holds them); stderr:\n\(stderr)")
         }
         return ProcessResult(status: termination.status, stdout: stdout, stderr: stderr)
     }
@@ -72,7 +80,9 @@ public final class InteractiveProcess: @unchecked Sendable {
 
 /// A GET over a raw connection, not following redirects: the status and the `Location` header.
 public func rawGet(_ url: URL) throws -> (status: Int, location: String?) {
-    guard let host = url.host, let port = url.port else { throw TestSupportError("not an http://host:port URL: \(url)") }
+    guard let host = url.host, let port = url.port else {
+        throw TestSupportError("not an http://host:port URL: \(url)")
+    }
     let connection = try RawConnection(host: host, port: port)
     defer { connection.close() }
     var target = url.path.isEmpty ? "/" : url.path

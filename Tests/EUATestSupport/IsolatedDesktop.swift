@@ -27,36 +27,36 @@ public final class IsolatedDesktop: @unchecked Sendable {
         browser = folder.url.appendingPathComponent("fake-browser")
         try Self.writeBrowser(at: browser, record: record, exitMarker: exitMarker, linger: lingerSeconds)
         try """
-            [Desktop Entry]
-            Type=Application
-            Name=Fake Browser
-            Exec=\(browser.path) %u
-            MimeType=x-scheme-handler/http;x-scheme-handler/https;text/html;
-            """.write(to: applications.appendingPathComponent("fake-browser.desktop"), atomically: true, encoding: .utf8)
+        [Desktop Entry]
+        Type=Application
+        Name=Fake Browser
+        Exec=\(browser.path) %u
+        MimeType=x-scheme-handler/http;x-scheme-handler/https;text/html;
+        """.write(to: applications.appendingPathComponent("fake-browser.desktop"), atomically: true, encoding: .utf8)
         if registerHandler {
             try """
-                [Default Applications]
-                x-scheme-handler/https=fake-browser.desktop
-                x-scheme-handler/http=fake-browser.desktop
+            [Default Applications]
+            x-scheme-handler/https=fake-browser.desktop
+            x-scheme-handler/http=fake-browser.desktop
 
-                [Added Associations]
-                x-scheme-handler/https=fake-browser.desktop;
-                x-scheme-handler/http=fake-browser.desktop;
-                """.write(to: config.appendingPathComponent("mimeapps.list"), atomically: true, encoding: .utf8)
+            [Added Associations]
+            x-scheme-handler/https=fake-browser.desktop;
+            x-scheme-handler/http=fake-browser.desktop;
+            """.write(to: config.appendingPathComponent("mimeapps.list"), atomically: true, encoding: .utf8)
         }
     }
 
     /// Writes a fake browser script (a test fixture; the code under test never uses a shell).
     public static func writeBrowser(at path: URL, record: URL, exitMarker: URL, linger: Int) throws {
         try """
-            #!/bin/sh
-            for argument in "$@"; do printf '%s\\n' "$argument"; done > '\(record.path).tmp'
-            mv '\(record.path).tmp' '\(record.path)'
-            echo "fake browser noise on stdout"
-            echo "fake browser noise on stderr" >&2
-            sleep \(linger)
-            touch '\(exitMarker.path)'
-            """.write(to: path, atomically: true, encoding: .utf8)
+        #!/bin/sh
+        for argument in "$@"; do printf '%s\\n' "$argument"; done > '\(record.path).tmp'
+        mv '\(record.path).tmp' '\(record.path)'
+        echo "fake browser noise on stdout"
+        echo "fake browser noise on stderr" >&2
+        sleep \(linger)
+        touch '\(exitMarker.path)'
+        """.write(to: path, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path.path)
     }
 

@@ -26,20 +26,26 @@ public final class OIDCProviderMock: @unchecked Sendable {
         // Its log goes to a file, not a pipe nobody reads (a full pipe would stop it).
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("oidc-provider-mock-\(port).log")
         FileManager.default.createFile(atPath: log.path, contents: nil)
-        child = try ChildProcess(python, ["-W", "ignore", "-m", "oidc_provider_mock", "--host", "127.0.0.1",
-                                          "--port", String(port)] + arguments,
-                                 stdin: .null, stdout: .file(log.path), stderr: .file(log.path))
+        child = try ChildProcess(
+            python,
+            [
+                "-W", "ignore", "-m", "oidc_provider_mock", "--host", "127.0.0.1",
+                "--port", String(port),
+            ] + arguments,
+            stdin: .null, stdout: .file(log.path), stderr: .file(log.path))
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if !child.isRunning {
                 let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-                throw TestSupportError("oidc-provider-mock exited at start (is it installed? run scripts/bootstrap):\n\(text)")
+                throw TestSupportError(
+                    "oidc-provider-mock exited at start (is it installed? run scripts/bootstrap):\n\(text)")
             }
             if Self.accepts(port: port) { return }
             usleep(100_000)
         }
         stop()
-        throw TestSupportError("oidc-provider-mock did not listen on port \(port) within \(timeout) s; its log: \(log.path)")
+        throw TestSupportError(
+            "oidc-provider-mock did not listen on port \(port) within \(timeout) s; its log: \(log.path)")
     }
 
     /// Ends the mock: SIGTERM, then SIGKILL if it lingers.
@@ -57,7 +63,9 @@ public final class OIDCProviderMock: @unchecked Sendable {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = UInt16(port).bigEndian
         return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         } == 0
     }
 
@@ -90,7 +98,9 @@ public final class OIDCProviderMock: @unchecked Sendable {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = UInt16(port).bigEndian
         return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         } == 0
     }
 }

@@ -13,12 +13,15 @@ public struct ProcessResult: Sendable {
 public enum ProcessRunner {
     /// Runs `executable` with `arguments` and `environment` (merged over this process's unless `replacing`).
     /// A status of minus a signal's number means that signal ended the program.
-    public static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:],
-                           replacingEnvironment: Bool = false, stdin: String? = nil,
-                           timeout: TimeInterval = 60) throws -> ProcessResult {
+    public static func run(
+        _ executable: URL, _ arguments: [String], environment: [String: String] = [:],
+        replacingEnvironment: Bool = false, stdin: String? = nil,
+        timeout: TimeInterval = 60
+    ) throws -> ProcessResult {
         // stdout and stderr are read on the child's own thread while it runs, so a full pipe never blocks it.
-        let child = try ChildProcess(executable, arguments, environment: environment,
-                                     replacingEnvironment: replacingEnvironment)
+        let child = try ChildProcess(
+            executable, arguments, environment: environment,
+            replacingEnvironment: replacingEnvironment)
         let command = "\(executable.lastPathComponent) \(arguments.joined(separator: " "))"
         let deadline = Date().addingTimeInterval(timeout)
         if let stdin { child.write(Data(stdin.utf8), timeout: timeout) }
@@ -28,12 +31,14 @@ public enum ProcessRunner {
             throw TestSupportError("\(command) ran longer than \(timeout) s")
         }
         guard child.waitForOutput(timeout: 10) else {
-            throw TestSupportError("\(command) ended, but its stdout or stderr stayed open 10 s longer: "
-                                   + "a program it started in the background still holds them")
+            throw TestSupportError(
+                "\(command) ended, but its stdout or stderr stayed open 10 s longer: "
+                    + "a program it started in the background still holds them")
         }
-        return ProcessResult(status: termination.status,
-                             stdout: String(decoding: child.stdout, as: UTF8.self),
-                             stderr: String(decoding: child.stderr, as: UTF8.self))
+        return ProcessResult(
+            status: termination.status,
+            stdout: String(decoding: child.stdout, as: UTF8.self),
+            stderr: String(decoding: child.stderr, as: UTF8.self))
     }
 
     /// The first program named `name` on `PATH`.

@@ -24,17 +24,24 @@ public final class ProviderFixtureProcess: @unchecked Sendable {
     /// Starts `script serve serveArguments --dir FOLDER` in a new folder named `name-UUID` and waits up to `timeout`
     /// seconds for its `listening` line; `prepare` runs first (as `script prepare… --dir FOLDER`, e.g. to migrate a
     /// database). `startHint` ends the error when it exits at start; `failureHint` ends a failed command's.
-    public init(name: String, script: URL, serveArguments: [String], prepare: [String]? = nil,
-                pythonArguments: [String] = [], timeout: TimeInterval, startHint: String, failureHint: String) throws {
+    public init(
+        name: String, script: URL, serveArguments: [String], prepare: [String]? = nil,
+        pythonArguments: [String] = [], timeout: TimeInterval, startHint: String, failureHint: String
+    ) throws {
         self.script = script
         self.pythonArguments = pythonArguments
         self.failureHint = failureHint
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        if let prepare { _ = try Self.run(prepare, script: script, pythonArguments: pythonArguments, folder: folder, hint: failureHint) }
-        let out = folder.appendingPathComponent("serve.out"), log = folder.appendingPathComponent("serve.log")
-        child = try ChildProcess(try Self.python(), pythonArguments + [script.path, "serve"] + serveArguments + ["--dir", folder.path],
-                                 stdin: .null, stdout: .file(out.path), stderr: .file(log.path))
+        if let prepare {
+            _ = try Self.run(
+                prepare, script: script, pythonArguments: pythonArguments, folder: folder, hint: failureHint)
+        }
+        let out = folder.appendingPathComponent("serve.out")
+        let log = folder.appendingPathComponent("serve.log")
+        child = try ChildProcess(
+            try Self.python(), pythonArguments + [script.path, "serve"] + serveArguments + ["--dir", folder.path],
+            stdin: .null, stdout: .file(out.path), stderr: .file(log.path))
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             let text = (try? String(contentsOf: out, encoding: .utf8)) ?? ""
@@ -63,13 +70,17 @@ public final class ProviderFixtureProcess: @unchecked Sendable {
         try? FileManager.default.removeItem(at: folder)
     }
 
-    private static func run(_ arguments: [String], script: URL, pythonArguments: [String], folder: URL,
-                            hint: String) throws -> String {
-        let result = try ProcessRunner.run(try python(), pythonArguments + [script.path] + arguments + ["--dir", folder.path],
-                                           timeout: 60)
+    private static func run(
+        _ arguments: [String], script: URL, pythonArguments: [String], folder: URL,
+        hint: String
+    ) throws -> String {
+        let result = try ProcessRunner.run(
+            try python(), pythonArguments + [script.path] + arguments + ["--dir", folder.path],
+            timeout: 60)
         guard result.status == 0 else {
-            throw TestSupportError("\(script.deletingLastPathComponent().lastPathComponent)/provider.py "
-                + "\(arguments.first ?? "") failed (\(result.status)); \(hint)\n\(result.stderr)")
+            throw TestSupportError(
+                "\(script.deletingLastPathComponent().lastPathComponent)/provider.py "
+                    + "\(arguments.first ?? "") failed (\(result.status)); \(hint)\n\(result.stderr)")
         }
         return result.stdout
     }

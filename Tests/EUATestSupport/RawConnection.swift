@@ -20,7 +20,9 @@ public final class RawConnection: @unchecked Sendable {
             address.sin6_port = UInt16(port).bigEndian
             inet_pton(AF_INET6, host, &address.sin6_addr)
             result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
             }
         } else {
             var address = sockaddr_in()
@@ -28,7 +30,9 @@ public final class RawConnection: @unchecked Sendable {
             address.sin_port = UInt16(port).bigEndian
             address.sin_addr.s_addr = inet_addr(host)
             result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
         }
         guard result == 0 else {
@@ -48,7 +52,9 @@ public final class RawConnection: @unchecked Sendable {
     public func send(_ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            let written = bytes.withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+            }
             if written <= 0 { return false }
             offset += written
         }
@@ -104,14 +110,16 @@ public func openSocketCount(localPorts ports: Set<Int>) -> Int {
             let fields = line.split(separator: " ")
             // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode
             guard fields.count > 9, let colon = fields[1].lastIndex(of: ":"),
-                  let port = Int(fields[1][fields[1].index(after: colon)...], radix: 16), ports.contains(port) else { continue }
+                let port = Int(fields[1][fields[1].index(after: colon)...], radix: 16), ports.contains(port)
+            else { continue }
             inodes.insert(String(fields[9]))
         }
     }
     let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
     return descriptors.filter { descriptor in
         guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + descriptor),
-              target.hasPrefix("socket:["), target.hasSuffix("]") else { return false }
+            target.hasPrefix("socket:["), target.hasSuffix("]")
+        else { return false }
         return inodes.contains(String(target.dropFirst("socket:[".count).dropLast()))
     }.count
 }

@@ -29,8 +29,10 @@ public final class SecretServiceSession: @unchecked Sendable {
 
     /// Runs `executable arguments…` inside a new session bus with the keyring unlocked (or with none); exit status 97
     /// and a message on stderr when the keyring did not start within 10 s.
-    public func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:],
-                    timeout: TimeInterval = 90) throws -> ProcessResult {
+    public func run(
+        _ executable: URL, _ arguments: [String], environment: [String: String] = [:],
+        timeout: TimeInterval = 90
+    ) throws -> ProcessResult {
         // The bus and the keyring are started here and killed with SIGKILL at the end: the test runner's children
         // inherit an ignored SIGTERM, so dbus-run-session's SIGTERM would leave a bus holding the output pipes.
         // The command starts once the keyring owns org.freedesktop.secrets.
@@ -67,9 +69,10 @@ public final class SecretServiceSession: @unchecked Sendable {
             kill -KILL $keyring $bus; wait $keyring 2>/dev/null
             exit $status
             """
-        return try ProcessRunner.run(URL(fileURLWithPath: "/bin/sh"), ["-c", script, "sh", executable.path] + arguments,
-                                     environment: self.environment.merging(environment) { $1 }
-                                        .merging(["EUA_TEST_KEYRING": hasKeyring ? "unlocked" : "none"]) { $1 },
-                                     timeout: timeout)
+        return try ProcessRunner.run(
+            URL(fileURLWithPath: "/bin/sh"), ["-c", script, "sh", executable.path] + arguments,
+            environment: self.environment.merging(environment) { $1 }
+                .merging(["EUA_TEST_KEYRING": hasKeyring ? "unlocked" : "none"]) { $1 },
+            timeout: timeout)
     }
 }

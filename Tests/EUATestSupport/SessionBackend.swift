@@ -48,7 +48,8 @@ public enum SessionBackend: String, CaseIterable, Sendable, CustomStringConverti
             case .failsToPresent: options["mode"] = "fail"
             }
             guard let entry = try BuiltPlugins.catalog(logger: logger).agent(id: "headless") else {
-                throw TestSupportError("the headless plugin did not load from \(TestPaths.productsFolder.path): run 'swift build'")
+                throw TestSupportError(
+                    "the headless plugin did not load from \(TestPaths.productsFolder.path): run 'swift build'")
             }
             return entry.makeAgent(options: options)
         }
@@ -60,12 +61,15 @@ public enum BuiltPlugins {
     /// Loads them, blocking this thread (for synchronous tests).
     public static func catalog(logger: Logger = Logger(label: "test")) throws -> PluginCatalog {
         _ = try TestPaths.product("libEUAHeadless.so")
-        return PluginLoader(searchPath: PluginSearchPath(folders: [TestPaths.productsFolder.path]), logger: logger).load()
+        return PluginLoader(searchPath: PluginSearchPath(folders: [TestPaths.productsFolder.path]), logger: logger)
+            .load()
     }
 
     /// Loads them off the cooperative pool, suspending the caller.
     public static func catalog(logger: Logger = Logger(label: "test")) async throws -> PluginCatalog {
         _ = try TestPaths.product("libEUAHeadless.so")
-        return await PluginLoader(searchPath: PluginSearchPath(folders: [TestPaths.productsFolder.path]), logger: logger).load()
+        return await PluginLoader(
+            searchPath: PluginSearchPath(folders: [TestPaths.productsFolder.path]), logger: logger
+        ).load()
     }
 }

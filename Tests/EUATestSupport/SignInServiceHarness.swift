@@ -22,15 +22,16 @@ public enum SignInServiceHarness {
     /// (follow: it signs in as a browser would; never: it never answers, as a person who leaves the browser open;
     /// cancel: the person gives up), test agents allowed; and `managed` as the managed layer, whose path is returned
     /// (for `EUA_MANAGED_CONFIG`).
-    public static func writeConfiguration(home: String, managed: String = "", mode: String = "follow") throws -> String {
+    public static func writeConfiguration(home: String, managed: String = "", mode: String = "follow") throws -> String
+    {
         let folder = home + "/.config/eua"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try """
-            preference = ["headless"]
-            allow-test-agents = true
-            [agent-options.headless]
-            mode = "\(mode)"
-            """.write(toFile: folder + "/config.toml", atomically: true, encoding: .utf8)
+        preference = ["headless"]
+        allow-test-agents = true
+        [agent-options.headless]
+        mode = "\(mode)"
+        """.write(toFile: folder + "/config.toml", atomically: true, encoding: .utf8)
         let managedPath = home + "/managed.toml"
         try managed.write(toFile: managedPath, atomically: true, encoding: .utf8)
         return managedPath
@@ -40,8 +41,10 @@ public enum SignInServiceHarness {
     /// bus first (or, unless `startsService`, left to D-Bus activation). The steps may call `start_service` to start
     /// it again (after `kill $service`); the script ends the service and any bubblewrap proxies (`$proxies`).
     /// Records an issue when the script failed or printed a `failure` section.
-    public static func run(_ steps: String, environment: [String: String], session: SecretServiceSession,
-                           startsService: Bool = true, timeout: TimeInterval = 240) async throws -> Outcome {
+    public static func run(
+        _ steps: String, environment: [String: String], session: SecretServiceSession,
+        startsService: Bool = true, timeout: TimeInterval = 240
+    ) async throws -> Outcome {
         let script = """
             : >"$HOME/service.log"
             start_service() {
@@ -64,7 +67,8 @@ public enum SignInServiceHarness {
             exit 0
             """
         let result = try await offThePool {
-            try session.run(URL(fileURLWithPath: "/bin/sh"), ["-c", script], environment: environment, timeout: timeout)
+            try session.run(
+                URL(fileURLWithPath: "/bin/sh"), ["-c", script], environment: environment, timeout: timeout)
         }
         let sections = parse(result.stdout)
         let report = "\(result.stdout)\n\(result.stderr)"
@@ -79,10 +83,15 @@ public enum SignInServiceHarness {
         var sections: Sections = [:]
         var current = "start"
         for line in output.split(separator: "\n") {
-            if line.hasPrefix("== ") { current = String(line.dropFirst(3)); continue }
+            if line.hasPrefix("== ") {
+                current = String(line.dropFirst(3))
+                continue
+            }
             guard let equals = line.firstIndex(of: "=") else { continue }
             let key = String(line[..<equals])
-            if sections[current]?[key] == nil { sections[current, default: [:]][key] = String(line[line.index(after: equals)...]) }
+            if sections[current]?[key] == nil {
+                sections[current, default: [:]][key] = String(line[line.index(after: equals)...])
+            }
         }
         return sections
     }

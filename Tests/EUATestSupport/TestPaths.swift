@@ -10,7 +10,8 @@ public enum TestPaths {
     /// The folder of the running test executable: SwiftPM's build products folder,
     /// where `swift build` puts `eua` and the plugin libraries.
     public static var productsFolder: URL {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]
         return URL(fileURLWithPath: executable).deletingLastPathComponent()
     }
@@ -19,7 +20,8 @@ public enum TestPaths {
     public static func product(_ name: String) throws -> URL {
         let url = productsFolder.appendingPathComponent(name)
         guard FileManager.default.fileExists(atPath: url.path) else {
-            throw TestSupportError("\(url.path) does not exist: run 'swift build' before 'swift test' (scripts/test does)")
+            throw TestSupportError(
+                "\(url.path) does not exist: run 'swift build' before 'swift test' (scripts/test does)")
         }
         return url
     }

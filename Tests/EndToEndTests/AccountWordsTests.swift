@@ -15,13 +15,16 @@ extension AccountsTokenCommandTests {
             #expect(try await setup.login(as: "1").status == 0)
             let plain = try await setup.eua(["accounts"])
             #expect(plain.status == 0, "\(plain.stderr)")
-            #expect(plain.stdout.hasPrefix("alice (alice@example.com, subject 1) at \(setup.server.issuer), client test-client [id "),
-                    "\(plain.stdout)")
+            #expect(
+                plain.stdout.hasPrefix(
+                    "alice (alice@example.com, subject 1) at \(setup.server.issuer), client test-client [id "),
+                "\(plain.stdout)")
             let json = try await setup.eua(["accounts", "--json"])
             let line = try #require(json.stdout.split(separator: "\n").last)
             let accounts = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [[String: Any]])
-            #expect(accounts.first?["subject"] as? String == "1" && accounts.first?["username"] as? String == "alice",
-                    "the JSON keys are unchanged: \(accounts)")
+            #expect(
+                accounts.first?["subject"] as? String == "1" && accounts.first?["username"] as? String == "alice",
+                "the JSON keys are unchanged: \(accounts)")
         }
     }
 
@@ -32,14 +35,19 @@ extension AccountsTokenCommandTests {
             let before = setup.server.tokenRequests.count
             let skipped = try await setup.eua(["refresh", "--if-needed"])
             #expect(skipped.status == 0, "\(skipped.stderr)")
-            #expect(skipped.stdout.contains("Nothing was refreshed: the access token for alice at \(setup.server.issuer) "
-                + "is still valid until "), "\(skipped.stdout)")
-            #expect(!skipped.stdout.contains("State saved") && skipped.stdout.contains("State unchanged in "), "\(skipped.stdout)")
+            #expect(
+                skipped.stdout.contains(
+                    "Nothing was refreshed: the access token for alice at \(setup.server.issuer) "
+                        + "is still valid until "), "\(skipped.stdout)")
+            #expect(
+                !skipped.stdout.contains("State saved") && skipped.stdout.contains("State unchanged in "),
+                "\(skipped.stdout)")
             #expect(setup.server.tokenRequests.count == before, "no token request")
             let refreshed = try await setup.eua(["refresh"])
             #expect(refreshed.status == 0, "\(refreshed.stderr)")
-            #expect(refreshed.stdout.contains("are fresh, valid until ") && refreshed.stdout.contains("State saved to "),
-                    "\(refreshed.stdout)")
+            #expect(
+                refreshed.stdout.contains("are fresh, valid until ") && refreshed.stdout.contains("State saved to "),
+                "\(refreshed.stdout)")
             #expect(setup.server.tokenRequests.count == before + 1)
         }
     }

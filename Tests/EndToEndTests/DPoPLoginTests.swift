@@ -18,13 +18,16 @@ struct DPoPLoginTests {
     }
 
     func login(_ server: LocalAuthorizationServer, stateFile: String) async throws -> ProcessResult {
-        try await eua(["login", "--issuer", server.issuer, "--client-id", server.options.clientID, "--scope", "openid",
-                       "--agent", "headless", "--agent-option", "mode=follow", "--timeout", "30", "--state-file", stateFile,
-                       "--dpop", "--json"])
+        try await eua([
+            "login", "--issuer", server.issuer, "--client-id", server.options.clientID, "--scope", "openid",
+            "--agent", "headless", "--agent-option", "mode=follow", "--timeout", "30", "--state-file", stateFile,
+            "--dpop", "--json",
+        ])
     }
 
     static func state(_ stateFile: String) throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stateFile))) as? [String: Any])
+        try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stateFile))) as? [String: Any])
     }
 
     @Test("a DPoP sign-in: nonce asked and sent, dpop_jkt, token bound to the key; refresh proves the same key")
@@ -52,7 +55,9 @@ struct DPoPLoginTests {
             let key = try #require(state["dpop_key"] as? [String: String])
             #expect(key["kty"] == "EC" && key["crv"] == "P-256" && key["d"]?.count == 43)
             let secretScalar = try #require(key["d"])
-            #expect(!result.stdout.contains(secretScalar) && !result.stderr.contains(secretScalar), "the private key is never printed")
+            #expect(
+                !result.stdout.contains(secretScalar) && !result.stderr.contains(secretScalar),
+                "the private key is never printed")
             let mode = try FileManager.default.attributesOfItem(atPath: stateFile)[.posixPermissions] as? Int
             #expect(mode == 0o600)
 
@@ -62,7 +67,8 @@ struct DPoPLoginTests {
             let refresh = server.dpop.records.dropFirst(2)
             #expect(refresh.last?.refusal == nil)
             #expect(refresh.last?.thumbprint == thumbprint, "the refresh proves the same key")
-            #expect(server.tokenRequests.last?.grantType == "refresh_token" && server.tokenRequests.last?.refusal == nil)
+            #expect(
+                server.tokenRequests.last?.grantType == "refresh_token" && server.tokenRequests.last?.refusal == nil)
         }
     }
 
@@ -77,13 +83,19 @@ struct DPoPLoginTests {
             let stateFile = folder.path + "/state.json"
             let result = try await login(server, stateFile: stateFile)
             #expect(result.status == 1, "stderr: \(result.stderr)")
-            #expect(result.stderr.contains("with token_type 'Bearer', not 'DPoP'; the tokens were refused"), "stderr: \(result.stderr)")
-            #expect(server.dpop.records.count == 1 && server.dpop.records.first?.refusal == nil, "the proof itself was good")
+            #expect(
+                result.stderr.contains("with token_type 'Bearer', not 'DPoP'; the tokens were refused"),
+                "stderr: \(result.stderr)")
+            #expect(
+                server.dpop.records.count == 1 && server.dpop.records.first?.refusal == nil, "the proof itself was good"
+            )
             #expect(!FileManager.default.fileExists(atPath: stateFile))
         }
     }
 
-    @Test("eua userinfo with a DPoP-bound token: Authorization DPoP and a proof with ath by the same key; Bearer is refused")
+    @Test(
+        "eua userinfo with a DPoP-bound token: Authorization DPoP and a proof with ath by the same key; Bearer is refused"
+    )
     func userInfo() async throws {
         try await LocalAuthorizationServer.withServer { server in
             server.dpop.update { $0.enabled = true }
@@ -105,8 +117,9 @@ struct DPoPLoginTests {
             let accessToken = try #require(tokens["access_token"] as? String)
             let connection = try RawConnection(port: server.port)
             defer { connection.close() }
-            _ = connection.send("GET /userinfo HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(accessToken)\r\n"
-                + "Connection: close\r\n\r\n")
+            _ = connection.send(
+                "GET /userinfo HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(accessToken)\r\n"
+                    + "Connection: close\r\n\r\n")
             let answer = connection.readAll()
             #expect(RawConnection.status(of: answer) == 401)
             #expect(answer.contains("this access token is DPoP-bound"))

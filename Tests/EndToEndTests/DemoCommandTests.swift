@@ -7,10 +7,14 @@ import Testing
 /// authorization server it starts in process, through the loopback receiver and headless agent plugins.
 @Suite("eua demo, end to end", .onOwnThreads)
 struct DemoCommandTests {
-    static let steps = ["server", "discovery", "receiver", "agent", "redirect", "tokens", "id_token", "state", "sign_out"]
+    static let steps = [
+        "server", "discovery", "receiver", "agent", "redirect", "tokens", "id_token", "state", "sign_out",
+    ]
 
     /// Runs `eua demo` with no display, no EUA_* variables, and a temporary folder of its own.
-    func demo(_ arguments: [String], folder: TemporaryFolder, temporaryFolder: String? = nil) async throws -> ProcessResult {
+    func demo(_ arguments: [String], folder: TemporaryFolder, temporaryFolder: String? = nil) async throws
+        -> ProcessResult
+    {
         let executable = try TestPaths.product("eua")
         var environment = ProcessInfo.processInfo.environment.filter {
             $0.key != "DISPLAY" && $0.key != "WAYLAND_DISPLAY" && !$0.key.hasPrefix("EUA_")
@@ -18,8 +22,9 @@ struct DemoCommandTests {
         environment["TMPDIR"] = temporaryFolder ?? folder.path
         let fixed = environment
         return try await offThePool {
-            try ProcessRunner.run(executable, ["demo"] + arguments, environment: fixed, replacingEnvironment: true,
-                                  timeout: 90)
+            try ProcessRunner.run(
+                executable, ["demo"] + arguments, environment: fixed, replacingEnvironment: true,
+                timeout: 90)
         }
     }
 
@@ -28,7 +33,8 @@ struct DemoCommandTests {
         return steps.map { ($0["step"] as? String ?? "", $0["status"] as? String ?? "", $0["detail"] as? String ?? "") }
     }
 
-    @Test("--json with no display: exit 0, every step passed, the state file was private and is gone after the sign-out")
+    @Test(
+        "--json with no display: exit 0, every step passed, the state file was private and is gone after the sign-out")
     func json() async throws {
         let folder = try TemporaryFolder()
         let result = try await demo(["--json"], folder: folder)
@@ -40,9 +46,11 @@ struct DemoCommandTests {
         #expect(steps.allSatisfy { $0.status == "passed" }, "\(steps)")
         #expect(steps.first { $0.step == "state" }?.detail.contains("mode 0600") == true)
         let signOut = try #require(steps.last?.detail)
-        #expect(signOut.contains("refresh token and access token revoked at http://127.0.0.1:")
-            && signOut.contains("/end_session (client_id, no ID token in the URL) and the browser came back to http://127.0.0.1:")
-            && signOut.hasSuffix("state file removed"), "\(signOut)")
+        #expect(
+            signOut.contains("refresh token and access token revoked at http://127.0.0.1:")
+                && signOut.contains(
+                    "/end_session (client_id, no ID token in the URL) and the browser came back to http://127.0.0.1:")
+                && signOut.hasSuffix("state file removed"), "\(signOut)")
         let stateFile = try #require(json["state_file"] as? String)
         #expect(stateFile.hasPrefix(folder.path + "/eua-demo-"), "a new folder in TMPDIR")
         #expect(!FileManager.default.fileExists(atPath: stateFile))
@@ -73,11 +81,13 @@ struct DemoCommandTests {
         let folder = try TemporaryFolder()
         let result = try await demo([], folder: folder)
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        for words in ["test agent", "discovered http://127.0.0.1:", "receiver 'loopback' listening on http://127.0.0.1:",
-                      "agent 'headless'", "presented the authorization URL", "redirect received", "state ok, iss ok",
-                      "tokens exchanged", "ID token signature ok (RS256", "subject alice", "mode 0600",
-                      "signed out: refresh token and access token revoked", "Signed in as alice, then signed out.",
-                      "eua login --issuer"] {
+        for words in [
+            "test agent", "discovered http://127.0.0.1:", "receiver 'loopback' listening on http://127.0.0.1:",
+            "agent 'headless'", "presented the authorization URL", "redirect received", "state ok, iss ok",
+            "tokens exchanged", "ID token signature ok (RS256", "subject alice", "mode 0600",
+            "signed out: refresh token and access token revoked", "Signed in as alice, then signed out.",
+            "eua login --issuer",
+        ] {
             #expect(result.stdout.contains(words), "missing '\(words)' in:\n\(result.stdout)")
         }
         let numbered = result.stdout.split(separator: "\n").filter { $0.first?.isNumber == true }
@@ -87,8 +97,9 @@ struct DemoCommandTests {
     @Test("--login-form: the headless agent fills in the server's login form; ES256 and another subject")
     func loginForm() async throws {
         let folder = try TemporaryFolder()
-        let result = try await demo(["--login-form", "--subject", "bob", "--signing-algorithm", "ES256", "--json"],
-                                    folder: folder)
+        let result = try await demo(
+            ["--login-form", "--subject", "bob", "--signing-algorithm", "ES256", "--json"],
+            folder: folder)
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let json = try LoginCommandTests.lastJSON(result.stdout)
         #expect(json["subject"] as? String == "bob")
@@ -106,7 +117,10 @@ struct DemoCommandTests {
         let json = try LoginCommandTests.lastJSON(result.stdout)
         #expect(json["ok"] as? Bool == false)
         let steps = try steps(json)
-        #expect(steps.map(\.status) == ["passed", "passed", "passed", "passed", "passed", "passed", "failed", "not_run", "not_run"])
+        #expect(
+            steps.map(\.status) == [
+                "passed", "passed", "passed", "passed", "passed", "passed", "failed", "not_run", "not_run",
+            ])
         #expect(steps[6].detail.contains("signature does not verify") && steps[6].detail.contains("idTokenInvalid"))
         #expect(result.stderr.contains("Error: "))
     }
@@ -132,8 +146,9 @@ struct DemoCommandTests {
         let missing = folder.path + "/no/such/folder"
         let plain = try await demo([], folder: folder, temporaryFolder: missing)
         #expect(plain.status == 1)
-        #expect(plain.stderr.contains("Error: could not make a temporary folder in \(missing) for the demo's state file"),
-                "stderr: \(plain.stderr)")
+        #expect(
+            plain.stderr.contains("Error: could not make a temporary folder in \(missing) for the demo's state file"),
+            "stderr: \(plain.stderr)")
         #expect(plain.stderr.contains("set TMPDIR"))
         #expect(!plain.stdout.split(separator: "\n").contains { $0.first?.isNumber == true }, "no step was taken")
         let json = try await demo(["--json"], folder: folder, temporaryFolder: missing)

@@ -11,24 +11,29 @@ struct DjangoProviderHarnessTests {
     @Test("a public client signs in through the login and consent pages; the provider issued alice's tokens")
     func baselineSignIn() async throws {
         let provider = try await DjangoProvider.start()
-        try provider.addUser("alice", password: "correct horse battery", name: "Alice Example", email: "alice@example.com")
+        try provider.addUser(
+            "alice", password: "correct horse battery", name: "Alice Example", email: "alice@example.com")
         try provider.addApplication(clientID: "native-app", redirectURIs: ["http://127.0.0.1/callback"])
         let folder = try TemporaryFolder()
         let config = try folder.folder("config/eua")
-        try "[receiver]\npath = \"/callback\"\n".write(to: config.appendingPathComponent("config.toml"),
-                                                    atomically: true, encoding: .utf8)
+        try "[receiver]\npath = \"/callback\"\n".write(
+            to: config.appendingPathComponent("config.toml"),
+            atomically: true, encoding: .utf8)
         let stateFile = folder.path + "/state.json"
         let executable = try TestPaths.product("eua")
-        let arguments = ["login", "--issuer", provider.issuer, "--client-id", "native-app",
-                         "--scope", "openid profile email", "--agent", "headless", "--allow-test-agents",
-                         "--agent-option", "mode=follow", "--agent-option", "form.username=alice",
-                         "--agent-option", "form.password=correct horse battery",
-                         "--agent-option", "form.allow=Authorize",
-                         "--timeout", "60", "--state-file", stateFile]
+        let arguments = [
+            "login", "--issuer", provider.issuer, "--client-id", "native-app",
+            "--scope", "openid profile email", "--agent", "headless", "--allow-test-agents",
+            "--agent-option", "mode=follow", "--agent-option", "form.username=alice",
+            "--agent-option", "form.password=correct horse battery",
+            "--agent-option", "form.allow=Authorize",
+            "--timeout", "60", "--state-file", stateFile,
+        ]
         let result = try await offThePool {
-            try ProcessRunner.run(executable, arguments,
-                                  environment: ["XDG_CONFIG_HOME": folder.path + "/config", "EUA_CLIENT_SECRET": ""],
-                                  timeout: 90)
+            try ProcessRunner.run(
+                executable, arguments,
+                environment: ["XDG_CONFIG_HOME": folder.path + "/config", "EUA_CLIENT_SECRET": ""],
+                timeout: 90)
         }
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(FileManager.default.fileExists(atPath: stateFile))
@@ -51,29 +56,39 @@ struct DjangoProviderHarnessTests {
         #expect(exchange.redirect_uri == sent, "the token request repeats the authorization request's redirect_uri")
     }
 
-    @Test("eua userinfo against django-oauth-toolkit: the bearer token reaches its UserInfo endpoint, the claims come back")
+    @Test(
+        "eua userinfo against django-oauth-toolkit: the bearer token reaches its UserInfo endpoint, the claims come back"
+    )
     func userInfo() async throws {
         let provider = try await DjangoProvider.start()
-        try provider.addUser("alice", password: "correct horse battery", name: "Alice Example", email: "alice@example.com")
-        try provider.addApplication(clientID: "native-app", redirectURIs: ["http://127.0.0.1/callback"],
-                                    skipAuthorization: true)
+        try provider.addUser(
+            "alice", password: "correct horse battery", name: "Alice Example", email: "alice@example.com")
+        try provider.addApplication(
+            clientID: "native-app", redirectURIs: ["http://127.0.0.1/callback"],
+            skipAuthorization: true)
         let folder = try TemporaryFolder()
         let config = try folder.folder("config/eua")
-        try "[receiver]\npath = \"/callback\"\n".write(to: config.appendingPathComponent("config.toml"),
-                                                      atomically: true, encoding: .utf8)
+        try "[receiver]\npath = \"/callback\"\n".write(
+            to: config.appendingPathComponent("config.toml"),
+            atomically: true, encoding: .utf8)
         let stateFile = folder.path + "/state.json"
         let executable = try TestPaths.product("eua")
         let environment = ["XDG_CONFIG_HOME": folder.path + "/config", "EUA_CLIENT_SECRET": ""]
         let login = try await offThePool {
-            try ProcessRunner.run(executable, [
-                "login", "--issuer", provider.issuer, "--client-id", "native-app", "--scope", "openid profile email",
-                "--agent", "headless", "--allow-test-agents", "--agent-option", "mode=follow",
-                "--agent-option", "form.username=alice", "--agent-option", "form.password=correct horse battery",
-                "--timeout", "60", "--state-file", stateFile], environment: environment, timeout: 90)
+            try ProcessRunner.run(
+                executable,
+                [
+                    "login", "--issuer", provider.issuer, "--client-id", "native-app", "--scope",
+                    "openid profile email",
+                    "--agent", "headless", "--allow-test-agents", "--agent-option", "mode=follow",
+                    "--agent-option", "form.username=alice", "--agent-option", "form.password=correct horse battery",
+                    "--timeout", "60", "--state-file", stateFile,
+                ], environment: environment, timeout: 90)
         }
         #expect(login.status == 0, "stderr: \(login.stderr)")
         let result = try await offThePool {
-            try ProcessRunner.run(executable, ["userinfo", "--state-file", stateFile, "--json"], environment: environment)
+            try ProcessRunner.run(
+                executable, ["userinfo", "--state-file", stateFile, "--json"], environment: environment)
         }
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let line = try #require(result.stdout.split(separator: "\n").last)
@@ -83,8 +98,9 @@ struct DjangoProviderHarnessTests {
         let sub = try #require(claims["sub"] as? String)
         #expect(!sub.isEmpty)
         let asked = try provider.requestLog().filter { $0.path == "/o/userinfo/" }
-        #expect(asked.count == 1 && asked.first?.authorization == "Bearer" && asked.first?.status == 200,
-                "the provider answered one bearer request: \(asked)")
+        #expect(
+            asked.count == 1 && asked.first?.authorization == "Bearer" && asked.first?.status == 200,
+            "the provider answered one bearer request: \(asked)")
     }
 
     /// django-oauth-toolkit 3.4.1 ignores `id_token_signed_response_alg` at registration and leaves such a client
@@ -98,9 +114,13 @@ struct DjangoProviderHarnessTests {
         let stateFile = folder.path + "/state.json"
         let executable = try TestPaths.product("eua")
         let register = try await offThePool {
-            try ProcessRunner.run(executable, ["register", "--issuer", provider.issuer, "--redirect-uri",
-                                               "http://127.0.0.1/callback", "--id-token-alg", "RS256",
-                                               "--state-file", stateFile, "--json"], environment: [:])
+            try ProcessRunner.run(
+                executable,
+                [
+                    "register", "--issuer", provider.issuer, "--redirect-uri",
+                    "http://127.0.0.1/callback", "--id-token-alg", "RS256",
+                    "--state-file", stateFile, "--json",
+                ], environment: [:])
         }
         #expect(register.status == 0, "stderr: \(register.stderr)")
         let records = try provider.records()
@@ -108,16 +128,21 @@ struct DjangoProviderHarnessTests {
         #expect(registered.client_type == "public" && registered.redirect_uris == ["http://127.0.0.1/callback"])
         #expect(register.stdout.contains(registered.client_id))
         let login = try await offThePool {
-            try ProcessRunner.run(executable, [
-                "login", "--issuer", provider.issuer, "--scope", "read", "--agent", "headless", "--allow-test-agents",
-                "--agent-option", "mode=follow", "--agent-option", "form.username=alice",
-                "--agent-option", "form.password=correct horse battery", "--agent-option", "form.allow=Authorize",
-                "--timeout", "60", "--state-file", stateFile], environment: ["EUA_CLIENT_SECRET": ""], timeout: 90)
+            try ProcessRunner.run(
+                executable,
+                [
+                    "login", "--issuer", provider.issuer, "--scope", "read", "--agent", "headless",
+                    "--allow-test-agents",
+                    "--agent-option", "mode=follow", "--agent-option", "form.username=alice",
+                    "--agent-option", "form.password=correct horse battery", "--agent-option", "form.allow=Authorize",
+                    "--timeout", "60", "--state-file", stateFile,
+                ], environment: ["EUA_CLIENT_SECRET": ""], timeout: 90)
         }
         #expect(login.status == 0, "stderr: \(login.stderr)")
         // The provider also keeps the registration access token as an access token (with no user).
         let tokens = try provider.records().access_tokens.filter { $0.user != nil }
-        #expect(tokens.count == 1 && tokens.first?.client_id == registered.client_id && tokens.first?.user == "alice",
-                "\(tokens)")
+        #expect(
+            tokens.count == 1 && tokens.first?.client_id == registered.client_id && tokens.first?.user == "alice",
+            "\(tokens)")
     }
 }

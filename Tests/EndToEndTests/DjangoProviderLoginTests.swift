@@ -18,25 +18,35 @@ struct DjangoProviderLoginTests {
 
         init(device: Bool = false) async throws {
             provider = try await DjangoProvider.start(device: device)
-            try provider.addUser("alice", password: DjangoProviderLoginTests.password, name: "Alice Example",
-                                 email: "alice@example.com")
+            try provider.addUser(
+                "alice", password: DjangoProviderLoginTests.password, name: "Alice Example",
+                email: "alice@example.com")
             folder = try TemporaryFolder()
         }
 
         func eua(_ arguments: [String], environment: [String: String] = [:]) async throws -> ProcessResult {
             let executable = try TestPaths.product("eua")
-            let merged = ["XDG_CONFIG_HOME": folder.path + "/no-config", "EUA_CLIENT_SECRET": ""].merging(environment) { $1 }
-            return try await offThePool { try ProcessRunner.run(executable, arguments, environment: merged, timeout: 120) }
+            let merged = ["XDG_CONFIG_HOME": folder.path + "/no-config", "EUA_CLIENT_SECRET": ""].merging(environment) {
+                $1
+            }
+            return try await offThePool {
+                try ProcessRunner.run(executable, arguments, environment: merged, timeout: 120)
+            }
         }
 
         /// `eua login` through the provider's login and consent pages with the headless agent in follow mode.
-        func login(clientID: String, _ extra: [String], environment: [String: String] = [:]) async throws -> ProcessResult {
-            try await eua(["login", "--issuer", provider.issuer, "--client-id", clientID, "--scope", "openid profile email",
-                           "--agent", "headless", "--allow-test-agents", "--agent-option", "mode=follow",
-                           "--agent-option", "form.username=alice",
-                           "--agent-option", "form.password=\(DjangoProviderLoginTests.password)",
-                           "--agent-option", "form.allow=Authorize",
-                           "--timeout", "60", "--state-file", stateFile] + extra, environment: environment)
+        func login(clientID: String, _ extra: [String], environment: [String: String] = [:]) async throws
+            -> ProcessResult
+        {
+            try await eua(
+                [
+                    "login", "--issuer", provider.issuer, "--client-id", clientID, "--scope", "openid profile email",
+                    "--agent", "headless", "--allow-test-agents", "--agent-option", "mode=follow",
+                    "--agent-option", "form.username=alice",
+                    "--agent-option", "form.password=\(DjangoProviderLoginTests.password)",
+                    "--agent-option", "form.allow=Authorize",
+                    "--timeout", "60", "--state-file", stateFile,
+                ] + extra, environment: environment)
         }
 
         /// The `redirect_uri` the provider saw in the authorization request and in the token request.
@@ -67,7 +77,9 @@ struct DjangoProviderLoginTests {
         try setup.provider.addApplication(clientID: "native-app", redirectURIs: ["http://127.0.0.1/callback"])
         let result = try await setup.login(clientID: "native-app", ["--redirect-uri", "http://127.0.0.1/callback"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        #expect(result.stdout.contains("Signed in as Alice Example (alice) at \(setup.provider.issuer)."), "\(result.stdout)")
+        #expect(
+            result.stdout.contains("Signed in as Alice Example (alice) at \(setup.provider.issuer)."),
+            "\(result.stdout)")
 
         let (authorization, token) = try setup.sentRedirectURIs()
         #expect(authorization.hasPrefix("http://127.0.0.1:") && authorization.hasSuffix("/callback"))
@@ -75,7 +87,8 @@ struct DjangoProviderLoginTests {
         let records = try setup.provider.records()
         #expect(records.grants.isEmpty || records.grants.allSatisfy { $0.code_challenge_method == "S256" })
         let issued = try #require(records.access_tokens.first)
-        #expect(records.access_tokens.count == 1 && issued.user == "alice" && issued.client_id == "native-app"
+        #expect(
+            records.access_tokens.count == 1 && issued.user == "alice" && issued.client_id == "native-app"
                 && issued.has_id_token)
         let posts = try setup.provider.requestLog().filter { $0.method == "POST" && $0.path == "/accounts/login/" }
         #expect(posts.count == 1 && posts.first?.username == "alice", "the credentials are posted once")
@@ -90,7 +103,9 @@ struct DjangoProviderLoginTests {
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(result.stderr.components(separatedBy: "RFC 8252 §8.3").count == 2, "one warning: \(result.stderr)")
         let (authorization, token) = try setup.sentRedirectURIs()
-        #expect(authorization.hasPrefix("http://localhost:") && authorization.hasSuffix("/callback") && token == authorization)
+        #expect(
+            authorization.hasPrefix("http://localhost:") && authorization.hasSuffix("/callback")
+                && token == authorization)
         #expect(try setup.provider.records().access_tokens.first?.user == "alice")
     }
 
@@ -98,13 +113,19 @@ struct DjangoProviderLoginTests {
     func confidentialBasic() async throws {
         let setup = try await Setup()
         defer { setup.provider.stop() }
-        try setup.provider.addApplication(clientID: "web-app", secret: "dot-s3cret", redirectURIs: ["http://127.0.0.1/callback"])
+        try setup.provider.addApplication(
+            clientID: "web-app", secret: "dot-s3cret", redirectURIs: ["http://127.0.0.1/callback"])
         let path = try Self.secretFile(in: setup.folder, "dot-s3cret")
-        let result = try await setup.login(clientID: "web-app", ["--redirect-uri", "http://127.0.0.1/callback",
-                                                                 "--client-secret-file", path, "--json"])
+        let result = try await setup.login(
+            clientID: "web-app",
+            [
+                "--redirect-uri", "http://127.0.0.1/callback",
+                "--client-secret-file", path, "--json",
+            ])
         #expect(result.status == 0, "stderr: \(result.stderr)")
         #expect(try Self.lastJSON(result.stdout)["client_auth"] as? String == "client_secret_basic")
-        let exchange = try #require(try setup.provider.requestLog().first { $0.path == "/o/token/" && $0.method == "POST" })
+        let exchange = try #require(
+            try setup.provider.requestLog().first { $0.path == "/o/token/" && $0.method == "POST" })
         #expect(exchange.status == 200 && exchange.authorization == "Basic" && !exchange.form.contains("client_secret"))
         #expect(try setup.provider.records().access_tokens.first?.client_id == "web-app")
         let saved = try String(contentsOfFile: setup.stateFile, encoding: .utf8)
@@ -115,22 +136,30 @@ struct DjangoProviderLoginTests {
     func confidentialPost() async throws {
         let setup = try await Setup()
         defer { setup.provider.stop() }
-        try setup.provider.addApplication(clientID: "web-app", secret: "dot-s3cret", redirectURIs: ["http://127.0.0.1/callback"])
+        try setup.provider.addApplication(
+            clientID: "web-app", secret: "dot-s3cret", redirectURIs: ["http://127.0.0.1/callback"])
         let path = try Self.secretFile(in: setup.folder, "dot-s3cret")
-        let result = try await setup.login(clientID: "web-app", ["--redirect-uri", "http://127.0.0.1/callback",
-                                                                 "--client-auth", "client_secret_post"],
-                                           environment: ["EUA_CLIENT_SECRET": "dot-s3cret"])
+        let result = try await setup.login(
+            clientID: "web-app",
+            [
+                "--redirect-uri", "http://127.0.0.1/callback",
+                "--client-auth", "client_secret_post",
+            ],
+            environment: ["EUA_CLIENT_SECRET": "dot-s3cret"])
         #expect(result.status == 0, "stderr: \(result.stderr)")
-        let exchange = try #require(try setup.provider.requestLog().first { $0.path == "/o/token/" && $0.method == "POST" })
+        let exchange = try #require(
+            try setup.provider.requestLog().first { $0.path == "/o/token/" && $0.method == "POST" })
         #expect(exchange.status == 200 && exchange.authorization.isEmpty && exchange.form.contains("client_secret"))
 
         let before = try String(contentsOfFile: setup.stateFile, encoding: .utf8)
         let tokenPosts = try setup.provider.requestLog().filter { $0.path == "/o/token/" }.count
         let refresh = try await setup.eua(["refresh", "--state-file", setup.stateFile])
         #expect(refresh.status == 1)
-        #expect(refresh.stderr.contains("confidential client (client_secret_post)")
+        #expect(
+            refresh.stderr.contains("confidential client (client_secret_post)")
                 && refresh.stderr.contains("--client-secret-file"), "stderr: \(refresh.stderr)")
-        #expect(try setup.provider.requestLog().filter { $0.path == "/o/token/" }.count == tokenPosts, "nothing was sent")
+        #expect(
+            try setup.provider.requestLog().filter { $0.path == "/o/token/" }.count == tokenPosts, "nothing was sent")
         #expect(try String(contentsOfFile: setup.stateFile, encoding: .utf8) == before, "nothing was lost")
 
         let withSecret = try await setup.eua(["refresh", "--state-file", setup.stateFile, "--client-secret-file", path])
@@ -142,7 +171,8 @@ struct DjangoProviderLoginTests {
         let setup = try await Setup()
         defer { setup.provider.stop() }
         try setup.provider.addApplication(clientID: "native-app", redirectURIs: ["http://127.0.0.1/callback"])
-        let login = try await setup.login(clientID: "native-app", ["--redirect-uri", "http://127.0.0.1/callback", "--json"])
+        let login = try await setup.login(
+            clientID: "native-app", ["--redirect-uri", "http://127.0.0.1/callback", "--json"])
         #expect(login.status == 0, "stderr: \(login.stderr)")
         let first = try #require(try Self.lastJSON(login.stdout)["refresh_token"] as? String)
 
@@ -175,9 +205,11 @@ struct DjangoProviderLoginTests {
             }
             return false
         }
-        let result = try await setup.eua(["login", "--issuer", provider.issuer, "--client-id", "tv-app",
-                                          "--scope", "openid profile email", "--flow", "device", "--timeout", "60",
-                                          "--state-file", setup.stateFile])
+        let result = try await setup.eua([
+            "login", "--issuer", provider.issuer, "--client-id", "tv-app",
+            "--scope", "openid profile email", "--flow", "device", "--timeout", "60",
+            "--state-file", setup.stateFile,
+        ])
         #expect(try await approver.value, "the test found the user code and approved it")
         #expect(result.status == 0, "stderr: \(result.stderr)")
         let records = try provider.records()

@@ -12,14 +12,21 @@ struct FollowTransportLoadTests {
         let provider = try await DjangoProviderFollowTests.provider()
         let folder = try TemporaryFolder()
         let config = try folder.folder("config/eua")
-        try "[receiver]\npath = \"/callback\"\n".write(to: config.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
+        try "[receiver]\npath = \"/callback\"\n".write(
+            to: config.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
         let executable = try TestPaths.product("eua")
-        let arguments = ["login", "--issuer", provider.issuer, "--client-id", "native-app", "--scope", "openid",
-                         "--agent", "headless", "--agent-option", "mode=follow", "--agent-option", "form.username=alice",
-                         "--agent-option", "form.password=\(DjangoProviderFollowTests.password)", "--timeout", "60",
-                         "--state-file", folder.path + "/state.json"]
-        let environment = DjangoProviderFollowTests.environment.merging(["XDG_CONFIG_HOME": folder.path + "/config", "LD_DEBUG": "files"]) { $1 }
-        let result = try await offThePool { try ProcessRunner.run(executable, arguments, environment: environment, timeout: 90) }
+        let arguments = [
+            "login", "--issuer", provider.issuer, "--client-id", "native-app", "--scope", "openid",
+            "--agent", "headless", "--agent-option", "mode=follow", "--agent-option", "form.username=alice",
+            "--agent-option", "form.password=\(DjangoProviderFollowTests.password)", "--timeout", "60",
+            "--state-file", folder.path + "/state.json",
+        ]
+        let environment = DjangoProviderFollowTests.environment.merging([
+            "XDG_CONFIG_HOME": folder.path + "/config", "LD_DEBUG": "files",
+        ]) { $1 }
+        let result = try await offThePool {
+            try ProcessRunner.run(executable, arguments, environment: environment, timeout: 90)
+        }
         #expect(result.status == 0, "stderr: \(result.stderr.suffix(2000))")
         #expect(try provider.records().access_tokens.first?.user == "alice")
         #expect(result.stderr.contains("libEUAHeadless.so"), "the loader's trace shows the headless plugin opened")

@@ -19,8 +19,10 @@ struct HostileProviderTests {
     }
 
     func login(_ server: LocalAuthorizationServer, stateFile: String) async throws -> ProcessResult {
-        try await eua(["login", "--issuer", server.issuer, "--client-id", server.options.clientID, "--scope", "openid email",
-                       "--agent", "headless", "--agent-option", "mode=follow", "--timeout", "30", "--state-file", stateFile])
+        try await eua([
+            "login", "--issuer", server.issuer, "--client-id", server.options.clientID, "--scope", "openid email",
+            "--agent", "headless", "--agent-option", "mode=follow", "--timeout", "30", "--state-file", stateFile,
+        ])
     }
 
     func refresh(_ stateFile: String, _ extra: [String] = []) async throws -> ProcessResult {
@@ -41,23 +43,30 @@ struct HostileProviderTests {
     }
 
     static let hostile: [Hostile] = [
-        .init(tokenFields: ["expires_in": "1e300"], says: "'expires_in' is 1e+300; it must be a whole number of seconds"),
+        .init(
+            tokenFields: ["expires_in": "1e300"], says: "'expires_in' is 1e+300; it must be a whole number of seconds"),
         .init(tokenFields: ["expires_in": "1e19"], says: "'expires_in' is 1e+19;"),
         .init(tokenFields: ["expires_in": "-1e30"], says: "'expires_in' is -1e+30;"),
         .init(claims: ["exp": "1e300"], says: "the ID token's claim 'exp' is 1e+300, not a time between 1970 and 9999"),
         .init(claims: ["iat": "-1e300"], says: "the ID token's claim 'iat' is -1e+300"),
         .init(claims: ["exp": #""soon""#], says: "the ID token's claim 'exp' is a string, not a NumericDate"),
-        .init(claims: ["aud": "5"], says: "the ID token's claim 'aud' is the number 5, not a string or an array of strings"),
+        .init(
+            claims: ["aud": "5"],
+            says: "the ID token's claim 'aud' is the number 5, not a string or an array of strings"),
         .init(claims: ["nonce": "1"], says: "the ID token's claim 'nonce' is the number 1, not a string"),
         .init(claims: ["iat": ""], says: "the ID token's claim 'iat' is missing"),
         .init(claims: ["sub": ""], says: "the ID token's claim 'sub' is missing"),
     ]
 
-    @Test("hostile numbers and claims end eua login with exit 1 and an error naming the field; nothing is saved",
-          arguments: hostile)
+    @Test(
+        "hostile numbers and claims end eua login with exit 1 and an error naming the field; nothing is saved",
+        arguments: hostile)
     func hostileLogin(_ test: Hostile) async throws {
-        try await LocalAuthorizationServer.withServer(.init(tokenResponseOverrides: test.tokenFields,
-                                                            idTokenClaimOverrides: test.claims)) { server in
+        try await LocalAuthorizationServer.withServer(
+            .init(
+                tokenResponseOverrides: test.tokenFields,
+                idTokenClaimOverrides: test.claims)
+        ) { server in
             let folder = try TemporaryFolder()
             let stateFile = folder.path + "/state.json"
             let result = try await login(server, stateFile: stateFile)
@@ -70,8 +79,10 @@ struct HostileProviderTests {
 
     @Test("a received_at from the server is not trusted: the client's own time decides that the token expired")
     func receivedAtFromServer() async throws {
-        try await LocalAuthorizationServer.withServer(.init(
-            tokenResponseOverrides: ["received_at": "253402300799", "expires_in": "1"])) { server in
+        try await LocalAuthorizationServer.withServer(
+            .init(
+                tokenResponseOverrides: ["received_at": "253402300799", "expires_in": "1"])
+        ) { server in
             let folder = try TemporaryFolder()
             let stateFile = folder.path + "/state.json"
             let started = Date()
@@ -82,8 +93,9 @@ struct HostileProviderTests {
             try await Task.sleep(for: .seconds(1.5))
             let refreshed = try await refresh(stateFile, ["--if-needed"])
             #expect(refreshed.status == 0, "stderr: \(refreshed.stderr)")
-            #expect(server.tokenRequests.filter { $0.grantType == "refresh_token" }.count == 1,
-                    "the expired token was refreshed, whatever the server said about the time")
+            #expect(
+                server.tokenRequests.filter { $0.grantType == "refresh_token" }.count == 1,
+                "the expired token was refreshed, whatever the server said about the time")
         }
     }
 
@@ -105,7 +117,9 @@ struct HostileProviderTests {
 
             let again = try await refresh(stateFile)
             #expect(again.status == 1)
-            #expect(again.stderr.contains("sign in again") && again.stderr.contains("notAuthorized"), "stderr: \(again.stderr)")
+            #expect(
+                again.stderr.contains("sign in again") && again.stderr.contains("notAuthorized"),
+                "stderr: \(again.stderr)")
             #expect(server.tokenRequests.count == asked, "the server was not asked again")
             #expect(try Data(contentsOf: URL(fileURLWithPath: stateFile)) == saved, "the state file is unchanged")
         }
@@ -118,7 +132,10 @@ struct HostileProviderTests {
             let stateFile = folder.path + "/state.json"
             #expect(try await login(server, stateFile: stateFile).status == 0)
             // A slow token endpoint: without the lock, both processes would present the same refresh token.
-            server.update { $0.misbehaviors = [.slowTokenEndpoint]; $0.tokenEndpointDelay = .seconds(1) }
+            server.update {
+                $0.misbehaviors = [.slowTokenEndpoint]
+                $0.tokenEndpointDelay = .seconds(1)
+            }
             async let first = refresh(stateFile)
             async let second = refresh(stateFile)
             let results = try await [first, second]
@@ -127,7 +144,9 @@ struct HostileProviderTests {
             let refreshes = server.tokenRequests.filter { $0.grantType == "refresh_token" }
             #expect(!refreshes.isEmpty)
             #expect(refreshes.allSatisfy { $0.refusal == nil }, "no refresh token was refused")
-            #expect(Set(refreshes.compactMap(\.grantValue)).count == refreshes.count, "no refresh token was presented twice")
+            #expect(
+                Set(refreshes.compactMap(\.grantValue)).count == refreshes.count, "no refresh token was presented twice"
+            )
             let saved = try Self.savedTokens(stateFile)
             #expect(saved["refresh_token"] is String)
             let mode = try FileManager.default.attributesOfItem(atPath: stateFile + ".lock")[.posixPermissions] as? Int

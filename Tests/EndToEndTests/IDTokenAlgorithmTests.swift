@@ -11,7 +11,8 @@ import Testing
 struct IDTokenAlgorithmTests {
     /// A server whose ID tokens are unsigned or HS256 (with `secret`), as for a client registered that way.
     static func keyless(_ algorithm: LocalAuthorizationServerOptions.KeylessAlgorithm, secret: String? = nil)
-        -> LocalAuthorizationServerOptions {
+        -> LocalAuthorizationServerOptions
+    {
         var options = LocalAuthorizationServerOptions(clientSecret: secret)
         options.keylessIDTokens = algorithm
         return options
@@ -22,19 +23,25 @@ struct IDTokenAlgorithmTests {
         try await LocalAuthorizationServer.withServer(Self.keyless(.none)) { server in
             let folder = try TemporaryFolder()
             let stateFile = folder.path + "/s.json"
-            let result = try await OIDCRun.login(server, stateFile: stateFile, extra: ["--id-token-alg", "none", "--json"])
+            let result = try await OIDCRun.login(
+                server, stateFile: stateFile, extra: ["--id-token-alg", "none", "--json"])
             #expect(result.status == 0, "stderr: \(result.stderr)")
             #expect(try OIDCRun.lastJSON(result.stdout)["subject"] as? String == "alice")
             let idToken = try #require(try OIDCRun.savedTokens(stateFile)["id_token"] as? String)
             #expect(idToken.hasSuffix("."), "the server sent an unsigned token")
             let saved = try String(contentsOfFile: stateFile, encoding: .utf8)
-            #expect(saved.contains("\"id_token_signed_response_alg\" : \"none\""), "the registration is saved for refreshes")
+            #expect(
+                saved.contains("\"id_token_signed_response_alg\" : \"none\""), "the registration is saved for refreshes"
+            )
 
             let refreshed = try await OIDCRun.eua(["refresh", "--state-file", stateFile])
             #expect(refreshed.status != 0)
-            #expect(refreshed.stderr.contains("unsigned (alg none), which is accepted only straight from the token endpoint "
-                + "in the code flow") && refreshed.stderr.contains("a refresh") && refreshed.stderr.contains("idTokenInvalid"),
-                    "stderr: \(refreshed.stderr)")
+            #expect(
+                refreshed.stderr.contains(
+                    "unsigned (alg none), which is accepted only straight from the token endpoint "
+                        + "in the code flow") && refreshed.stderr.contains("a refresh")
+                    && refreshed.stderr.contains("idTokenInvalid"),
+                "stderr: \(refreshed.stderr)")
             #expect(try String(contentsOfFile: stateFile, encoding: .utf8) == saved, "nothing was saved")
             #expect(server.tokenRequests.map(\.grantType) == ["authorization_code", "refresh_token"])
         }
@@ -47,9 +54,11 @@ struct IDTokenAlgorithmTests {
             let stateFile = folder.path + "/s.json"
             let result = try await OIDCRun.login(server, stateFile: stateFile)
             #expect(result.status != 0)
-            #expect(result.stderr.contains("signed with 'none', which this client does not accept by default")
-                && result.stderr.contains("registered with id_token_signed_response_alg none, say so (--id-token-alg)"),
-                    "stderr: \(result.stderr)")
+            #expect(
+                result.stderr.contains("signed with 'none', which this client does not accept by default")
+                    && result.stderr.contains(
+                        "registered with id_token_signed_response_alg none, say so (--id-token-alg)"),
+                "stderr: \(result.stderr)")
             #expect(!FileManager.default.fileExists(atPath: stateFile))
         }
     }
@@ -59,16 +68,18 @@ struct IDTokenAlgorithmTests {
         try await LocalAuthorizationServer.withServer(Self.keyless(.hs256, secret: "s3cret-of-the-client")) { server in
             let folder = try TemporaryFolder()
             let stateFile = folder.path + "/s.json"
-            let result = try await OIDCRun.login(server, secret: "s3cret-of-the-client", stateFile: stateFile,
-                                                 extra: ["--id-token-alg", "HS256"])
+            let result = try await OIDCRun.login(
+                server, secret: "s3cret-of-the-client", stateFile: stateFile,
+                extra: ["--id-token-alg", "HS256"])
             #expect(result.status == 0, "stderr: \(result.stderr)")
             #expect(result.stdout.contains("as alice"))
             #expect(!result.stdout.contains("s3cret") && !result.stderr.contains("s3cret"))
             #expect(server.tokenRequests.first?.clientAuthentication == "client_secret_basic")
 
             // A refresh checks the refreshed HS256 ID token with the secret given again.
-            let refreshed = try await OIDCRun.eua(["refresh", "--state-file", stateFile],
-                                                  environment: ["EUA_CLIENT_SECRET": "s3cret-of-the-client"])
+            let refreshed = try await OIDCRun.eua(
+                ["refresh", "--state-file", stateFile],
+                environment: ["EUA_CLIENT_SECRET": "s3cret-of-the-client"])
             #expect(refreshed.status == 0, "stderr: \(refreshed.stderr)")
         }
     }
@@ -80,9 +91,12 @@ struct IDTokenAlgorithmTests {
         try await LocalAuthorizationServer.withServer(options) { server in
             let folder = try TemporaryFolder()
             let stateFile = folder.path + "/s.json"
-            let result = try await OIDCRun.login(server, secret: "s3cret", stateFile: stateFile, extra: ["--id-token-alg", "HS256"])
+            let result = try await OIDCRun.login(
+                server, secret: "s3cret", stateFile: stateFile, extra: ["--id-token-alg", "HS256"])
             #expect(result.status != 0)
-            #expect(result.stderr.contains("HS256 signature does not verify with the client secret"), "stderr: \(result.stderr)")
+            #expect(
+                result.stderr.contains("HS256 signature does not verify with the client secret"),
+                "stderr: \(result.stderr)")
             #expect(!FileManager.default.fileExists(atPath: stateFile))
         }
     }
@@ -94,38 +108,48 @@ struct IDTokenAlgorithmTests {
             let stateFile = folder.path + "/s.json"
             let result = try await OIDCRun.login(server, stateFile: stateFile, extra: ["--id-token-alg", "HS256"])
             #expect(result.status != 0)
-            #expect(result.stderr.contains("checked with the client secret") && result.stderr.contains("public client")
-                && result.stderr.contains("invalidOptions"), "stderr: \(result.stderr)")
+            #expect(
+                result.stderr.contains("checked with the client secret") && result.stderr.contains("public client")
+                    && result.stderr.contains("invalidOptions"), "stderr: \(result.stderr)")
             #expect(server.requestLog.isEmpty, "nothing was asked of the server")
             #expect(!FileManager.default.fileExists(atPath: stateFile))
         }
     }
 
-    @Test("another algorithm than the registered one is refused, naming both", arguments: [
-        ("RS256", "HS256"), ("HS256", "RS256"), ("HS256", "none"), ("none", "HS256"), ("ES256", "RS256"),
-    ])
+    @Test(
+        "another algorithm than the registered one is refused, naming both",
+        arguments: [
+            ("RS256", "HS256"), ("HS256", "RS256"), ("HS256", "none"), ("none", "HS256"), ("ES256", "RS256"),
+        ])
     func otherAlgorithmRefused(server algorithm: String, registered: String) async throws {
-        var options = LocalAuthorizationServerOptions(clientSecret: "s3cret",
-                                                      signingAlgorithm: algorithm == "ES256" ? .es256 : .rs256)
+        var options = LocalAuthorizationServerOptions(
+            clientSecret: "s3cret",
+            signingAlgorithm: algorithm == "ES256" ? .es256 : .rs256)
         options.keylessIDTokens = .init(rawValue: algorithm)
         try await LocalAuthorizationServer.withServer(options) { server in
             let folder = try TemporaryFolder()
             let stateFile = folder.path + "/s.json"
-            let result = try await OIDCRun.login(server, secret: "s3cret", stateFile: stateFile,
-                                                 extra: ["--id-token-alg", registered])
+            let result = try await OIDCRun.login(
+                server, secret: "s3cret", stateFile: stateFile,
+                extra: ["--id-token-alg", registered])
             #expect(result.status != 0)
-            #expect(result.stderr.contains("is signed with '\(algorithm)', but the client is registered with "
-                + "'\(registered)'"), "stderr: \(result.stderr)")
+            #expect(
+                result.stderr.contains(
+                    "is signed with '\(algorithm)', but the client is registered with "
+                        + "'\(registered)'"), "stderr: \(result.stderr)")
             #expect(!FileManager.default.fileExists(atPath: stateFile))
         }
     }
 
     @Test("an unknown --id-token-alg is a usage error listing the known ones")
     func unknownAlgorithm() async throws {
-        let result = try await OIDCRun.eua(["login", "--issuer", "http://127.0.0.1:1", "--client-id", "c",
-                                            "--id-token-alg", "hs256"])
+        let result = try await OIDCRun.eua([
+            "login", "--issuer", "http://127.0.0.1:1", "--client-id", "c",
+            "--id-token-alg", "hs256",
+        ])
         #expect(result.status == 64)
-        #expect(result.stderr.contains("'hs256' is not an ID token algorithm this client knows")
-            && result.stderr.contains("HS256"), "stderr: \(result.stderr)")
+        #expect(
+            result.stderr.contains("'hs256' is not an ID token algorithm this client knows")
+                && result.stderr.contains("HS256"), "stderr: \(result.stderr)")
     }
 }

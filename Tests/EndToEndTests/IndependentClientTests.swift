@@ -8,11 +8,15 @@ import Testing
 /// OAuth2Session (PyPI, installed by scripts/bootstrap), driven by Tests/Fixtures/authlib_client.py.
 @Suite("local authorization server with an independent client (Authlib)", .onOwnThreads)
 struct IndependentClientTests {
-    @Test("code + PKCE S256, ID token verified by Authlib's JOSE, then a refresh",
-          arguments: LocalAuthorizationServerOptions.SigningAlgorithm.allCases)
+    @Test(
+        "code + PKCE S256, ID token verified by Authlib's JOSE, then a refresh",
+        arguments: LocalAuthorizationServerOptions.SigningAlgorithm.allCases)
     func authlib(algorithm: LocalAuthorizationServerOptions.SigningAlgorithm) async throws {
-        try await LocalAuthorizationServer.withServer(.init(clientID: "authlib-app", subject: "dana",
-                                                            signingAlgorithm: algorithm)) { server in
+        try await LocalAuthorizationServer.withServer(
+            .init(
+                clientID: "authlib-app", subject: "dana",
+                signingAlgorithm: algorithm)
+        ) { server in
             let python = try #require(ProcessRunner.which("python3"), "python3 is needed; run scripts/bootstrap")
             let script = TestPaths.fixture("authlib_client.py").path
             let result = try await offThePool {

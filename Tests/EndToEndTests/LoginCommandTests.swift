@@ -10,16 +10,24 @@ import Testing
 struct LoginCommandTests {
     static let environment = ["EUA_ALLOW_TEST_AGENTS": "1", "EUA_CLIENT_SECRET": ""]
 
-    func eua(_ arguments: [String], environment: [String: String] = LoginCommandTests.environment) async throws -> ProcessResult {
+    func eua(_ arguments: [String], environment: [String: String] = LoginCommandTests.environment) async throws
+        -> ProcessResult
+    {
         let executable = try TestPaths.product("eua")
-        return try await offThePool { try ProcessRunner.run(executable, arguments, environment: environment, timeout: 90) }
+        return try await offThePool {
+            try ProcessRunner.run(executable, arguments, environment: environment, timeout: 90)
+        }
     }
 
-    func login(_ issuer: String, clientID: String = "c", secret: String? = "s", stateFile: String,
-               extra: [String] = []) async throws -> ProcessResult {
-        var arguments = ["login", "--issuer", issuer, "--client-id", clientID, "--scope", "openid email",
-                         "--agent", "headless", "--agent-option", "mode=follow", "--agent-option", "form.sub=alice",
-                         "--timeout", "30", "--state-file", stateFile]
+    func login(
+        _ issuer: String, clientID: String = "c", secret: String? = "s", stateFile: String,
+        extra: [String] = []
+    ) async throws -> ProcessResult {
+        var arguments = [
+            "login", "--issuer", issuer, "--client-id", clientID, "--scope", "openid email",
+            "--agent", "headless", "--agent-option", "mode=follow", "--agent-option", "form.sub=alice",
+            "--timeout", "30", "--state-file", stateFile,
+        ]
         if let secret { arguments += ["--client-secret", secret] }
         return try await eua(arguments + extra)
     }
@@ -54,16 +62,18 @@ struct LoginCommandTests {
         #expect(mode == 0o600)
 
         // A new process reads the saved state and refreshes with it (the secret is not saved).
-        let refreshed = try await eua(["refresh", "--state-file", stateFile, "--json"],
-                                environment: ["EUA_CLIENT_SECRET": "s"])
+        let refreshed = try await eua(
+            ["refresh", "--state-file", stateFile, "--json"],
+            environment: ["EUA_CLIENT_SECRET": "s"])
         #expect(refreshed.status == 0, "stderr: \(refreshed.stderr)")
         let after = try Self.lastJSON(refreshed.stdout)
         #expect(after["access_token"] as? String != accessToken)
         #expect(after["subject"] as? String == "alice")
         let reread = try await eua(["refresh", "--state-file", stateFile, "--if-needed", "--json"])
         #expect(reread.status == 0, "stderr: \(reread.stderr)")
-        #expect(try Self.lastJSON(reread.stdout)["access_token"] as? String == after["access_token"] as? String,
-                "the refreshed tokens were saved and reload")
+        #expect(
+            try Self.lastJSON(reread.stdout)["access_token"] as? String == after["access_token"] as? String,
+            "the refreshed tokens were saved and reload")
     }
 
     @Test("oidc-provider-mock: without --json, plain words and no token on screen")
@@ -88,8 +98,9 @@ struct LoginCommandTests {
     func publicClient() async throws {
         try await LocalAuthorizationServer.withServer(.init(clientID: "native-app")) { server in
             let folder = try TemporaryFolder()
-            let result = try await login(server.issuer, clientID: "native-app", secret: nil, stateFile: folder.path + "/s.json",
-                                   extra: ["--json"])
+            let result = try await login(
+                server.issuer, clientID: "native-app", secret: nil, stateFile: folder.path + "/s.json",
+                extra: ["--json"])
             #expect(result.status == 0, "stderr: \(result.stderr)")
             #expect(try Self.lastJSON(result.stdout)["subject"] as? String == "alice")
             #expect(server.tokenRequests.first?.clientAuthentication == "none")
@@ -101,7 +112,8 @@ struct LoginCommandTests {
         try await LocalAuthorizationServer.withServer(.init(misbehaviors: [.tamperedSignature])) { server in
             let folder = try TemporaryFolder()
             let stateFile = folder.path + "/s.json"
-            let result = try await login(server.issuer, clientID: server.options.clientID, secret: nil, stateFile: stateFile)
+            let result = try await login(
+                server.issuer, clientID: server.options.clientID, secret: nil, stateFile: stateFile)
             #expect(result.status != 0)
             #expect(result.stderr.contains("signature does not verify") && result.stderr.contains("idTokenInvalid"))
             #expect(!FileManager.default.fileExists(atPath: stateFile))
@@ -110,8 +122,9 @@ struct LoginCommandTests {
 
     @Test("a test agent needs EUA_ALLOW_TEST_AGENTS=1")
     func testAgentRefused() async throws {
-        let result = try await eua(["login", "--issuer", "http://127.0.0.1:1", "--client-id", "c", "--agent", "headless"],
-                             environment: ["EUA_ALLOW_TEST_AGENTS": "0"])
+        let result = try await eua(
+            ["login", "--issuer", "http://127.0.0.1:1", "--client-id", "c", "--agent", "headless"],
+            environment: ["EUA_ALLOW_TEST_AGENTS": "0"])
         #expect(result.status != 0)
         #expect(result.stderr.contains("EUA_ALLOW_TEST_AGENTS=1"))
     }
@@ -127,8 +140,11 @@ struct LoginCommandTests {
             let port = try OIDCProviderMock.freePort()
             let stateFile = folder.path + "/state.json"
             let result = try await eua(
-                ["login", "--issuer", server.issuer, "--client-id", server.options.clientID, "--agent", "headless",
-                 "--agent-option", "mode=follow", "--port", String(port), "--timeout", "30", "--state-file", stateFile, "--json"],
+                [
+                    "login", "--issuer", server.issuer, "--client-id", server.options.clientID, "--agent", "headless",
+                    "--agent-option", "mode=follow", "--port", String(port), "--timeout", "30", "--state-file",
+                    stateFile, "--json",
+                ],
                 environment: Self.environment.merging(["XDG_CONFIG_HOME": folder.path + "/config"]) { $1 })
             #expect(result.status == 0, "stderr: \(result.stderr)")
             #expect(server.authorizationRequests.first?["redirect_uri"] == "http://127.0.0.1:\(port)/cb")

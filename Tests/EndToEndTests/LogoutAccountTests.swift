@@ -8,7 +8,9 @@ import Testing
 /// only one), the built binary against the local authorization server.
 @Suite("eua logout of an account", .onOwnThreads)
 struct LogoutAccountTests {
-    @Test("two accounts: logout needs --account, signs out of that one only (revoked at the server), then of the last; then not signed in")
+    @Test(
+        "two accounts: logout needs --account, signs out of that one only (revoked at the server), then of the last; then not signed in"
+    )
     func accounts() async throws {
         try await LocalAuthorizationServer.withServer { server in
             let state = try TemporaryFolder()
@@ -20,10 +22,14 @@ struct LogoutAccountTests {
             var refreshTokens: [String: String] = [:]
             for subject in ["alice", "bob"] {
                 server.update { $0.subject = subject }
-                let login = try await run(["login", "--issuer", server.issuer, "--client-id", server.options.clientID, "--json",
-                                           "--timeout", "30"] + LogoutCommandTests.follow)
+                let login = try await run(
+                    [
+                        "login", "--issuer", server.issuer, "--client-id", server.options.clientID, "--json",
+                        "--timeout", "30",
+                    ] + LogoutCommandTests.follow)
                 try #require(login.status == 0, "stderr: \(login.stderr)")
-                refreshTokens[subject] = try #require(try LoginCommandTests.lastJSON(login.stdout)["refresh_token"] as? String)
+                refreshTokens[subject] = try #require(
+                    try LoginCommandTests.lastJSON(login.stdout)["refresh_token"] as? String)
             }
 
             let ambiguous = try await run(["logout", "--no-end-session"])
@@ -33,9 +39,11 @@ struct LogoutAccountTests {
 
             let bob = try await run(["logout", "--account", "bob", "--no-end-session"])
             #expect(bob.status == 0, "\(bob.stderr)")
-            #expect(!server.isLiveRefreshToken(refreshTokens["bob"]!) && server.isLiveRefreshToken(refreshTokens["alice"]!))
+            #expect(
+                !server.isLiveRefreshToken(refreshTokens["bob"]!) && server.isLiveRefreshToken(refreshTokens["alice"]!))
             let listed = try await run(["accounts", "--json"])
-            let accounts = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+            let accounts = try #require(
+                try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
             #expect(accounts.map { $0["subject"] as? String } == ["alice"], "\(listed.stdout)")
 
             let last = try await run(["logout", "--local"])

@@ -20,20 +20,23 @@ struct LogoutHintTests {
         return try #require(tokens["id_token"] as? String)
     }
 
-    @Test("hint-post and hint-get: the provider got the ID token as id_token_hint (by POST: not in any URL), and sent the browser back",
-          arguments: ["hint-post", "hint-get"])
+    @Test(
+        "hint-post and hint-get: the provider got the ID token as id_token_hint (by POST: not in any URL), and sent the browser back",
+        arguments: ["hint-post", "hint-get"])
     func hint(mode: String) async throws {
         try await LocalAuthorizationServer.withServer { server in
             let folder = try TemporaryFolder()
             let stateFile = folder.path + "/s.json"
             _ = try await run.signIn(server, stateFile: stateFile)
             let idToken = try Self.idToken(stateFile)
-            let result = try await run.eua(["logout", "--state-file", stateFile, "--end-session", mode, "--timeout", "30"]
-                                           + Self.back + LogoutCommandTests.follow)
+            let result = try await run.eua(
+                ["logout", "--state-file", stateFile, "--end-session", mode, "--timeout", "30"]
+                    + Self.back + LogoutCommandTests.follow)
             #expect(result.status == 0, "stderr: \(result.stderr)")
             #expect(result.stdout.contains("Ended the session at \(server.issuer); the browser came back to this app."))
             let endSession = try #require(server.endSessions.first)
-            #expect(server.endSessions.count == 1 && endSession.refusal == nil, "\(String(describing: endSession.refusal))")
+            #expect(
+                server.endSessions.count == 1 && endSession.refusal == nil, "\(String(describing: endSession.refusal))")
             #expect(endSession.method == (mode == "hint-post" ? "POST" : "GET"))
             #expect(endSession.parameters["id_token_hint"] == idToken)
             #expect(endSession.idTokenHintInURL == (mode == "hint-get"), "by POST the hint is in no URL at all")
@@ -52,13 +55,17 @@ struct LogoutHintTests {
             let stateFile = folder.path + "/s.json"
             _ = try await run.signIn(server, stateFile: stateFile)
             let idToken = try Self.idToken(stateFile)
-            let process = try InteractiveProcess(try TestPaths.product("eua"),
-                                                 ["logout", "--state-file", stateFile, "--agent", "manual", "--agent-option",
-                                                  "paste=false", "--end-session", "hint-post", "--timeout", "60"] + Self.back,
-                                                 environment: LogoutCommandTests.environment)
+            let process = try InteractiveProcess(
+                try TestPaths.product("eua"),
+                [
+                    "logout", "--state-file", stateFile, "--agent", "manual", "--agent-option",
+                    "paste=false", "--end-session", "hint-post", "--timeout", "60",
+                ] + Self.back,
+                environment: LogoutCommandTests.environment)
             let stderr = try await offThePool { try process.waitForStderr { $0.contains("/eua-hand-off/") } }
             #expect(!stderr.contains(idToken) && !stderr.contains("id_token_hint"))
-            let shown = try #require(stderr.split(whereSeparator: \.isWhitespace).first { $0.contains("/eua-hand-off/") })
+            let shown = try #require(
+                stderr.split(whereSeparator: \.isWhitespace).first { $0.contains("/eua-hand-off/") })
             let url = try #require(URL(string: String(shown)))
             #expect(url.host == "127.0.0.1" && url.query == nil)
             let port = try #require(url.port)
@@ -83,7 +90,9 @@ struct LogoutHintTests {
         }
     }
 
-    @Test("a provider that answers client_id alone with an empty page: noticed, told, and eua doctor says which mode it needs")
+    @Test(
+        "a provider that answers client_id alone with an empty page: noticed, told, and eua doctor says which mode it needs"
+    )
     func providerNeedsHint() async throws {
         var options = LocalAuthorizationServerOptions()
         options.misbehaviors = [.endSessionNeedsHint]
@@ -92,35 +101,45 @@ struct LogoutHintTests {
             let stateFile = folder.path + "/s.json"
             let environment = LogoutCommandTests.environment.merging(["XDG_STATE_HOME": folder.path + "/state"]) { $1 }
             _ = try await run.signIn(server, stateFile: stateFile)
-            let plain = try await run.eua(["logout", "--state-file", stateFile, "--timeout", "5", "--json"] + Self.back
-                                          + LogoutCommandTests.follow, environment: environment)
+            let plain = try await run.eua(
+                ["logout", "--state-file", stateFile, "--timeout", "5", "--json"] + Self.back
+                    + LogoutCommandTests.follow, environment: environment)
             #expect(plain.status == 3, "stderr: \(plain.stderr)")
-            #expect(plain.stderr.contains("answered the end-session request with an empty page and no redirect: it ends a "
-                + "session only for an id_token_hint"), "\(plain.stderr)")
+            #expect(
+                plain.stderr.contains(
+                    "answered the end-session request with an empty page and no redirect: it ends a "
+                        + "session only for an id_token_hint"), "\(plain.stderr)")
             #expect(try LoginCommandTests.lastJSON(plain.stdout)["end_session_needs_hint"] as? Bool == true)
             let doctor = try await run.eua(["doctor", "--issuer", server.issuer], environment: environment)
-            #expect(doctor.stdout.contains("sign-out: eua logout saw \(server.issuer) answer an end-session request without "
-                + "id_token_hint with an empty page"), "\(doctor.stdout)")
+            #expect(
+                doctor.stdout.contains(
+                    "sign-out: eua logout saw \(server.issuer) answer an end-session request without "
+                        + "id_token_hint with an empty page"), "\(doctor.stdout)")
 
             _ = try await run.signIn(server, stateFile: stateFile)
-            let hinted = try await run.eua(["logout", "--state-file", stateFile, "--end-session", "hint-post", "--timeout", "30"]
-                                           + Self.back + LogoutCommandTests.follow, environment: environment)
+            let hinted = try await run.eua(
+                ["logout", "--state-file", stateFile, "--end-session", "hint-post", "--timeout", "30"]
+                    + Self.back + LogoutCommandTests.follow, environment: environment)
             #expect(hinted.status == 0, "stderr: \(hinted.stderr)")
             #expect(server.endSessions.last?.redirectedTo != nil)
         }
     }
 
-    @Test("--end-session: a bad mode, or a hint mode with no way to receive, is refused before anything is sent",
-          arguments: [(["--end-session", "hint"], 64, "--end-session must be client-id, hint-post or hint-get"),
-                      (["--end-session", "hint-post", "--no-redirect"], 64, "needs a post-logout redirect URI"),
-                      (["--end-session", "hint-get"], 1, "needs a loopback post-logout redirect URI registered")])
+    @Test(
+        "--end-session: a bad mode, or a hint mode with no way to receive, is refused before anything is sent",
+        arguments: [
+            (["--end-session", "hint"], 64, "--end-session must be client-id, hint-post or hint-get"),
+            (["--end-session", "hint-post", "--no-redirect"], 64, "needs a post-logout redirect URI"),
+            (["--end-session", "hint-get"], 1, "needs a loopback post-logout redirect URI registered"),
+        ])
     func usage(arguments: [String], status: Int32, message: String) async throws {
         try await LocalAuthorizationServer.withServer { server in
             let folder = try TemporaryFolder()
             let stateFile = folder.path + "/s.json"
             _ = try await run.signIn(server, stateFile: stateFile)
             let before = server.revocations.count
-            let result = try await run.eua(["logout", "--state-file", stateFile] + arguments + LogoutCommandTests.follow)
+            let result = try await run.eua(
+                ["logout", "--state-file", stateFile] + arguments + LogoutCommandTests.follow)
             #expect(result.status == status, "stderr: \(result.stderr)")
             #expect(result.stderr.contains(message), "stderr: \(result.stderr)")
             #expect(server.revocations.count == before && FileManager.default.fileExists(atPath: stateFile))

@@ -9,17 +9,25 @@ enum OIDCRun {
     static let environment = ["EUA_ALLOW_TEST_AGENTS": "1", "EUA_CLIENT_SECRET": ""]
 
     /// Runs `eua arguments…` (the built binary) and waits for it, at most 90 s.
-    static func eua(_ arguments: [String], environment: [String: String] = OIDCRun.environment) async throws -> ProcessResult {
+    static func eua(_ arguments: [String], environment: [String: String] = OIDCRun.environment) async throws
+        -> ProcessResult
+    {
         let executable = try TestPaths.product("eua")
-        return try await offThePool { try ProcessRunner.run(executable, arguments, environment: environment, timeout: 90) }
+        return try await offThePool {
+            try ProcessRunner.run(executable, arguments, environment: environment, timeout: 90)
+        }
     }
 
     /// `eua login` with the headless agent against `server`, saving to `stateFile`.
-    static func login(_ server: LocalAuthorizationServer, secret: String? = nil, stateFile: String,
-                      extra: [String] = []) async throws -> ProcessResult {
-        var arguments = ["login", "--issuer", server.issuer, "--client-id", server.options.clientID,
-                         "--scope", "openid email", "--agent", "headless", "--agent-option", "mode=follow",
-                         "--timeout", "30", "--state-file", stateFile]
+    static func login(
+        _ server: LocalAuthorizationServer, secret: String? = nil, stateFile: String,
+        extra: [String] = []
+    ) async throws -> ProcessResult {
+        var arguments = [
+            "login", "--issuer", server.issuer, "--client-id", server.options.clientID,
+            "--scope", "openid email", "--agent", "headless", "--agent-option", "mode=follow",
+            "--timeout", "30", "--state-file", stateFile,
+        ]
         if let secret { arguments += ["--client-secret", secret] }
         return try await eua(arguments + extra)
     }

@@ -17,11 +17,16 @@ struct ProviderLoginCommandTests {
         return try await offThePool { try ProcessRunner.run(executable, arguments, environment: merged, timeout: 90) }
     }
 
-    func login(_ issuer: String, clientID: String, stateFile: String, _ extra: [String],
-               environment: [String: String] = [:]) async throws -> ProcessResult {
-        try await eua(["login", "--issuer", issuer, "--client-id", clientID, "--scope", "openid email",
-                       "--agent", "headless", "--agent-option", "mode=follow", "--timeout", "30",
-                       "--state-file", stateFile] + extra, environment: environment)
+    func login(
+        _ issuer: String, clientID: String, stateFile: String, _ extra: [String],
+        environment: [String: String] = [:]
+    ) async throws -> ProcessResult {
+        try await eua(
+            [
+                "login", "--issuer", issuer, "--client-id", clientID, "--scope", "openid email",
+                "--agent", "headless", "--agent-option", "mode=follow", "--timeout", "30",
+                "--state-file", stateFile,
+            ] + extra, environment: environment)
     }
 
     static func lastJSON(_ output: String) throws -> [String: Any] {
@@ -36,12 +41,15 @@ struct ProviderLoginCommandTests {
         return path
     }
 
-    @Test("--redirect-uri http://127.0.0.1/callback: the authorization and token requests carry the same text; plain output says who")
+    @Test(
+        "--redirect-uri http://127.0.0.1/callback: the authorization and token requests carry the same text; plain output says who"
+    )
     func registeredRedirectURI() async throws {
         try await LocalAuthorizationServer.withServer { server in
             let folder = try TemporaryFolder()
-            let result = try await login(server.issuer, clientID: server.options.clientID, stateFile: folder.path + "/s.json",
-                                         ["--redirect-uri", "http://127.0.0.1/callback"])
+            let result = try await login(
+                server.issuer, clientID: server.options.clientID, stateFile: folder.path + "/s.json",
+                ["--redirect-uri", "http://127.0.0.1/callback"])
             #expect(result.status == 0, "stderr: \(result.stderr)")
             let authorization = try #require(server.authorizationRequests.first?["redirect_uri"])
             #expect(authorization.hasPrefix("http://127.0.0.1:") && authorization.hasSuffix("/callback"))
@@ -54,29 +62,35 @@ struct ProviderLoginCommandTests {
     func localhostWarnsOnce() async throws {
         try await LocalAuthorizationServer.withServer { server in
             let folder = try TemporaryFolder()
-            let result = try await login(server.issuer, clientID: server.options.clientID, stateFile: folder.path + "/s.json",
-                                         ["--redirect-uri", "http://localhost/callback"])
+            let result = try await login(
+                server.issuer, clientID: server.options.clientID, stateFile: folder.path + "/s.json",
+                ["--redirect-uri", "http://localhost/callback"])
             #expect(result.status == 0, "stderr: \(result.stderr)")
             #expect(result.stderr.components(separatedBy: "RFC 8252 §8.3").count == 2, "one warning: \(result.stderr)")
             let authorization = try #require(server.authorizationRequests.first?["redirect_uri"])
-            #expect(authorization.hasPrefix("http://localhost:") && server.tokenRequests.first?.redirectURI == authorization)
+            #expect(
+                authorization.hasPrefix("http://localhost:") && server.tokenRequests.first?.redirectURI == authorization
+            )
         }
     }
 
-    @Test("a bad --redirect-uri, or one with a port and --port, is a usage error; nothing is sent or saved", arguments: [
-        (["--redirect-uri", "https://127.0.0.1/cb"], "it is https"),
-        (["--redirect-uri", "http://127.0.0.1/cb#top"], "fragment"),
-        (["--redirect-uri", "http://me@127.0.0.1/cb"], "userinfo"),
-        (["--redirect-uri", "http://192.168.1.5/cb"], "not a loopback host"),
-        (["--redirect-uri", "http://127.0.0.1:8400/cb", "--port", "8401"], "give no --port or --port-range"),
-        (["--client-secret", "a", "--client-secret-file", "/dev/null"], "not both"),
-        (["--timeout", "0"], "--timeout must be a number of seconds from 1 to 86400"),
-        (["--timeout", "86401"], "--timeout must be a number of seconds from 1 to 86400"),
-    ])
+    @Test(
+        "a bad --redirect-uri, or one with a port and --port, is a usage error; nothing is sent or saved",
+        arguments: [
+            (["--redirect-uri", "https://127.0.0.1/cb"], "it is https"),
+            (["--redirect-uri", "http://127.0.0.1/cb#top"], "fragment"),
+            (["--redirect-uri", "http://me@127.0.0.1/cb"], "userinfo"),
+            (["--redirect-uri", "http://192.168.1.5/cb"], "not a loopback host"),
+            (["--redirect-uri", "http://127.0.0.1:8400/cb", "--port", "8401"], "give no --port or --port-range"),
+            (["--client-secret", "a", "--client-secret-file", "/dev/null"], "not both"),
+            (["--timeout", "0"], "--timeout must be a number of seconds from 1 to 86400"),
+            (["--timeout", "86401"], "--timeout must be a number of seconds from 1 to 86400"),
+        ])
     func usageErrors(_ extra: [String], _ says: String) async throws {
         try await LocalAuthorizationServer.withServer { server in
             let folder = try TemporaryFolder()
-            let result = try await login(server.issuer, clientID: server.options.clientID, stateFile: folder.path + "/s.json", extra)
+            let result = try await login(
+                server.issuer, clientID: server.options.clientID, stateFile: folder.path + "/s.json", extra)
             #expect(result.status != 0)
             #expect(result.stderr.contains(says), "stderr: \(result.stderr)")
             #expect(server.requestLog.isEmpty)
@@ -88,13 +102,17 @@ struct ProviderLoginCommandTests {
     func badConfigurationFile() async throws {
         try await LocalAuthorizationServer.withServer { server in
             let folder = try TemporaryFolder()
-            try FileManager.default.createDirectory(atPath: folder.path + "/config/eua", withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: folder.path + "/config/eua", withIntermediateDirectories: true)
             let config = folder.path + "/config/eua/config.toml"
-            try "[login]\nredirect-uri = \"http://10.0.0.1/cb\"\n".write(toFile: config, atomically: true, encoding: .utf8)
-            let result = try await login(server.issuer, clientID: server.options.clientID, stateFile: folder.path + "/s.json", [],
-                                         environment: ["XDG_CONFIG_HOME": folder.path + "/config"])
+            try "[login]\nredirect-uri = \"http://10.0.0.1/cb\"\n".write(
+                toFile: config, atomically: true, encoding: .utf8)
+            let result = try await login(
+                server.issuer, clientID: server.options.clientID, stateFile: folder.path + "/s.json", [],
+                environment: ["XDG_CONFIG_HOME": folder.path + "/config"])
             #expect(result.status == 1)
-            #expect(result.stderr.contains("\(config):2") && result.stderr.contains("login.redirect-uri")
+            #expect(
+                result.stderr.contains("\(config):2") && result.stderr.contains("login.redirect-uri")
                     && result.stderr.contains("not a loopback host"), "stderr: \(result.stderr)")
             #expect(server.requestLog.isEmpty)
         }
@@ -105,31 +123,36 @@ struct ProviderLoginCommandTests {
         try await LocalAuthorizationServer.withServer(.init(clientSecret: "s3cret")) { server in
             let folder = try TemporaryFolder()
             let path = try Self.secretFile(folder, "s3cret", mode: 0o644)
-            let result = try await login(server.issuer, clientID: server.options.clientID, stateFile: folder.path + "/s.json",
-                                         ["--client-secret-file", path])
+            let result = try await login(
+                server.issuer, clientID: server.options.clientID, stateFile: folder.path + "/s.json",
+                ["--client-secret-file", path])
             #expect(result.status == 1)
-            #expect(result.stderr.contains("--client-secret-file \(path)") && result.stderr.contains("chmod 600"),
-                    "stderr: \(result.stderr)")
+            #expect(
+                result.stderr.contains("--client-secret-file \(path)") && result.stderr.contains("chmod 600"),
+                "stderr: \(result.stderr)")
             #expect(!result.stderr.contains("s3cret"))
             #expect(server.requestLog.isEmpty)
             #expect(!FileManager.default.fileExists(atPath: folder.path + "/s.json"))
         }
     }
 
-    @Test("a client secret file that is not one secret is refused, saying what is wrong; nothing is sent", arguments: [
-        ("", "it is empty"),
-        ("line one\nline two", "it holds more than one line"),
-        ("s3cret\u{1B}[2J", "it holds a control character"),
-        (String(repeating: "x", count: 5000), "it is larger than 4096 bytes"),
-    ])
+    @Test(
+        "a client secret file that is not one secret is refused, saying what is wrong; nothing is sent",
+        arguments: [
+            ("", "it is empty"),
+            ("line one\nline two", "it holds more than one line"),
+            ("s3cret\u{1B}[2J", "it holds a control character"),
+            (String(repeating: "x", count: 5000), "it is larger than 4096 bytes"),
+        ])
     func badSecretFile(_ contents: String, _ says: String) async throws {
         try await LocalAuthorizationServer.withServer(.init(clientSecret: "s3cret")) { server in
             let folder = try TemporaryFolder()
             let path = folder.path + "/client-secret"
             try contents.write(toFile: path, atomically: true, encoding: .utf8)
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
-            let result = try await login(server.issuer, clientID: server.options.clientID, stateFile: folder.path + "/s.json",
-                                         ["--client-secret-file", path])
+            let result = try await login(
+                server.issuer, clientID: server.options.clientID, stateFile: folder.path + "/s.json",
+                ["--client-secret-file", path])
             #expect(result.status == 1)
             #expect(result.stderr.contains("--client-secret-file \(path): \(says)"), "stderr: \(result.stderr)")
             #expect(server.requestLog.isEmpty)
@@ -139,9 +162,11 @@ struct ProviderLoginCommandTests {
     @Test("a client secret file that is missing or a folder is refused, naming it")
     func missingSecretFile() async throws {
         let folder = try TemporaryFolder()
-        for (path, says) in [(folder.path + "/none", "it cannot be opened"), (folder.path, "it is not a regular file")] {
-            let result = try await login("http://127.0.0.1:1", clientID: "c", stateFile: folder.path + "/s.json",
-                                         ["--client-secret-file", path])
+        for (path, says) in [(folder.path + "/none", "it cannot be opened"), (folder.path, "it is not a regular file")]
+        {
+            let result = try await login(
+                "http://127.0.0.1:1", clientID: "c", stateFile: folder.path + "/s.json",
+                ["--client-secret-file", path])
             #expect(result.status == 1)
             #expect(result.stderr.contains("--client-secret-file \(path): \(says)"), "stderr: \(result.stderr)")
         }
@@ -153,8 +178,9 @@ struct ProviderLoginCommandTests {
             let folder = try TemporaryFolder()
             let stateFile = folder.path + "/s.json"
             let path = try Self.secretFile(folder, "s3cret", mode: 0o600)
-            let result = try await login(server.issuer, clientID: server.options.clientID, stateFile: stateFile,
-                                         ["--client-secret-file", path, "--json"])
+            let result = try await login(
+                server.issuer, clientID: server.options.clientID, stateFile: stateFile,
+                ["--client-secret-file", path, "--json"])
             #expect(result.status == 0, "stderr: \(result.stderr)")
             #expect(try Self.lastJSON(result.stdout)["client_auth"] as? String == "client_secret_basic")
             #expect(server.tokenRequests.first?.clientSecret == "s3cret")
@@ -164,29 +190,36 @@ struct ProviderLoginCommandTests {
             let requests = server.tokenRequests.count
             let refresh = try await eua(["refresh", "--state-file", stateFile])
             #expect(refresh.status == 1)
-            #expect(refresh.stderr.contains("confidential client (client_secret_basic)")
+            #expect(
+                refresh.stderr.contains("confidential client (client_secret_basic)")
                     && refresh.stderr.contains("--client-secret-file") && refresh.stderr.contains("EUA_CLIENT_SECRET"),
-                    "stderr: \(refresh.stderr)")
+                "stderr: \(refresh.stderr)")
             #expect(server.tokenRequests.count == requests, "no request with an empty secret was sent")
             #expect(try String(contentsOfFile: stateFile, encoding: .utf8) == saved, "the saved state is unchanged")
 
             let withSecret = try await eua(["refresh", "--state-file", stateFile, "--client-secret-file", path])
             #expect(withSecret.status == 0, "stderr: \(withSecret.stderr)")
-            #expect(server.tokenRequests.last?.grantType == "refresh_token" && server.tokenRequests.last?.refusal == nil)
+            #expect(
+                server.tokenRequests.last?.grantType == "refresh_token" && server.tokenRequests.last?.refusal == nil)
         }
     }
 
-    @Test("--timeout 2 against a server that accepts and never answers: exit 1 well within 10 s, naming discovery and host:port")
+    @Test(
+        "--timeout 2 against a server that accepts and never answers: exit 1 well within 10 s, naming discovery and host:port"
+    )
     func silentServer() async throws {
         let silent = try SilentListener()
         defer { silent.close() }
         let folder = try TemporaryFolder()
         let started = Date()
-        let result = try await eua(["login", "--issuer", silent.url, "--client-id", "c", "--agent", "headless",
-                                    "--timeout", "2", "--state-file", folder.path + "/s.json"])
+        let result = try await eua([
+            "login", "--issuer", silent.url, "--client-id", "c", "--agent", "headless",
+            "--timeout", "2", "--state-file", folder.path + "/s.json",
+        ])
         #expect(Date().timeIntervalSince(started) < 10)
         #expect(result.status == 1)
-        #expect(result.stderr.contains("discovery failed") && result.stderr.contains("127.0.0.1:\(silent.port)")
+        #expect(
+            result.stderr.contains("discovery failed") && result.stderr.contains("127.0.0.1:\(silent.port)")
                 && result.stderr.contains("did not answer"), "stderr: \(result.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder.path + "/s.json"))
     }
@@ -195,15 +228,20 @@ struct ProviderLoginCommandTests {
     func closedPort() async throws {
         let port = try OIDCProviderMock.freePort()
         let started = Date()
-        let result = try await eua(["login", "--issuer", "http://127.0.0.1:\(port)", "--client-id", "c",
-                                    "--agent", "headless", "--timeout", "2"])
+        let result = try await eua([
+            "login", "--issuer", "http://127.0.0.1:\(port)", "--client-id", "c",
+            "--agent", "headless", "--timeout", "2",
+        ])
         #expect(Date().timeIntervalSince(started) < 10)
         #expect(result.status == 1)
-        #expect(result.stderr.contains("discovery failed") && result.stderr.contains("127.0.0.1:\(port)")
+        #expect(
+            result.stderr.contains("discovery failed") && result.stderr.contains("127.0.0.1:\(port)")
                 && result.stderr.contains("refused the connection"), "stderr: \(result.stderr)")
     }
 
-    @Test("eua refresh --timeout 2 against a token endpoint that stops answering: exit 1 well within 10 s, naming the refresh; the state is kept")
+    @Test(
+        "eua refresh --timeout 2 against a token endpoint that stops answering: exit 1 well within 10 s, naming the refresh; the state is kept"
+    )
     func silentRefresh() async throws {
         try await LocalAuthorizationServer.withServer { server in
             let folder = try TemporaryFolder()
@@ -219,7 +257,9 @@ struct ProviderLoginCommandTests {
             let refresh = try await eua(["refresh", "--state-file", stateFile, "--timeout", "2"])
             #expect(Date().timeIntervalSince(started) < 10)
             #expect(refresh.status == 1)
-            #expect(refresh.stderr.contains("the refresh at the token endpoint") && refresh.stderr.contains("127.0.0.1:\(server.port)")
+            #expect(
+                refresh.stderr.contains("the refresh at the token endpoint")
+                    && refresh.stderr.contains("127.0.0.1:\(server.port)")
                     && refresh.stderr.contains("did not answer"), "stderr: \(refresh.stderr)")
             #expect(try String(contentsOfFile: stateFile, encoding: .utf8) == saved, "nothing was lost")
         }
@@ -228,18 +268,29 @@ struct ProviderLoginCommandTests {
     @Test("the device grant without an ID token: signed in, who is unknown; with UserInfo, who it says")
     func deviceWithoutIDToken() async throws {
         for servesUserinfo in [false, true] {
-            let server = try await LocalAuthorizationServer.start(.init(tokenResponseOverrides: ["id_token": ""],
-                                                                        servesUserinfo: servesUserinfo,
-                                                                        userinfoName: "Alice Example"))
-            server.deviceAuthorization.update { $0.enabled = true; $0.interval = 1 }
+            let server = try await LocalAuthorizationServer.start(
+                .init(
+                    tokenResponseOverrides: ["id_token": ""],
+                    servesUserinfo: servesUserinfo,
+                    userinfoName: "Alice Example"))
+            server.deviceAuthorization.update {
+                $0.enabled = true
+                $0.interval = 1
+            }
             let folder = try TemporaryFolder()
-            let result = try await eua(["login", "--issuer", server.issuer, "--client-id", server.options.clientID,
-                                        "--flow", "device", "--timeout", "30", "--state-file", folder.path + "/s.json"])
+            let result = try await eua([
+                "login", "--issuer", server.issuer, "--client-id", server.options.clientID,
+                "--flow", "device", "--timeout", "30", "--state-file", folder.path + "/s.json",
+            ])
             #expect(result.status == 0, "stderr: \(result.stderr)")
             if servesUserinfo {
-                #expect(result.stdout.contains("Signed in as Alice Example (alice) at \(server.issuer)."), "\(result.stdout)")
+                #expect(
+                    result.stdout.contains("Signed in as Alice Example (alice) at \(server.issuer)."),
+                    "\(result.stdout)")
             } else {
-                #expect(result.stdout.contains("Signed in at \(server.issuer); who signed in is unknown"), "\(result.stdout)")
+                #expect(
+                    result.stdout.contains("Signed in at \(server.issuer); who signed in is unknown"),
+                    "\(result.stdout)")
             }
             #expect(FileManager.default.fileExists(atPath: folder.path + "/s.json"))
             await server.stop()

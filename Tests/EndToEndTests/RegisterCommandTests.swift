@@ -8,18 +8,30 @@ import Testing
 /// built binary, against the local authorization server's registration endpoint.
 @Suite("eua register, end to end", .onOwnThreads)
 struct RegisterCommandTests {
-    func register(_ server: LocalAuthorizationServer, stateFile: String, extra: [String] = []) async throws -> ProcessResult {
-        try await OIDCRun.eua(["register", "--issuer", server.issuer, "--redirect-uri", "http://127.0.0.1/cb",
-                               "--client-name", "eua test", "--state-file", stateFile] + extra)
+    func register(_ server: LocalAuthorizationServer, stateFile: String, extra: [String] = []) async throws
+        -> ProcessResult
+    {
+        try await OIDCRun.eua(
+            [
+                "register", "--issuer", server.issuer, "--redirect-uri", "http://127.0.0.1/cb",
+                "--client-name", "eua test", "--state-file", stateFile,
+            ] + extra)
     }
 
     /// `eua login` without `--client-id`.
-    func login(_ server: LocalAuthorizationServer, stateFile: String, extra: [String] = []) async throws -> ProcessResult {
-        try await OIDCRun.eua(["login", "--issuer", server.issuer, "--scope", "openid email", "--agent", "headless",
-                               "--agent-option", "mode=follow", "--timeout", "30", "--state-file", stateFile] + extra)
+    func login(_ server: LocalAuthorizationServer, stateFile: String, extra: [String] = []) async throws
+        -> ProcessResult
+    {
+        try await OIDCRun.eua(
+            [
+                "login", "--issuer", server.issuer, "--scope", "openid email", "--agent", "headless",
+                "--agent-option", "mode=follow", "--timeout", "30", "--state-file", stateFile,
+            ] + extra)
     }
 
-    @Test("a native public client: registered as asked, kept 0600 beside the state, and used by login without --client-id")
+    @Test(
+        "a native public client: registered as asked, kept 0600 beside the state, and used by login without --client-id"
+    )
     func publicClient() async throws {
         try await LocalAuthorizationServer.withServer { server in
             let folder = try TemporaryFolder()
@@ -35,9 +47,12 @@ struct RegisterCommandTests {
             #expect(registered.redirectURIs == ["http://127.0.0.1/cb"])
             #expect(registered.request["client_name"]?.stringValue == "eua test")
             #expect(registered.request["response_types"] == .array([.string("code")]))
-            let mode = try FileManager.default.attributesOfItem(atPath: stateFile + ".client.json")[.posixPermissions] as? Int
+            let mode =
+                try FileManager.default.attributesOfItem(atPath: stateFile + ".client.json")[.posixPermissions] as? Int
             #expect(mode == 0o600)
-            #expect(!result.stdout.contains(registered.registrationAccessToken) && !result.stderr.contains(registered.registrationAccessToken))
+            #expect(
+                !result.stdout.contains(registered.registrationAccessToken)
+                    && !result.stderr.contains(registered.registrationAccessToken))
 
             let login = try await login(server, stateFile: stateFile)
             #expect(login.status == 0, "stderr: \(login.stderr)")
@@ -45,7 +60,9 @@ struct RegisterCommandTests {
             #expect(server.tokenRequests.first?.clientID == clientID)
             #expect(server.tokenRequests.first?.clientAuthentication == "none")
             let redirect = try #require(server.authorizationRequests.first?["redirect_uri"])
-            #expect(redirect.hasPrefix("http://127.0.0.1:") && redirect.hasSuffix("/cb"), "the registered path: \(redirect)")
+            #expect(
+                redirect.hasPrefix("http://127.0.0.1:") && redirect.hasSuffix("/cb"), "the registered path: \(redirect)"
+            )
         }
     }
 
@@ -54,7 +71,8 @@ struct RegisterCommandTests {
         try await LocalAuthorizationServer.withServer { server in
             let folder = try TemporaryFolder()
             let stateFile = folder.path + "/s.json"
-            let result = try await register(server, stateFile: stateFile, extra: ["--client-auth", "client_secret_post"])
+            let result = try await register(
+                server, stateFile: stateFile, extra: ["--client-auth", "client_secret_post"])
             #expect(result.status == 0, "stderr: \(result.stderr)")
             let registered = try #require(server.registeredClients.values.first)
             let secret = try #require(registered.clientSecret)
@@ -74,7 +92,9 @@ struct RegisterCommandTests {
         }
     }
 
-    @Test("a client registered with id_token_signed_response_alg none signs in with unsigned ID tokens (rp-id_token-sig-none)")
+    @Test(
+        "a client registered with id_token_signed_response_alg none signs in with unsigned ID tokens (rp-id_token-sig-none)"
+    )
     func registeredUnsigned() async throws {
         try await LocalAuthorizationServer.withServer { server in
             let folder = try TemporaryFolder()
@@ -88,20 +108,25 @@ struct RegisterCommandTests {
         }
     }
 
-    @Test("redirect URIs a native client may not use are refused before any request", arguments: [
-        ("https://app.example.com/cb", "is https"),
-        ("http://example.com/cb", "is http on another host than the loopback"),
-        ("myapp:/cb", "a private-use scheme is a reversed domain name"),
-        ("http://127.0.0.1/cb#frag", "has a fragment"),
-    ])
+    @Test(
+        "redirect URIs a native client may not use are refused before any request",
+        arguments: [
+            ("https://app.example.com/cb", "is https"),
+            ("http://example.com/cb", "is http on another host than the loopback"),
+            ("myapp:/cb", "a private-use scheme is a reversed domain name"),
+            ("http://127.0.0.1/cb#frag", "has a fragment"),
+        ])
     func refusedRedirectURI(uri: String, says: String) async throws {
         try await LocalAuthorizationServer.withServer { server in
             let folder = try TemporaryFolder()
             let stateFile = folder.path + "/s.json"
-            let result = try await OIDCRun.eua(["register", "--issuer", server.issuer, "--redirect-uri", uri,
-                                                "--state-file", stateFile])
+            let result = try await OIDCRun.eua([
+                "register", "--issuer", server.issuer, "--redirect-uri", uri,
+                "--state-file", stateFile,
+            ])
             #expect(result.status != 0)
-            #expect(result.stderr.contains(says) && result.stderr.contains("invalidOptions"), "stderr: \(result.stderr)")
+            #expect(
+                result.stderr.contains(says) && result.stderr.contains("invalidOptions"), "stderr: \(result.stderr)")
             #expect(server.requestLog.isEmpty)
             #expect(!FileManager.default.fileExists(atPath: stateFile + ".client.json"))
         }
@@ -111,8 +136,10 @@ struct RegisterCommandTests {
     func privateUseScheme() async throws {
         try await LocalAuthorizationServer.withServer { server in
             let folder = try TemporaryFolder()
-            let result = try await OIDCRun.eua(["register", "--issuer", server.issuer, "--redirect-uri", "com.example.app:/cb",
-                                                "--state-file", folder.path + "/s.json"])
+            let result = try await OIDCRun.eua([
+                "register", "--issuer", server.issuer, "--redirect-uri", "com.example.app:/cb",
+                "--state-file", folder.path + "/s.json",
+            ])
             #expect(result.status == 0, "stderr: \(result.stderr)")
             #expect(server.registeredClients.values.first?.redirectURIs == ["com.example.app:/cb"])
         }
@@ -126,14 +153,18 @@ struct RegisterCommandTests {
                 let stateFile = folder.path + "/s.json"
                 let none = try await login(server, stateFile: stateFile)
                 #expect(none.status != 0)
-                #expect(none.stderr.contains("no --client-id given, and no client registered for this state in \(stateFile).client.json")
-                    && none.stderr.contains("eua register --issuer \(server.issuer)"), "stderr: \(none.stderr)")
+                #expect(
+                    none.stderr.contains(
+                        "no --client-id given, and no client registered for this state in \(stateFile).client.json")
+                        && none.stderr.contains("eua register --issuer \(server.issuer)"), "stderr: \(none.stderr)")
 
                 let registered = try await register(other, stateFile: stateFile)
                 #expect(registered.status == 0, "stderr: \(registered.stderr)")
                 let mismatch = try await login(server, stateFile: stateFile)
                 #expect(mismatch.status != 0)
-                #expect(mismatch.stderr.contains("is for \(other.issuer), not \(server.issuer)"), "stderr: \(mismatch.stderr)")
+                #expect(
+                    mismatch.stderr.contains("is for \(other.issuer), not \(server.issuer)"),
+                    "stderr: \(mismatch.stderr)")
                 #expect(server.tokenRequests.isEmpty && !FileManager.default.fileExists(atPath: stateFile))
             }
         }
@@ -148,8 +179,10 @@ struct RegisterCommandTests {
             try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: stateFile + ".client.json")
             let login = try await login(server, stateFile: stateFile)
             #expect(login.status != 0)
-            #expect(login.stderr.contains("others may read or change it (mode 644)") && login.stderr.contains("stateFileInvalid"),
-                    "stderr: \(login.stderr)")
+            #expect(
+                login.stderr.contains("others may read or change it (mode 644)")
+                    && login.stderr.contains("stateFileInvalid"),
+                "stderr: \(login.stderr)")
             #expect(server.tokenRequests.isEmpty)
         }
     }
@@ -163,9 +196,11 @@ struct RegisterCommandTests {
             let stateFile = folder.path + "/s.json"
             let result = try await register(server, stateFile: stateFile)
             #expect(result.status != 0)
-            #expect(result.stderr.contains("the registration endpoint \(server.issuer)/register refused the client (HTTP 403), "
-                + "saying: 403 Forbidden Forbidden Dynamic registration is closed for this realm: ask the administrator's desk "
-                + "& try again."), "stderr: \(result.stderr)")
+            #expect(
+                result.stderr.contains(
+                    "the registration endpoint \(server.issuer)/register refused the client (HTTP 403), "
+                        + "saying: 403 Forbidden Forbidden Dynamic registration is closed for this realm: ask the administrator's desk "
+                        + "& try again."), "stderr: \(result.stderr)")
             #expect(!result.stderr.contains("<") && !result.stderr.contains("var x"), "stderr: \(result.stderr)")
             #expect(!FileManager.default.fileExists(atPath: stateFile + ".client.json"))
         }
@@ -180,8 +215,9 @@ struct RegisterCommandTests {
             let stateFile = folder.path + "/s.json"
             let result = try await register(server, stateFile: stateFile)
             #expect(result.status != 0)
-            #expect(result.stderr.contains("offers no dynamic registration (no registration_endpoint in its metadata)")
-                && result.stderr.contains("registrationFailed"), "stderr: \(result.stderr)")
+            #expect(
+                result.stderr.contains("offers no dynamic registration (no registration_endpoint in its metadata)")
+                    && result.stderr.contains("registrationFailed"), "stderr: \(result.stderr)")
             #expect(!server.requestLog.contains { $0.method == "POST" })
             #expect(!FileManager.default.fileExists(atPath: stateFile + ".client.json"))
         }
@@ -196,9 +232,12 @@ struct RegisterCommandTests {
             let keyFile = folder.path + "/key.pem"
             try key.privateKeyPEM.write(toFile: keyFile, atomically: true, encoding: .utf8)
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyFile)
-            let result = try await register(server, stateFile: stateFile,
-                                            extra: ["--client-auth", "private_key_jwt", "--client-key", keyFile, "--userinfo-alg", "RS256",
-                                                    "--contact", "ops@example.com"])
+            let result = try await register(
+                server, stateFile: stateFile,
+                extra: [
+                    "--client-auth", "private_key_jwt", "--client-key", keyFile, "--userinfo-alg", "RS256",
+                    "--contact", "ops@example.com",
+                ])
             #expect(result.status == 0, "stderr: \(result.stderr)")
             let registered = try #require(server.registeredClients.values.first)
             #expect(registered.tokenEndpointAuthMethod == "private_key_jwt" && registered.clientSecret == nil)

@@ -18,15 +18,19 @@ struct SecretServiceStorageTests {
         func eua(_ arguments: [String], extra: [String: String] = [:]) async throws -> ProcessResult {
             let executable = try TestPaths.product("eua")
             let environment = OIDCRun.environment.merging(["XDG_STATE_HOME": state.path]) { $1 }.merging(extra) { $1 }
-            return try await offThePool { [session] in try session.run(executable, arguments, environment: environment) }
+            return try await offThePool { [session] in try session.run(executable, arguments, environment: environment)
+            }
         }
 
         /// `eua login --json` as `subject` inside the session; the printed token response.
         func login(as subject: String, extra: [String: String] = [:]) async throws -> [String: Any] {
             server.update { $0.subject = subject }
-            let result = try await eua(["login", "--issuer", server.issuer, "--client-id", server.options.clientID,
-                                        "--scope", "openid email", "--agent", "headless", "--agent-option", "mode=follow",
-                                        "--timeout", "30", "--json"], extra: extra)
+            let result = try await eua(
+                [
+                    "login", "--issuer", server.issuer, "--client-id", server.options.clientID,
+                    "--scope", "openid email", "--agent", "headless", "--agent-option", "mode=follow",
+                    "--timeout", "30", "--json",
+                ], extra: extra)
             #expect(result.status == 0, "stderr: \(result.stderr)")
             return try OIDCRun.lastJSON(result.stdout)
         }
@@ -59,13 +63,19 @@ struct SecretServiceStorageTests {
             let access = try #require(login["access_token"] as? String)
             let refresh = try #require(login["refresh_token"] as? String)
             #expect(try setup.filesHolding(access).isEmpty && setup.filesHolding(refresh).isEmpty)
-            let index = try #require(try FileManager.default.contentsOfDirectory(atPath: setup.accountsFolder).first { $0.hasSuffix(".json") })
+            let index = try #require(
+                try FileManager.default.contentsOfDirectory(atPath: setup.accountsFolder).first {
+                    $0.hasSuffix(".json")
+                })
             let indexText = try String(contentsOfFile: setup.accountsFolder + "/" + index, encoding: .utf8)
-            #expect(indexText.contains("\"storage\" : \"secret-service\"") && indexText.contains("\"subject\" : \"alice\""), "\(indexText)")
+            #expect(
+                indexText.contains("\"storage\" : \"secret-service\"") && indexText.contains("\"subject\" : \"alice\""),
+                "\(indexText)")
 
             let listed = try await setup.eua(["accounts", "--json"])
             #expect(listed.status == 0, "\(listed.stderr)")
-            let accounts = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+            let accounts = try #require(
+                try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
             #expect(accounts.map { $0["backend"] as? String } == ["secret-service"])
             #expect(accounts.first?["subject"] as? String == "alice" && accounts.first?["can_refresh"] as? Bool == true)
             #expect(!listed.stdout.contains(access))
@@ -83,26 +93,35 @@ struct SecretServiceStorageTests {
             #expect(!newAccess.isEmpty && newAccess != access)
             #expect(try setup.filesHolding(newAccess).isEmpty)
             let again = try await setup.eua(["token"])
-            #expect(again.stdout == newAccess + "\n", "the refreshed token was saved in the Secret Service: \(again.stderr)")
+            #expect(
+                again.stdout == newAccess + "\n", "the refreshed token was saved in the Secret Service: \(again.stderr)"
+            )
 
             let doctor = try await setup.eua(["doctor"])
-            #expect(doctor.stdout.contains("Storage: secret-service — tokens in the Secret Service, an index without secrets in "
-                + "\(setup.accountsFolder) (1 account now; see 'eua accounts'); why: a Secret Service answers on the session bus."),
+            #expect(
+                doctor.stdout.contains(
+                    "Storage: secret-service — tokens in the Secret Service, an index without secrets in "
+                        + "\(setup.accountsFolder) (1 account now; see 'eua accounts'); why: a Secret Service answers on the session bus."
+                ),
                 "\(doctor.stdout)")
         }
     }
 
     /// The keyring items of eua's schema for `subject`, as the Secret Service itself lists them (D-Bus SearchItems).
     func keyringItems(_ setup: Setup, subject: String) async throws -> [String] {
-        let arguments = ["--session", "--print-reply", "--dest=org.freedesktop.secrets", "/org/freedesktop/secrets",
-                         "org.freedesktop.Secret.Service.SearchItems",
-                         "dict:string:string:xdg:schema,org.externaluseragent.Token,subject,\(subject)"]
+        let arguments = [
+            "--session", "--print-reply", "--dest=org.freedesktop.secrets", "/org/freedesktop/secrets",
+            "org.freedesktop.Secret.Service.SearchItems",
+            "dict:string:string:xdg:schema,org.externaluseragent.Token,subject,\(subject)",
+        ]
         let result = try await offThePool { [session = setup.session] in
             try session.run(URL(fileURLWithPath: "/usr/bin/dbus-send"), arguments)
         }
         #expect(result.status == 0, "\(result.stderr)")
-        return result.stdout.split(separator: "\n").filter { $0.contains("object path \"/org/freedesktop/secrets/collection") }
-            .map(String.init)
+        return result.stdout.split(separator: "\n").filter {
+            $0.contains("object path \"/org/freedesktop/secrets/collection")
+        }
+        .map(String.init)
     }
 
     @Test("eua logout removes the account's keyring item, not only its index")
@@ -113,7 +132,9 @@ struct SecretServiceStorageTests {
             let logout = try await setup.eua(["logout", "--local"])
             #expect(logout.status == 0, "\(logout.stderr)")
             #expect(try await keyringItems(setup, subject: "alice").isEmpty, "the tokens are gone from the keyring")
-            let left = try FileManager.default.contentsOfDirectory(atPath: setup.accountsFolder).filter { $0.hasSuffix(".json") }
+            let left = try FileManager.default.contentsOfDirectory(atPath: setup.accountsFolder).filter {
+                $0.hasSuffix(".json")
+            }
             #expect(left.isEmpty, "\(left)")
         }
     }
@@ -131,19 +152,24 @@ struct SecretServiceStorageTests {
             #expect(refreshed.status == 0, "\(refreshed.stderr)")
             #expect(setup.server.tokenRequests.last?.grantType == "refresh_token")
             let both = try await setup.eua(["accounts"])
-            #expect(both.stdout.split(separator: "\n").filter { $0.hasSuffix("back end secret-service") }.count == 2, "\(both.stdout)")
+            #expect(
+                both.stdout.split(separator: "\n").filter { $0.hasSuffix("back end secret-service") }.count == 2,
+                "\(both.stdout)")
         }
     }
 
     @Test("EUA_STORAGE=file inside the session keeps the tokens in the file, as forced")
     func forcedFile() async throws {
         try await withSetup { setup in
-            let access = try #require(try await setup.login(as: "alice", extra: ["EUA_STORAGE": "file"])["access_token"] as? String)
+            let access = try #require(
+                try await setup.login(as: "alice", extra: ["EUA_STORAGE": "file"])["access_token"] as? String)
             #expect(try setup.filesHolding(access).count == 1)
             let listed = try await setup.eua(["accounts", "--json"])
             #expect(listed.stdout.contains("\"backend\":\"file\""), "\(listed.stdout)")
             let doctor = try await setup.eua(["doctor"], extra: ["EUA_STORAGE": "file"])
-            #expect(doctor.stdout.contains("why: storage.backend is \"file\" (environment EUA_STORAGE)."), "\(doctor.stdout)")
+            #expect(
+                doctor.stdout.contains("why: storage.backend is \"file\" (environment EUA_STORAGE)."),
+                "\(doctor.stdout)")
         }
     }
 
@@ -151,34 +177,49 @@ struct SecretServiceStorageTests {
     func forcedWithoutBus() async throws {
         try await withSetup { setup in
             let before = setup.server.requestLog.count
-            let environment = OIDCRun.environment.merging(["XDG_STATE_HOME": setup.state.path, "DBUS_SESSION_BUS_ADDRESS": "",
-                                                           "EUA_STORAGE": "secret-service"]) { $1 }
-            let login = try await OIDCRun.eua(["login", "--issuer", setup.server.issuer, "--client-id", "test-client",
-                                               "--agent", "headless", "--agent-option", "mode=follow", "--timeout", "30"],
-                                              environment: environment)
+            let environment = OIDCRun.environment.merging([
+                "XDG_STATE_HOME": setup.state.path, "DBUS_SESSION_BUS_ADDRESS": "",
+                "EUA_STORAGE": "secret-service",
+            ]) { $1 }
+            let login = try await OIDCRun.eua(
+                [
+                    "login", "--issuer", setup.server.issuer, "--client-id", "test-client",
+                    "--agent", "headless", "--agent-option", "mode=follow", "--timeout", "30",
+                ],
+                environment: environment)
             #expect(login.status == 1)
-            #expect(login.stderr.contains("storage.backend is \"secret-service\" (environment EUA_STORAGE), but no Secret Service "
-                + "answers: no session bus: DBUS_SESSION_BUS_ADDRESS is not set") && login.stderr.contains("storageUnavailable"),
+            #expect(
+                login.stderr.contains(
+                    "storage.backend is \"secret-service\" (environment EUA_STORAGE), but no Secret Service "
+                        + "answers: no session bus: DBUS_SESSION_BUS_ADDRESS is not set")
+                    && login.stderr.contains("storageUnavailable"),
                 "\(login.stderr)")
             #expect(setup.server.requestLog.count == before, "nothing was asked of the server")
             #expect(!FileManager.default.fileExists(atPath: setup.accountsFolder))
             let doctor = try await OIDCRun.eua(["doctor"], environment: environment)
-            #expect(doctor.status == 1 && doctor.stdout.contains("Storage: unavailable — storage.backend is \"secret-service\""),
-                    "\(doctor.stdout)")
+            #expect(
+                doctor.status == 1
+                    && doctor.stdout.contains("Storage: unavailable — storage.backend is \"secret-service\""),
+                "\(doctor.stdout)")
         }
     }
 
-    @Test("[storage] backend in a configuration file: another value is an error naming the file and line", arguments: ["\"keyring\"", "true"])
+    @Test(
+        "[storage] backend in a configuration file: another value is an error naming the file and line",
+        arguments: ["\"keyring\"", "true"])
     func configurationValue(value: String) async throws {
         let folder = try TemporaryFolder()
         let config = try folder.folder("config").appendingPathComponent("eua")
         try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
-        try "[receiver]\npath = \"/cb\"\n\n[storage]\nbackend = \(value)\n".write(to: config.appendingPathComponent("config.toml"),
-                                                                         atomically: true, encoding: .utf8)
-        let result = try await OIDCRun.eua(["login", "--issuer", "http://127.0.0.1:9", "--client-id", "c"],
-                                           environment: OIDCRun.environment.merging(["XDG_CONFIG_HOME": folder.path + "/config"]) { $1 })
+        try "[receiver]\npath = \"/cb\"\n\n[storage]\nbackend = \(value)\n".write(
+            to: config.appendingPathComponent("config.toml"),
+            atomically: true, encoding: .utf8)
+        let result = try await OIDCRun.eua(
+            ["login", "--issuer", "http://127.0.0.1:9", "--client-id", "c"],
+            environment: OIDCRun.environment.merging(["XDG_CONFIG_HOME": folder.path + "/config"]) { $1 })
         #expect(result.status != 0)
-        #expect(result.stderr.contains("config.toml:5") && result.stderr.contains("\"secret-service\" or \"file\""),
-                "\(result.stderr)")
+        #expect(
+            result.stderr.contains("config.toml:5") && result.stderr.contains("\"secret-service\" or \"file\""),
+            "\(result.stderr)")
     }
 }

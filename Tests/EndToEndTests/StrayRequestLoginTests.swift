@@ -15,17 +15,24 @@ struct StrayRequestLoginTests {
             let folder = try TemporaryFolder()
             let configFolder = folder.path + "/config/eua"
             try FileManager.default.createDirectory(atPath: configFolder, withIntermediateDirectories: true)
-            try "[receiver]\npath = \"/callback\"\n".write(toFile: configFolder + "/config.toml", atomically: true, encoding: .utf8)
+            try "[receiver]\npath = \"/callback\"\n".write(
+                toFile: configFolder + "/config.toml", atomically: true, encoding: .utf8)
             let port = try OIDCProviderMock.freePort()
             let stateFile = folder.path + "/state.json"
             let executable = try TestPaths.product("eua")
-            let arguments = ["login", "--issuer", server.issuer, "--client-id", server.options.clientID,
-                             "--agent", "headless", "--agent-option", "mode=follow", "--agent-option", "delay-ms=3000",
-                             "--port", String(port), "--timeout", "30", "--state-file", stateFile, "--json"]
-            let environment = ["EUA_ALLOW_TEST_AGENTS": "1", "EUA_CLIENT_SECRET": "", "XDG_CONFIG_HOME": folder.path + "/config",
-                               "EUA_LOG_LEVEL": "info"]
+            let arguments = [
+                "login", "--issuer", server.issuer, "--client-id", server.options.clientID,
+                "--agent", "headless", "--agent-option", "mode=follow", "--agent-option", "delay-ms=3000",
+                "--port", String(port), "--timeout", "30", "--state-file", stateFile, "--json",
+            ]
+            let environment = [
+                "EUA_ALLOW_TEST_AGENTS": "1", "EUA_CLIENT_SECRET": "", "XDG_CONFIG_HOME": folder.path + "/config",
+                "EUA_LOG_LEVEL": "info",
+            ]
             let login = Task {
-                try await offThePool { try ProcessRunner.run(executable, arguments, environment: environment, timeout: 60) }
+                try await offThePool {
+                    try ProcessRunner.run(executable, arguments, environment: environment, timeout: 60)
+                }
             }
             // The receiver listens before the agent presents; the agent then waits 3 s before it follows. A
             // connection made while the listener is still being set up is closed unanswered (status 0): try again.

@@ -18,8 +18,10 @@ struct UserInfoCommandTests {
 
     /// Runs `body` with a server started with `options` and a state signed in to it as alice; the server is stopped
     /// however `body` ends.
-    func withSignedIn(_ options: LocalAuthorizationServerOptions = .init(),
-                      _ body: (SignedIn) async throws -> Void) async throws {
+    func withSignedIn(
+        _ options: LocalAuthorizationServerOptions = .init(),
+        _ body: (SignedIn) async throws -> Void
+    ) async throws {
         try await LocalAuthorizationServer.withServer(options) { server in
             let folder = try TemporaryFolder()
             let stateFile = folder.path + "/s.json"
@@ -35,7 +37,9 @@ struct UserInfoCommandTests {
             let (server, stateFile) = (setup.server, setup.stateFile)
             let result = try await OIDCRun.eua(["userinfo", "--state-file", stateFile])
             #expect(result.status == 0, "stderr: \(result.stderr)")
-            #expect(result.stdout.contains("sub: alice\n") && result.stdout.contains("email: alice@example.com"), "\(result.stdout)")
+            #expect(
+                result.stdout.contains("sub: alice\n") && result.stdout.contains("email: alice@example.com"),
+                "\(result.stdout)")
             let accessToken = try #require(try OIDCRun.savedTokens(stateFile)["access_token"] as? String)
             let request = try #require(server.requestLog.first { $0.target == "/userinfo" })
             #expect(request.method == "GET")
@@ -75,8 +79,9 @@ struct UserInfoCommandTests {
             server.update { $0.misbehaviors.insert(.wrongUserInfoSubject) }
             let result = try await OIDCRun.eua(["userinfo", "--state-file", stateFile])
             #expect(result.status != 0)
-            #expect(result.stderr.contains("is about subject 'mallory', not 'alice' whom the ID token names")
-                && result.stderr.contains("userInfoInvalid"), "stderr: \(result.stderr)")
+            #expect(
+                result.stderr.contains("is about subject 'mallory', not 'alice' whom the ID token names")
+                    && result.stderr.contains("userInfoInvalid"), "stderr: \(result.stderr)")
             #expect(!result.stdout.contains("mallory"))
             #expect(server.userInfoRequests.first?.answeredSubject == "mallory")
         }
@@ -106,10 +111,12 @@ struct UserInfoCommandTests {
         }
     }
 
-    @Test("a signed answer for another audience is refused", arguments: [
-        ("aud", "\"another-client\"", "is not for this client"),
-        ("iss", "\"http://issuer.invalid\"", "has 'http://issuer.invalid', not the issuer"),
-    ])
+    @Test(
+        "a signed answer for another audience is refused",
+        arguments: [
+            ("aud", "\"another-client\"", "is not for this client"),
+            ("iss", "\"http://issuer.invalid\"", "has 'http://issuer.invalid', not the issuer"),
+        ])
     func signedWrongAudienceOrIssuer(claim: String, value: String, says: String) async throws {
         var options = LocalAuthorizationServerOptions()
         options.signsUserInfo = true
@@ -118,11 +125,13 @@ struct UserInfoCommandTests {
             let stateFile = setup.stateFile
             let result = try await OIDCRun.eua(["userinfo", "--state-file", stateFile])
             #expect(result.status != 0)
-            #expect(result.stderr.contains(says) && result.stderr.contains("userInfoInvalid"), "stderr: \(result.stderr)")
+            #expect(
+                result.stderr.contains(says) && result.stderr.contains("userInfoInvalid"), "stderr: \(result.stderr)")
         }
     }
 
-    @Test("aggregated and distributed claims are listed by source, their access token never shown; --json passes them on")
+    @Test(
+        "aggregated and distributed claims are listed by source, their access token never shown; --json passes them on")
     func claimsHeldElsewhere() async throws {
         var options = LocalAuthorizationServerOptions()
         options.userInfoClaimOverrides = [
@@ -134,8 +143,12 @@ struct UserInfoCommandTests {
             let stateFile = setup.stateFile
             let plain = try await OIDCRun.eua(["userinfo", "--state-file", stateFile])
             #expect(plain.status == 0, "stderr: \(plain.stderr)")
-            #expect(plain.stdout.contains("address: held elsewhere, in a signed JWT of source 'src1' (aggregated)"), "\(plain.stdout)")
-            #expect(plain.stdout.contains("credit_score: held elsewhere, at https://bank.example/claims (distributed, source 'src2')"))
+            #expect(
+                plain.stdout.contains("address: held elsewhere, in a signed JWT of source 'src1' (aggregated)"),
+                "\(plain.stdout)")
+            #expect(
+                plain.stdout.contains(
+                    "credit_score: held elsewhere, at https://bank.example/claims (distributed, source 'src2')"))
             #expect(!plain.stdout.contains("distributed-secret-token"))
             let json = try await OIDCRun.eua(["userinfo", "--state-file", stateFile, "--json"])
             let claims = try OIDCRun.lastJSON(json.stdout)
@@ -152,8 +165,11 @@ struct UserInfoCommandTests {
             let stateFile = setup.stateFile
             let result = try await OIDCRun.eua(["userinfo", "--state-file", stateFile])
             #expect(result.status != 0)
-            #expect(result.stderr.contains("names source 'nowhere' for claim 'address' in '_claim_names', which "
-                + "'_claim_sources' does not have") && result.stderr.contains("userInfoFailed"), "stderr: \(result.stderr)")
+            #expect(
+                result.stderr.contains(
+                    "names source 'nowhere' for claim 'address' in '_claim_names', which "
+                        + "'_claim_sources' does not have") && result.stderr.contains("userInfoFailed"),
+                "stderr: \(result.stderr)")
         }
     }
 
@@ -176,14 +192,18 @@ struct UserInfoCommandTests {
         try await LocalAuthorizationServer.withServer { server in
             let folder = try TemporaryFolder()
             let stateFile = folder.path + "/s.json"
-            let login = try await OIDCRun.eua(["login", "--issuer", server.issuer, "--client-id", server.options.clientID,
-                                               "--scope", "email", "--agent", "headless", "--agent-option", "mode=follow",
-                                               "--timeout", "30", "--state-file", stateFile])
+            let login = try await OIDCRun.eua([
+                "login", "--issuer", server.issuer, "--client-id", server.options.clientID,
+                "--scope", "email", "--agent", "headless", "--agent-option", "mode=follow",
+                "--timeout", "30", "--state-file", stateFile,
+            ])
             #expect(login.status == 0, "stderr: \(login.stderr)")
             let result = try await OIDCRun.eua(["userinfo", "--state-file", stateFile])
             #expect(result.status != 0)
-            #expect(result.stderr.contains("this sign-in has no ID token, so a UserInfo response cannot be matched to anyone")
-                && result.stderr.contains("notAuthorized"), "stderr: \(result.stderr)")
+            #expect(
+                result.stderr.contains(
+                    "this sign-in has no ID token, so a UserInfo response cannot be matched to anyone")
+                    && result.stderr.contains("notAuthorized"), "stderr: \(result.stderr)")
             #expect(server.userInfoRequests.isEmpty)
         }
     }
@@ -196,8 +216,10 @@ struct UserInfoCommandTests {
             try await LocalAuthorizationServer.withServer(port: server.port) { other in
                 let result = try await OIDCRun.eua(["userinfo", "--state-file", stateFile])
                 #expect(result.status != 0)
-                #expect(result.stderr.contains("refused the access token (HTTP 401)") && result.stderr.contains("eua login"),
-                        "stderr: \(result.stderr)")
+                #expect(
+                    result.stderr.contains("refused the access token (HTTP 401)")
+                        && result.stderr.contains("eua login"),
+                    "stderr: \(result.stderr)")
                 #expect(other.userInfoRequests.first?.knownToken == false)
             }
         }

@@ -49,16 +49,19 @@ struct BlockingCallTests {
         let release = DispatchSemaphore(value: 0)
         var calls: [BlockingCall<Void>] = []
         for _ in 0..<count {
-            calls.append(try BlockingCall.start(on: threads) {
-                arrived.add(1, ordering: .relaxed)
-                release.wait()
-            })
+            calls.append(
+                try BlockingCall.start(on: threads) {
+                    arrived.add(1, ordering: .relaxed)
+                    release.wait()
+                })
         }
         let deadline = ContinuousClock.now + .seconds(5)
         while arrived.load(ordering: .relaxed) < count, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
-        #expect(arrived.load(ordering: .relaxed) == count, "only \(arrived.load(ordering: .relaxed)) of \(count) calls ran at the same time")
+        #expect(
+            arrived.load(ordering: .relaxed) == count,
+            "only \(arrived.load(ordering: .relaxed)) of \(count) calls ran at the same time")
         for _ in 0..<count { release.signal() }
         for call in calls { await call.value() }
     }

@@ -12,8 +12,9 @@ struct ELFNeededLibrariesTests {
     func realFiles() throws {
         let own = try #require(ELFNeededLibraries.read("/proc/self/exe"))
         #expect(own.contains("libswiftCore.so"), "\(own)")
-        let libc = try #require(["/lib/x86_64-linux-gnu/libc.so.6", "/lib/aarch64-linux-gnu/libc.so.6"]
-            .first { FileManager.default.fileExists(atPath: $0) })
+        let libc = try #require(
+            ["/lib/x86_64-linux-gnu/libc.so.6", "/lib/aarch64-linux-gnu/libc.so.6"]
+                .first { FileManager.default.fileExists(atPath: $0) })
         let readelf = Process()
         readelf.executableURL = URL(fileURLWithPath: "/usr/bin/readelf")
         readelf.arguments = ["-d", libc]
@@ -33,8 +34,10 @@ struct ELFNeededLibrariesTests {
     func notELF() throws {
         let folder = try TemporaryFolder()
         let text = folder.path + "/text.so"
-        try Data("not an ELF file at all, but long enough to hold a header: 0123456789012345678901234567890123456789"
-            .utf8).write(to: URL(fileURLWithPath: text))
+        try Data(
+            "not an ELF file at all, but long enough to hold a header: 0123456789012345678901234567890123456789"
+                .utf8
+        ).write(to: URL(fileURLWithPath: text))
         #expect(ELFNeededLibraries.read(text) == nil)
         #expect(ELFNeededLibraries.read(folder.path + "/missing.so") == nil)
         let whole = try Data(contentsOf: URL(fileURLWithPath: "/proc/self/exe"))

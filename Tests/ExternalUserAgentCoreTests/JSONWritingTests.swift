@@ -11,10 +11,13 @@ struct JSONWritingTests {
         let description = PluginABI.PluginDescription(
             id: "p", name: "Plugin \"quoted\"", version: "1.2",
             agents: [
-                PluginABI.Component(id: "a", kind: "externalBrowser", name: "A/B", version: "3", available: false,
-                                     reasons: ["no display\n(try ssh -X)", "tab\there"],
-                                     details: ["handler": .string("x.desktop"), "count": .number(3), "ratio": .number(0.25),
-                                               "nested": .array([.bool(true), .null, .object(["é": .string("ü\u{1}")])])]),
+                PluginABI.Component(
+                    id: "a", kind: "externalBrowser", name: "A/B", version: "3", available: false,
+                    reasons: ["no display\n(try ssh -X)", "tab\there"],
+                    details: [
+                        "handler": .string("x.desktop"), "count": .number(3), "ratio": .number(0.25),
+                        "nested": .array([.bool(true), .null, .object(["é": .string("ü\u{1}")])]),
+                    ]),
                 PluginABI.Component(id: "b", name: "B"),
             ],
             receivers: [PluginABI.Component(id: "r", name: "R")])
@@ -27,10 +30,12 @@ struct JSONWritingTests {
         #expect(text.hasPrefix("{\"agents\":"), "keys sorted")
     }
 
-    @Test("numbers: integers exactly, fractions shortest, no infinity or NaN", arguments: [
-        (3.0, "3"), (-0.5, "-0.5"), (1e21, "1e+21"), (9_007_199_254_740_991, "9007199254740991"),
-        (Double.infinity, "null"), (Double.nan, "null"),
-    ])
+    @Test(
+        "numbers: integers exactly, fractions shortest, no infinity or NaN",
+        arguments: [
+            (3.0, "3"), (-0.5, "-0.5"), (1e21, "1e+21"), (9_007_199_254_740_991, "9007199254740991"),
+            (Double.infinity, "null"), (Double.nan, "null"),
+        ])
     func numbers(_ value: Double, _ text: String) {
         #expect(JSONValue.number(value).jsonText == text)
     }

@@ -28,14 +28,17 @@ struct PluginDeadlineTests {
         let logs = InMemoryLogHandler()
         var logger = Logger(label: "test") { _ in logs }
         logger.logLevel = .trace
-        let catalog = PluginLoader(searchPath: PluginSearchPath(folders: [folder.path]), logger: logger,
-                                   callTimeout: Self.callTimeout).load()
+        let catalog = PluginLoader(
+            searchPath: PluginSearchPath(folders: [folder.path]), logger: logger,
+            callTimeout: Self.callTimeout
+        ).load()
         return Loaded(folder: folder, lib: lib, catalog: catalog, logs: logs)
     }
 
     func request(timeout: Duration?) -> AgentRequest {
-        AgentRequest(url: URL(string: "https://as.example/authorize")!,
-                     redirectURI: URL(string: "http://127.0.0.1:49152/callback")!, timeout: timeout)
+        AgentRequest(
+            url: URL(string: "https://as.example/authorize")!,
+            redirectURI: URL(string: "http://127.0.0.1:49152/callback")!, timeout: timeout)
     }
 
     func session(_ agent: any ExternalUserAgent) -> ExternalUserAgentSession {
@@ -57,7 +60,9 @@ struct PluginDeadlineTests {
     func agentNeverAnswers() async throws {
         let loaded = try load(["NEVER_ANSWERS"])
         let agent = try #require(loaded.catalog.agent(id: "misbehaving")).makeAgent(dismissGrace: Self.grace)
-        let outcome = await timed { try await agent.present(request(timeout: .milliseconds(300)), session: session(agent)) }
+        let outcome = await timed {
+            try await agent.present(request(timeout: .milliseconds(300)), session: session(agent))
+        }
         let error = try #require(outcome.error)
         #expect(error.code == .timedOut)
         #expect(error.message.contains("agent 'misbehaving' (\(loaded.lib.path))"), "\(error.message)")
@@ -71,7 +76,9 @@ struct PluginDeadlineTests {
     func cancelHangs() async throws {
         let loaded = try load(["NEVER_ANSWERS", "CANCEL_HANGS"])
         let agent = try #require(loaded.catalog.agent(id: "misbehaving")).makeAgent(dismissGrace: Self.grace)
-        let outcome = await timed { try await agent.present(request(timeout: .milliseconds(200)), session: session(agent)) }
+        let outcome = await timed {
+            try await agent.present(request(timeout: .milliseconds(200)), session: session(agent))
+        }
         #expect(outcome.error?.code == .timedOut)
         let dismissal = await timed { await agent.dismiss() }
         #expect(dismissal.elapsed < Self.grace + Self.slack)
@@ -83,8 +90,9 @@ struct PluginDeadlineTests {
     func sessionWithHangingAgent() async throws {
         let loaded = try load(["NEVER_ANSWERS", "CANCEL_HANGS"])
         let agent = try #require(loaded.catalog.agent(id: "misbehaving")).makeAgent(dismissGrace: Self.grace)
-        let session = ExternalUserAgentSession(agent: agent, receiver: FakeRedirectReceiver(),
-                                               configuration: .init(expectedState: "s", timeout: .milliseconds(300)))
+        let session = ExternalUserAgentSession(
+            agent: agent, receiver: FakeRedirectReceiver(),
+            configuration: .init(expectedState: "s", timeout: .milliseconds(300)))
         let outcome = await timed { _ = try await session.run { $0 } }
         #expect(outcome.error?.code == .timedOut)
         #expect(outcome.elapsed < .milliseconds(300) + Self.grace + Self.slack)
@@ -103,7 +111,9 @@ struct PluginDeadlineTests {
         let dismissal = await timed { await agent.dismiss() }
         #expect(dismissal.elapsed < Self.grace + Self.slack)
         let warnings = loaded.logs.entries.map(\.message.description)
-        #expect(warnings.contains { $0.contains("cancel() not called because its start() has not returned") }, "\(warnings)")
+        #expect(
+            warnings.contains { $0.contains("cancel() not called because its start() has not returned") }, "\(warnings)"
+        )
     }
 
     @Test("a describe() that never returns: the plugin is refused after the call timeout, the others load")
@@ -112,7 +122,8 @@ struct PluginDeadlineTests {
         let slow = try CPluginBuilder.build(defines: ["DESCRIBE_HANGS"], name: "liba-slow.so", in: folder.url)
         _ = try CPluginBuilder.build(defines: ["PLUGIN_ID=\"fine\""], name: "libb-fine.so", in: folder.url)
         let started = ContinuousClock.now
-        let catalog = PluginLoader(searchPath: PluginSearchPath(folders: [folder.path]), callTimeout: Self.callTimeout).load()
+        let catalog = PluginLoader(searchPath: PluginSearchPath(folders: [folder.path]), callTimeout: Self.callTimeout)
+            .load()
         #expect(ContinuousClock.now - started < Self.callTimeout + Self.slack)
         #expect(catalog.agent(id: "fine") != nil)
         let failure = try #require(catalog.failures.first)
@@ -127,7 +138,8 @@ struct PluginDeadlineTests {
         let receiver = entry.makeReceiver(stopGrace: Self.grace)
         let session = ExternalUserAgentSession(agent: FakeExternalUserAgent(), receiver: receiver)
         let outcome = await timed {
-            _ = try await receiver.start(ReceiverRequest(expectedState: "s", timeout: .milliseconds(300)), session: session)
+            _ = try await receiver.start(
+                ReceiverRequest(expectedState: "s", timeout: .milliseconds(300)), session: session)
         }
         let error = try #require(outcome.error)
         #expect(error.code == .timedOut)

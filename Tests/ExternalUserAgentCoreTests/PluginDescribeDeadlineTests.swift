@@ -21,7 +21,8 @@ struct PluginDescribeDeadlineTests {
             _ = try CPluginBuilder.build(defines: ["PLUGIN_ID=\"fine\(index)\""], name: name, in: folder.url)
         }
         let started = ContinuousClock.now
-        let catalog = PluginLoader(searchPath: PluginSearchPath(folders: [folder.path]), callTimeout: Self.callTimeout).load()
+        let catalog = PluginLoader(searchPath: PluginSearchPath(folders: [folder.path]), callTimeout: Self.callTimeout)
+            .load()
         let elapsed = ContinuousClock.now - started
         #expect(elapsed < Self.callTimeout * 2 + Self.slack, "took \(elapsed)")
         #expect(catalog.plugins.map(\.description.id) == ["fine0", "fine1", "fine2"])
@@ -35,11 +36,13 @@ struct PluginDescribeDeadlineTests {
     func threeHung() throws {
         let folder = try TemporaryFolder()
         for name in ["liba-hung.so", "libb-hung.so", "libc-hung.so"] {
-            _ = try CPluginBuilder.build(defines: ["DESCRIBE_HANGS", "PLUGIN_ID=\"\(name)\""], name: name, in: folder.url)
+            _ = try CPluginBuilder.build(
+                defines: ["DESCRIBE_HANGS", "PLUGIN_ID=\"\(name)\""], name: name, in: folder.url)
         }
         _ = try CPluginBuilder.build(defines: ["PLUGIN_ID=\"fine\""], name: "libd-fine.so", in: folder.url)
         let started = ContinuousClock.now
-        let catalog = PluginLoader(searchPath: PluginSearchPath(folders: [folder.path]), callTimeout: Self.callTimeout).load()
+        let catalog = PluginLoader(searchPath: PluginSearchPath(folders: [folder.path]), callTimeout: Self.callTimeout)
+            .load()
         let elapsed = ContinuousClock.now - started
         #expect(elapsed < Self.callTimeout * 2 + Self.slack, "took \(elapsed)")
         #expect(catalog.plugins.map(\.description.id) == ["fine"])
@@ -68,10 +71,12 @@ struct PluginDescribeDeadlineTests {
         // Five calls of 200 ms one after another take 1 s on one worker, over the 400 ms deadline: each
         // call's deadline counts from when it starts, so none is refused.
         for index in 0..<5 {
-            _ = try CPluginBuilder.build(defines: ["DESCRIBE_SLEEP_MS=200", "PLUGIN_ID=\"slow\(index)\""],
-                                         name: "lib\(index)-slow.so", in: folder.url)
+            _ = try CPluginBuilder.build(
+                defines: ["DESCRIBE_SLEEP_MS=200", "PLUGIN_ID=\"slow\(index)\""],
+                name: "lib\(index)-slow.so", in: folder.url)
         }
-        let catalog = PluginLoader(searchPath: PluginSearchPath(folders: [folder.path]), callTimeout: Self.callTimeout).load()
+        let catalog = PluginLoader(searchPath: PluginSearchPath(folders: [folder.path]), callTimeout: Self.callTimeout)
+            .load()
         #expect(catalog.failures.isEmpty, "\(catalog.failures.map(\.error.message))")
         #expect(catalog.plugins.map(\.description.id) == (0..<5).map { "slow\($0)" })
     }

@@ -31,7 +31,8 @@ struct PluginFileSafetyTests {
     @Test("the normal case still loads, and so does a symlink to a safe file (reported under the link's path)")
     func normal() throws {
         let folder = try TemporaryFolder()
-        let plugins = try folder.folder("plugins"), elsewhere = try folder.folder("elsewhere")
+        let plugins = try folder.folder("plugins")
+        let elsewhere = try folder.folder("elsewhere")
         _ = try CPluginBuilder.build(name: "libok.so", in: plugins)
         #expect(load(plugins).agent(id: "misbehaving") != nil)
         let target = try CPluginBuilder.build(defines: ["PLUGIN_ID=\"linked\""], name: "liblinked.so", in: elsewhere)
@@ -46,7 +47,8 @@ struct PluginFileSafetyTests {
     @Test("a symlink to a .so in a world-writable folder is refused, naming the target's folder")
     func symlinkIntoWorldWritable() throws {
         let folder = try TemporaryFolder()
-        let open = try folder.folder("open"), links = try folder.folder("links")
+        let open = try folder.folder("open")
+        let links = try folder.folder("links")
         let target = try CPluginBuilder.build(name: "libok.so", in: open)
         try chmod(0o777, open)
         let link = links.appendingPathComponent("libok.so")
@@ -59,7 +61,8 @@ struct PluginFileSafetyTests {
     @Test("a symlink placed in a world-writable folder is refused even when its target is safe")
     func symlinkInWorldWritable() throws {
         let folder = try TemporaryFolder()
-        let safe = try folder.folder("safe"), open = try folder.folder("open")
+        let safe = try folder.folder("safe")
+        let open = try folder.folder("open")
         let target = try CPluginBuilder.build(name: "libok.so", in: safe)
         let link = open.appendingPathComponent("libok.so")
         try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
@@ -73,8 +76,9 @@ struct PluginFileSafetyTests {
         let folder = try TemporaryFolder()
         let parent = try folder.folder("parent")
         let plugins = parent.appendingPathComponent("plugins")
-        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: false,
-                                                attributes: [.posixPermissions: 0o755])
+        try FileManager.default.createDirectory(
+            at: plugins, withIntermediateDirectories: false,
+            attributes: [.posixPermissions: 0o755])
         let lib = try CPluginBuilder.build(name: "libok.so", in: plugins)
         try chmod(0o777, parent)
         let message = try refusal(load(plugins), path: lib)
@@ -110,7 +114,9 @@ struct PluginFileSafetyTests {
         #expect(message.contains("the plugin file \(lib.path) is owned by user id \(Self.stranger)"), "\(message)")
         #expect(chown(lib.path, 0, 0) == 0)
         #expect(chown(plugins.path, Self.stranger, Self.stranger) == 0)
-        #expect(try refusal(load(plugins), path: lib).contains("its folder \(plugins.path) is owned by user id \(Self.stranger)"))
+        #expect(
+            try refusal(load(plugins), path: lib).contains(
+                "its folder \(plugins.path) is owned by user id \(Self.stranger)"))
     }
 
     @Test("a group-writable plugin file is refused")
@@ -118,6 +124,7 @@ struct PluginFileSafetyTests {
         let folder = try TemporaryFolder()
         let lib = try CPluginBuilder.build(name: "libok.so", in: folder.url)
         try chmod(0o775, lib)
-        #expect(try refusal(load(folder.url), path: lib).contains("the plugin file \(lib.path) is writable by its group"))
+        #expect(
+            try refusal(load(folder.url), path: lib).contains("the plugin file \(lib.path) is writable by its group"))
     }
 }

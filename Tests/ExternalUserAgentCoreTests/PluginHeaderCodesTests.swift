@@ -12,8 +12,9 @@ struct PluginHeaderCodesTests {
         for code in PluginError.Code.allCases {
             let name = eua_error_code_name(code.number).map { String(cString: $0) }
             #expect(name == code.rawValue, "\(code): the header names \(code.number.rawValue) '\(name ?? "nil")'")
-            #expect(ExternalUserAgentError.Code(name: code.rawValue)?.name == code.rawValue,
-                    "the host does not take '\(code.rawValue)' from a plugin")
+            #expect(
+                ExternalUserAgentError.Code(name: code.rawValue)?.name == code.rawValue,
+                "the host does not take '\(code.rawValue)' from a plugin")
         }
         #expect(Set(PluginError.Code.allCases.map(\.number.rawValue)).count == PluginError.Code.allCases.count)
         #expect(eua_error_code_name(eua_error_code(rawValue: 999)) == nil)

@@ -13,16 +13,20 @@ struct PluginIDTests {
 
     @Test("every id the project's plugins and examples use follows the grammar")
     func existingIDs() {
-        let ids = ["firefox", "firefox-esr", "chromium", "chromium-family", "google-chrome", "microsoft-edge",
-                   "brave-browser", "vivaldi", "opera", "system-browser", "headless", "manual", "loopback",
-                   "example-c", "misbehaving", "org.example.agent_2", "a", "7zip", String(repeating: "a", count: 64)]
+        let ids = [
+            "firefox", "firefox-esr", "chromium", "chromium-family", "google-chrome", "microsoft-edge",
+            "brave-browser", "vivaldi", "opera", "system-browser", "headless", "manual", "loopback",
+            "example-c", "misbehaving", "org.example.agent_2", "a", "7zip", String(repeating: "a", count: 64),
+        ]
         for id in ids { #expect(ComponentID.isValid(id), "\(id)") }
     }
 
     @Test("wildcards, empty, upper case, spaces, controls, non-ASCII, edges and length are refused")
     func badIDs() {
-        let ids = ["*", "", "Firefox", "fire fox", "-x", "x-", ".x", "x.", "_x", "a\u{1B}[31m", "é", "a/b",
-                   "a,b", String(repeating: "a", count: 65), "a\n"]
+        let ids = [
+            "*", "", "Firefox", "fire fox", "-x", "x-", ".x", "x.", "_x", "a\u{1B}[31m", "é", "a/b",
+            "a,b", String(repeating: "a", count: 65), "a\n",
+        ]
         for id in ids {
             #expect(!ComponentID.isValid(id), "\(id.debugDescription)")
             #expect(ComponentID.problem(with: id)?.contains("lowercase letters") == true)
@@ -41,8 +45,9 @@ struct PluginIDTests {
     @Test("an agent id '*' from a plugin is skipped, named with the file, and never picked by the default preference")
     func starAgent() throws {
         let folder = try TemporaryFolder()
-        let lib = try CPluginBuilder.build(defines: ["AGENT_ID=\"*\"", "KIND=\"externalBrowser\""],
-                                           name: "libstar.so", in: folder.url)
+        let lib = try CPluginBuilder.build(
+            defines: ["AGENT_ID=\"*\"", "KIND=\"externalBrowser\""],
+            name: "libstar.so", in: folder.url)
         let catalog = load([folder.url])
         #expect(catalog.agents.isEmpty)
         #expect(catalog.plugins.count == 1, "the plugin itself (id 'misbehaving') loads")
@@ -53,7 +58,8 @@ struct PluginIDTests {
         #expect(failure.error.message.contains("\"*\""), "names the id: \(failure.error.message)")
         let sources = ConfigurationSources(environment: [:], systemFiles: [], userFile: nil, managedFile: nil)
         #expect(throws: ExternalUserAgentError.self) {
-            _ = try AgentSelection.select(catalog: catalog, code: CodeConfiguration(allowTestAgents: true), sources: sources)
+            _ = try AgentSelection.select(
+                catalog: catalog, code: CodeConfiguration(allowTestAgents: true), sources: sources)
         }
     }
 
@@ -61,8 +67,10 @@ struct PluginIDTests {
     func emptyIDs() throws {
         let folder = try TemporaryFolder()
         let emptyAgent = try CPluginBuilder.build(defines: ["AGENT_ID=\"\""], name: "libempty-agent.so", in: folder.url)
-        let emptyPlugin = try CPluginBuilder.build(defines: ["PLUGIN_ID=\"\""], name: "libempty-plugin.so", in: folder.url)
-        let starPlugin = try CPluginBuilder.build(defines: ["PLUGIN_ID=\"*\""], name: "libstar-plugin.so", in: folder.url)
+        let emptyPlugin = try CPluginBuilder.build(
+            defines: ["PLUGIN_ID=\"\""], name: "libempty-plugin.so", in: folder.url)
+        let starPlugin = try CPluginBuilder.build(
+            defines: ["PLUGIN_ID=\"*\""], name: "libstar-plugin.so", in: folder.url)
         let catalog = load([folder.url])
         #expect(catalog.agents.isEmpty)
         let byPath = Dictionary(grouping: catalog.failures, by: \.path)
@@ -78,26 +86,36 @@ struct PluginIDTests {
     @Test("a receiver may not take an agent's id: not in the same plugin, not in a later one")
     func sharedNamespace() throws {
         let folder = try TemporaryFolder()
-        let same = try CPluginBuilder.build(defines: ["PLUGIN_ID=\"both\"", "RECEIVER_ID=\"both\""],
-                                            name: "liba-both.so", in: folder.url)
-        let later = try CPluginBuilder.build(defines: ["PLUGIN_ID=\"thief\"", "NO_AGENT", "RECEIVER_ID=\"both\""],
-                                             name: "libb-thief.so", in: folder.url)
+        let same = try CPluginBuilder.build(
+            defines: ["PLUGIN_ID=\"both\"", "RECEIVER_ID=\"both\""],
+            name: "liba-both.so", in: folder.url)
+        let later = try CPluginBuilder.build(
+            defines: ["PLUGIN_ID=\"thief\"", "NO_AGENT", "RECEIVER_ID=\"both\""],
+            name: "libb-thief.so", in: folder.url)
         let catalog = load([folder.url])
         #expect(catalog.agent(id: "both")?.plugin.path == same.path)
         #expect(catalog.receiver(id: "both") == nil)
         let errors = catalog.failures.map { ($0.path, $0.error) }
         #expect(errors.count == 2, "\(catalog.failures)")
-        #expect(errors.contains { $0.0 == same.path && $0.1.code == .pluginDuplicateID && $0.1.message.contains("this plugin") })
-        #expect(errors.contains { $0.0 == later.path && $0.1.code == .pluginDuplicateID && $0.1.message.contains(same.path) })
+        #expect(
+            errors.contains {
+                $0.0 == same.path && $0.1.code == .pluginDuplicateID && $0.1.message.contains("this plugin")
+            })
+        #expect(
+            errors.contains {
+                $0.0 == later.path && $0.1.code == .pluginDuplicateID && $0.1.message.contains(same.path)
+            })
     }
 
     @Test("an agent may not take an earlier plugin's receiver id")
     func agentAfterReceiver() throws {
         let folder = try TemporaryFolder()
-        let receiver = try CPluginBuilder.build(defines: ["PLUGIN_ID=\"rx\"", "NO_AGENT", "RECEIVER_ID=\"taken\""],
-                                                name: "liba-rx.so", in: folder.url)
-        let agent = try CPluginBuilder.build(defines: ["PLUGIN_ID=\"ag\"", "AGENT_ID=\"taken\""],
-                                             name: "libb-ag.so", in: folder.url)
+        let receiver = try CPluginBuilder.build(
+            defines: ["PLUGIN_ID=\"rx\"", "NO_AGENT", "RECEIVER_ID=\"taken\""],
+            name: "liba-rx.so", in: folder.url)
+        let agent = try CPluginBuilder.build(
+            defines: ["PLUGIN_ID=\"ag\"", "AGENT_ID=\"taken\""],
+            name: "libb-ag.so", in: folder.url)
         let catalog = load([folder.url])
         #expect(catalog.receiver(id: "taken")?.plugin.path == receiver.path)
         #expect(catalog.agent(id: "taken") == nil)

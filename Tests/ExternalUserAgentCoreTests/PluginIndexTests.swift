@@ -9,8 +9,9 @@ import Testing
 @Suite("Plugin index", .onOwnThreads, .timeLimit(.minutes(1)))
 struct PluginIndexTests {
     func loader(_ folders: [URL], index: URL?) -> PluginLoader {
-        PluginLoader(searchPath: PluginSearchPath(folders: folders.map(\.path)),
-                     index: index.map { PluginIndexFile(path: $0.path) })
+        PluginLoader(
+            searchPath: PluginSearchPath(folders: folders.map(\.path)),
+            index: index.map { PluginIndexFile(path: $0.path) })
     }
 
     /// Rewrites the ids the index holds for `file`, keeping its stamp.
@@ -86,7 +87,9 @@ struct PluginIndexTests {
         #expect(second.agent(id: "headless") != nil)
     }
 
-    @Test("the index is read by bytes: its text reads back to the same entries; '-' or empty ids are dropped, bad lines skipped")
+    @Test(
+        "the index is read by bytes: its text reads back to the same entries; '-' or empty ids are dropped, bad lines skipped"
+    )
     func textRoundTrip() {
         var bytes = Array("eua-plugin-index 1\n1 2 3 -4 +5 -,a,,b /a path/with spaces.so\n1 2 3 4 5 - /none.so\n".utf8)
         bytes += Array("1 2 3 4 5 \u{301}x /combining.so\r\n".utf8)  // one Character " \u{301}" holds a field break
@@ -95,7 +98,9 @@ struct PluginIndexTests {
         let entries = PluginIndex.entries(parsing: bytes)
         #expect(entries.count == 4)
         #expect(entries["/a path/with spaces.so"]?.ids == ["a", "b"])
-        #expect(entries["/a path/with spaces.so"]?.stamp == PluginIndex.FileStamp(device: 1, inode: 2, size: 3, modified: -4, changed: 5))
+        #expect(
+            entries["/a path/with spaces.so"]?.stamp
+                == PluginIndex.FileStamp(device: 1, inode: 2, size: 3, modified: -4, changed: 5))
         #expect(entries["/none.so"]?.ids == [])
         #expect(entries["/combining.so\r"]?.ids == ["\u{301}x"])
         #expect(entries["/bad-\u{FFFD}\u{FFFD}.so"]?.ids == ["y"])
@@ -103,7 +108,9 @@ struct PluginIndexTests {
         #expect(PluginIndex.entries(parsing: Array("eua-plugin-index 2\n1 2 3 4 5 a /x.so\n".utf8)).isEmpty)
     }
 
-    @Test("what the loader may record is what a line holds, on bytes: no line break in a path, no comma or space in an id")
+    @Test(
+        "what the loader may record is what a line holds, on bytes: no line break in a path, no comma or space in an id"
+    )
     func holds() {
         #expect(PluginIndex.holds(path: "/p/libA.so", ids: ["a", "b.c"]))
         #expect(!PluginIndex.holds(path: "/p\r\nq.so", ids: ["a"]), "\"\\r\\n\" is one Character")
@@ -148,7 +155,8 @@ struct PluginIndexTests {
         let index = folder.url.appendingPathComponent("cache/plugin-index")
         _ = loader([folder.url], index: index).load()
         try rewrite(index, file: plugin, ids: [])
-        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: plugin.path)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date(timeIntervalSinceNow: -3600)], ofItemAtPath: plugin.path)
         let catalog = loader([folder.url], index: index).load(offering: ["headless"])
         #expect(catalog.plugins.count == 1)
         #expect(catalog.agent(id: "headless") != nil)
@@ -169,8 +177,12 @@ struct PluginIndexTests {
 
     @Test("the standard place: XDG_CACHE_HOME, else ~/.cache; a relative XDG_CACHE_HOME is ignored")
     func standardPlace() {
-        #expect(PluginIndexFile.standard(environment: ["XDG_CACHE_HOME": "/c", "HOME": "/h"])?.path == "/c/eua/plugin-index")
-        #expect(PluginIndexFile.standard(environment: ["XDG_CACHE_HOME": "rel", "HOME": "/h"])?.path == "/h/.cache/eua/plugin-index")
+        #expect(
+            PluginIndexFile.standard(environment: ["XDG_CACHE_HOME": "/c", "HOME": "/h"])?.path == "/c/eua/plugin-index"
+        )
+        #expect(
+            PluginIndexFile.standard(environment: ["XDG_CACHE_HOME": "rel", "HOME": "/h"])?.path
+                == "/h/.cache/eua/plugin-index")
         #expect(PluginIndexFile.standard(environment: [:]) == nil)
     }
 }

@@ -13,16 +13,20 @@ import Testing
 struct PluginInputTests {
     func receiver(listening uri: String) throws -> (PluginReceiver, URL, TemporaryFolder) {
         let folder = try TemporaryFolder()
-        let lib = try CPluginBuilder.build(defines: ["NO_AGENT", "RECEIVER_ID=\"rx\"", "LISTENING_URI=\"\(uri)\""],
-                                           name: "librx.so", in: folder.url)
+        let lib = try CPluginBuilder.build(
+            defines: ["NO_AGENT", "RECEIVER_ID=\"rx\"", "LISTENING_URI=\"\(uri)\""],
+            name: "librx.so", in: folder.url)
         let catalog = PluginLoader(searchPath: PluginSearchPath(folders: [folder.path])).load()
         return (try #require(catalog.receiver(id: "rx")).makeReceiver(stopGrace: .seconds(2)), lib, folder)
     }
 
-    @Test("a receiver's redirect URI with userinfo (even empty) or a fragment is refused, naming the receiver",
-          arguments: [("http://user@127.0.0.1:9/cb", "userinfo"), ("http://user:pw@127.0.0.1:9/cb", "userinfo"),
-                      ("http://@127.0.0.1:9/cb", "userinfo"), ("http://127.0.0.1:9/cb#x", "fragment"),
-                      ("not a uri", "not an absolute URI")])
+    @Test(
+        "a receiver's redirect URI with userinfo (even empty) or a fragment is refused, naming the receiver",
+        arguments: [
+            ("http://user@127.0.0.1:9/cb", "userinfo"), ("http://user:pw@127.0.0.1:9/cb", "userinfo"),
+            ("http://@127.0.0.1:9/cb", "userinfo"), ("http://127.0.0.1:9/cb#x", "fragment"),
+            ("not a uri", "not an absolute URI"),
+        ])
     func badRedirectURI(uri: String, problem: String) async throws {
         let (receiver, lib, _folder) = try receiver(listening: uri)
         _ = _folder
@@ -63,7 +67,8 @@ struct PluginInputTests {
         do {
             result = .success(try await session.run { $0 })
         } catch {
-            result = .failure(error as? ExternalUserAgentError ?? ExternalUserAgentError(.presentationFailed, "\(error)"))
+            result = .failure(
+                error as? ExternalUserAgentError ?? ExternalUserAgentError(.presentationFailed, "\(error)"))
         }
         return (result, logs.entries.map(\.message.description))
     }
@@ -88,15 +93,20 @@ struct PluginInputTests {
     @Test("a callback with userinfo handed to the session directly is refused with redirectMismatch")
     func resumeWithUserinfo() async throws {
         let receiver = FakeRedirectReceiver()
-        let session = ExternalUserAgentSession(agent: FakeExternalUserAgent(script: .neverAnswers), receiver: receiver,
-                                               configuration: .init(expectedState: "s", timeout: .seconds(5)))
+        let session = ExternalUserAgentSession(
+            agent: FakeExternalUserAgent(script: .neverAnswers), receiver: receiver,
+            configuration: .init(expectedState: "s", timeout: .seconds(5)))
         let running = Task { try await session.run { $0 } }
         while session.redirectURI == nil { try await Task.sleep(for: .milliseconds(5)) }
-        for hostile in ["http://user@127.0.0.1:49152/callback?code=c&state=s", "http://:x@127.0.0.1:49152/callback?state=s"] {
+        for hostile in [
+            "http://user@127.0.0.1:49152/callback?code=c&state=s", "http://:x@127.0.0.1:49152/callback?state=s",
+        ] {
             #expect {
                 try receiver.deliver(URL(string: hostile)!)
             } throws: { error in
-                (error as? ExternalUserAgentError).map { $0.code == .redirectMismatch && $0.message.contains("userinfo") } ?? false
+                (error as? ExternalUserAgentError).map {
+                    $0.code == .redirectMismatch && $0.message.contains("userinfo")
+                } ?? false
             }
         }
         try receiver.deliver(URL(string: "http://127.0.0.1:49152/callback?code=c&state=s")!)
@@ -109,22 +119,29 @@ struct PluginInputTests {
         #expect(PluginInput.checkDescription(bytes: Array(good.utf8)))
         #expect(!PluginInput.checkDescription(bytes: Array(#"{"id":"*"}"#.utf8)))
         #expect(!PluginInput.checkDescription(bytes: Array(#"{"id":""}"#.utf8)))
-        #expect(PluginInput.checkDescription(bytes: Array(#"{"id":"p","agents":[{"id":"*","kind":"manual"}]}"#.utf8)),
-                "a bad component is skipped, the plugin stays")
-        let deep = #"{"id":"p","agents":[{"id":"a","kind":"manual","details":{"d":"#
+        #expect(
+            PluginInput.checkDescription(bytes: Array(#"{"id":"p","agents":[{"id":"*","kind":"manual"}]}"#.utf8)),
+            "a bad component is skipped, the plugin stays")
+        let deep =
+            #"{"id":"p","agents":[{"id":"a","kind":"manual","details":{"d":"#
             + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "}}]}"
         #expect(!PluginInput.checkDescription(bytes: Array(deep.utf8)))
         #expect(!PluginInput.checkDescription(bytes: Array(repeating: UInt8(ascii: " "), count: 2 << 20)))
         #expect(!PluginInput.checkDescription(bytes: [0xFF, 0xFE, 0x7B, 0x7D]))
-        #expect(!PluginInput.checkDescription(bytes: Array(#"{"id":"p","agents":[{"id":"a","available":1e999}]}"#.utf8)))
-        #expect(PluginInput.checkDescription(bytes: Array(#"{"id":"p"}"#.utf8) + [0] + Array("junk".utf8)),
-                "read up to the first NUL, as from C")
+        #expect(
+            !PluginInput.checkDescription(bytes: Array(#"{"id":"p","agents":[{"id":"a","available":1e999}]}"#.utf8)))
+        #expect(
+            PluginInput.checkDescription(bytes: Array(#"{"id":"p"}"#.utf8) + [0] + Array("junk".utf8)),
+            "read up to the first NUL, as from C")
     }
 
     @Test("the fuzz entry for events decodes and checks like an instance, and never traps")
     func fuzzEvent() {
-        #expect(PluginInput.checkEvent(bytes: Array(#"{"event":"listening","redirect_uri":"http://127.0.0.1:1/cb"}"#.utf8)))
-        #expect(!PluginInput.checkEvent(bytes: Array(#"{"event":"listening","redirect_uri":"http://u@127.0.0.1:1/cb"}"#.utf8)))
+        #expect(
+            PluginInput.checkEvent(bytes: Array(#"{"event":"listening","redirect_uri":"http://127.0.0.1:1/cb"}"#.utf8)))
+        #expect(
+            !PluginInput.checkEvent(
+                bytes: Array(#"{"event":"listening","redirect_uri":"http://u@127.0.0.1:1/cb"}"#.utf8)))
         #expect(!PluginInput.checkEvent(bytes: Array(#"{"event":"redirect","url":"::"}"#.utf8)))
         #expect(PluginInput.checkEvent(bytes: Array(#"{"event":"failed","error":{"code":"nope","message":"m"}}"#.utf8)))
         #expect(!PluginInput.checkEvent(bytes: Array(#"{"event":"exploded"}"#.utf8)))

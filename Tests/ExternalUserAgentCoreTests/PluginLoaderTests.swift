@@ -173,7 +173,9 @@ struct PluginLoaderTests {
         let session = ExternalUserAgentSession(
             agent: entry.makeAgent(), receiver: FakeRedirectReceiver(),
             configuration: .init(expectedState: "s", timeout: .seconds(5)))
-        await #expect { try await session.run { $0 } } throws: { ($0 as? ExternalUserAgentError)?.code == .userCanceled }
+        await #expect { try await session.run { $0 } } throws: {
+            ($0 as? ExternalUserAgentError)?.code == .userCanceled
+        }
         // The session completes on the first terminal event; the plugin's late events come on its own
         // thread, possibly after `run` has returned here, so wait for them (bounded).
         var warnings: [String] = []
@@ -188,23 +190,33 @@ struct PluginLoaderTests {
 
     @Test("the standard search path: executable folder, EUA_PLUGIN_PATH, XDG data folders, installed folder")
     func standardSearchPath() {
-        let path = PluginSearchPath.standard(environment: ["EUA_PLUGIN_PATH": "/a:/b::/c", "XDG_DATA_HOME": "/home/u/data",
-                                                          "XDG_DATA_DIRS": "/opt/share:relative:/usr/share"])
+        let path = PluginSearchPath.standard(environment: [
+            "EUA_PLUGIN_PATH": "/a:/b::/c", "XDG_DATA_HOME": "/home/u/data",
+            "XDG_DATA_DIRS": "/opt/share:relative:/usr/share",
+        ])
         let exe = PluginSearchPath.executableDirectory()!
-        #expect(path.folders == [exe, "/a", "/b", "/c", "/home/u/data/eua/plugins", "/opt/share/eua/plugins",
-                                 "/usr/share/eua/plugins", PluginSearchPath.installedFolder(executableFolder: exe)])
+        #expect(
+            path.folders == [
+                exe, "/a", "/b", "/c", "/home/u/data/eua/plugins", "/opt/share/eua/plugins",
+                "/usr/share/eua/plugins", PluginSearchPath.installedFolder(executableFolder: exe),
+            ])
         let defaults = PluginSearchPath.standard(environment: ["HOME": "/home/u"])
-        #expect(defaults.folders.dropFirst().prefix(3) == ["/home/u/.local/share/eua/plugins",
-                                                           "/usr/local/share/eua/plugins", "/usr/share/eua/plugins"])
+        #expect(
+            defaults.folders.dropFirst().prefix(3) == [
+                "/home/u/.local/share/eua/plugins",
+                "/usr/local/share/eua/plugins", "/usr/share/eua/plugins",
+            ])
         #expect(PluginSearchPath.installedFolder(executableFolder: "/usr/local/bin") == "/usr/local/lib/eua/plugins")
-        #expect(PluginSearchPath.installedFolder(executableFolder: "/usr/lib/eua") == "/usr/lib/eua/plugins",
-                "eua installed in <prefix>/lib/eua")
+        #expect(
+            PluginSearchPath.installedFolder(executableFolder: "/usr/lib/eua") == "/usr/lib/eua/plugins",
+            "eua installed in <prefix>/lib/eua")
     }
 
     @Test("an embedded web-view agent loads with its kind (the selection policy, not the loader, refuses it)")
     func agentKinds() throws {
         let folder = try TemporaryFolder()
-        _ = try CPluginBuilder.build(defines: ["EMBEDDED", "PLUGIN_ID=\"webview\""], name: "libwebview.so", in: folder.url)
+        _ = try CPluginBuilder.build(
+            defines: ["EMBEDDED", "PLUGIN_ID=\"webview\""], name: "libwebview.so", in: folder.url)
         let catalog = load([folder.url])
         #expect(catalog.agent(id: "webview")?.descriptor.kind == .embeddedWebView)
     }

@@ -20,8 +20,10 @@ struct SessionTests {
         return components.url!
     }
 
-    func makeSession(_ backend: SessionBackend, _ script: SessionBackend.Script,
-                     timeout: Duration? = .seconds(20)) throws -> (ExternalUserAgentSession, FakeRedirectReceiver) {
+    func makeSession(
+        _ backend: SessionBackend, _ script: SessionBackend.Script,
+        timeout: Duration? = .seconds(20)
+    ) throws -> (ExternalUserAgentSession, FakeRedirectReceiver) {
         let receiver = FakeRedirectReceiver()
         let session = ExternalUserAgentSession(
             agent: try backend.agent(script), receiver: receiver,
@@ -42,7 +44,8 @@ struct SessionTests {
 
     @Test("a redirect completes the session; agent dismissed, receiver stopped", arguments: SessionBackend.allCases)
     func completes(_ backend: SessionBackend) async throws {
-        let (session, receiver) = try makeSession(backend, .redirect(parameters: ["code": "abc", "iss": "https://as.example"]))
+        let (session, receiver) = try makeSession(
+            backend, .redirect(parameters: ["code": "abc", "iss": "https://as.example"]))
         let url = try await run(session).get()
         let items = URLComponents(url: url, resolvingAgainstBaseURL: false)!.queryItems!
         #expect(items.first { $0.name == "code" }?.value == "abc")
@@ -67,7 +70,9 @@ struct SessionTests {
         }
     }
 
-    @Test("a callback that does not match the redirect URI is rejected and the flow goes on", arguments: SessionBackend.allCases)
+    @Test(
+        "a callback that does not match the redirect URI is rejected and the flow goes on",
+        arguments: SessionBackend.allCases)
     func mismatchDoesNotEnd(_ backend: SessionBackend) async throws {
         let (session, receiver) = try makeSession(backend, .neverAnswers)
         let running = Task { await run(session) }

@@ -38,7 +38,9 @@ struct SmallFilesTests {
     func readingPastStatus() throws {
         let status = try #require(try SmallFiles.read("/proc/self/status", limit: 1 << 20))
         #expect(String(decoding: status, as: UTF8.self).contains("Name:"))
-        #expect(throws: SmallFiles.Failure(reason: "it grew past the 10 bytes allowed while it was read", isTooLarge: true)) {
+        #expect(
+            throws: SmallFiles.Failure(reason: "it grew past the 10 bytes allowed while it was read", isTooLarge: true)
+        ) {
             try SmallFiles.read("/proc/self/status", limit: 10)
         }
     }

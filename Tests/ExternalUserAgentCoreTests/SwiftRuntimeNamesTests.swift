@@ -13,17 +13,18 @@ struct SwiftRuntimeNamesTests {
         #expect(SwiftRuntimeNames.problem == nil)
     }
 
-    @Test("a missing symbol of the standard library, the runtime or Foundation is told apart from a plugin's own",
-          arguments: [
-              ("/p/libA.so: undefined symbol: $ss23_ContiguousArrayStorageCMn", true),
-              ("/p/libA.so: undefined symbol: $sSS10FoundationE4data", true),
-              ("/p/libA.so: undefined symbol: swift_retain", true),
-              ("/p/libA.so: undefined symbol: $s20FoundationEssentials4DataVMn", true),
-              ("/p/libA.so: undefined symbol: $s12_Concurrency4TaskVMn", true),
-              ("/p/libA.so: undefined symbol: $s7MyKit5ThingVMn", false),
-              ("/p/libA.so: undefined symbol: g_app_info_launch_uris", false),
-              ("/p/libA.so: cannot open shared object file: No such file or directory", false),
-          ])
+    @Test(
+        "a missing symbol of the standard library, the runtime or Foundation is told apart from a plugin's own",
+        arguments: [
+            ("/p/libA.so: undefined symbol: $ss23_ContiguousArrayStorageCMn", true),
+            ("/p/libA.so: undefined symbol: $sSS10FoundationE4data", true),
+            ("/p/libA.so: undefined symbol: swift_retain", true),
+            ("/p/libA.so: undefined symbol: $s20FoundationEssentials4DataVMn", true),
+            ("/p/libA.so: undefined symbol: $s12_Concurrency4TaskVMn", true),
+            ("/p/libA.so: undefined symbol: $s7MyKit5ThingVMn", false),
+            ("/p/libA.so: undefined symbol: g_app_info_launch_uris", false),
+            ("/p/libA.so: cannot open shared object file: No such file or directory", false),
+        ])
     func runtimeSymbol(reason: String, expected: Bool) {
         #expect(SwiftRuntimeNames.isRuntimeSymbolMissing(reason) == expected, "\(reason)")
     }

@@ -35,8 +35,9 @@ struct AuthStateTests {
         }
     }
 
-    @Test("a refreshed ID token with another auth_time or acr than the sign-in's is refused (max_age, acr_values checked again)",
-          arguments: [("auth_time", "1700000999", "auth_time"), ("acr", #""bronze""#, "acr 'bronze'")])
+    @Test(
+        "a refreshed ID token with another auth_time or acr than the sign-in's is refused (max_age, acr_values checked again)",
+        arguments: [("auth_time", "1700000999", "auth_time"), ("acr", #""bronze""#, "acr 'bronze'")])
     func refreshedAuthenticationChecked(claim: String, changed: String, said: String) async throws {
         try await LocalAuthorizationServer.withServer { server in
             server.update { $0.idTokenClaimOverrides = ["auth_time": "1700000000", "acr": #""gold""#] }
@@ -59,12 +60,16 @@ struct AuthStateTests {
         try await LocalAuthorizationServer.withServer { server in
             let state = try await FlowHarness.signIn(server, file: file)
             let refreshToken = try #require(await state.lastTokenResponse?.refreshToken)
-            try await state.recordRevocation([.refreshToken, .accessToken], at: Date(timeIntervalSince1970: 1_800_000_000))
+            try await state.recordRevocation(
+                [.refreshToken, .accessToken], at: Date(timeIntervalSince1970: 1_800_000_000))
             let text = try String(contentsOfFile: file.path, encoding: .utf8)
             #expect(!text.contains(refreshToken), "the revoked refresh token is not saved any more")
             let reloaded = try await AuthState.load(from: file)
-            #expect(await reloaded.revokedTokens == RevokedTokens(kinds: [.refreshToken, .accessToken],
-                                                                  date: Date(timeIntervalSince1970: 1_800_000_000)))
+            #expect(
+                await reloaded.revokedTokens
+                    == RevokedTokens(
+                        kinds: [.refreshToken, .accessToken],
+                        date: Date(timeIntervalSince1970: 1_800_000_000)))
             #expect(await !reloaded.isAuthorized)
             #expect(await reloaded.lastTokenResponse?.idToken != nil, "the ID token stays, for the end-session request")
             let error = await #expect(throws: ExternalUserAgentError.self) { try await reloaded.freshTokens() }
@@ -72,22 +77,28 @@ struct AuthStateTests {
             let before = server.requestLog.count
             _ = await #expect(throws: ExternalUserAgentError.self) { try await reloaded.freshTokens(force: true) }
             #expect(server.requestLog.count == before, "the server is not asked")
-            let account = try #require(try await AuthAccounts(folder: folder.path + "/accounts", legacyFile: file).accounts().first)
+            let account = try #require(
+                try await AuthAccounts(folder: folder.path + "/accounts", legacyFile: file).accounts().first)
             #expect(account.needsSignIn && !account.canRefresh && account.revokedTokens != nil)
         }
     }
 
-    @Test("a state that cannot replace its file: stateFileInvalid with the reason, no temporary file left (PrivateFile's write)")
+    @Test(
+        "a state that cannot replace its file: stateFileInvalid with the reason, no temporary file left (PrivateFile's write)"
+    )
     func saveCannotReplace() async throws {
         let folder = try TemporaryFolder()
         try await LocalAuthorizationServer.withServer { server in
             let state = try await FlowHarness.signIn(server)
             let blocked = folder.path + "/eua/auth.json"
             try FileManager.default.createDirectory(atPath: blocked + "/in-the-way", withIntermediateDirectories: true)
-            let error = await #expect(throws: ExternalUserAgentError.self) { try await state.save(to: AuthStateFile(path: blocked)) }
+            let error = await #expect(throws: ExternalUserAgentError.self) {
+                try await state.save(to: AuthStateFile(path: blocked))
+            }
             #expect(error?.code == .stateFileInvalid)
-            #expect(error?.message.contains("authorization state file \(blocked): it could not be replaced") == true,
-                    "\(error?.message ?? "")")
+            #expect(
+                error?.message.contains("authorization state file \(blocked): it could not be replaced") == true,
+                "\(error?.message ?? "")")
             let left = try FileManager.default.contentsOfDirectory(atPath: folder.path + "/eua")
             #expect(left.sorted() == ["auth.json", "auth.json.lock"], "no temporary file is left: \(left)")
         }
@@ -95,7 +106,9 @@ struct AuthStateTests {
 
     @Test("XDG_STATE_HOME decides the default place")
     func standardPlace() {
-        #expect(AuthStateFile.standard(environment: ["XDG_STATE_HOME": "/x/state", "HOME": "/h"]).path == "/x/state/eua/auth-state.json")
+        #expect(
+            AuthStateFile.standard(environment: ["XDG_STATE_HOME": "/x/state", "HOME": "/h"]).path
+                == "/x/state/eua/auth-state.json")
         #expect(AuthStateFile.standard(environment: ["HOME": "/h"]).path == "/h/.local/state/eua/auth-state.json")
     }
 
@@ -115,8 +128,12 @@ struct AuthStateTests {
             (try write("future.json", #"{"format":"eua-auth-state","version":99}"#), "format version 99"),
             (try write("partial.json", #"{"format":"eua-auth-state","version":1}"#), "incomplete or corrupt"),
             (try write("shared.json", #"{"format":"eua-auth-state","version":1}"#, mode: 0o644), "others may read"),
-            (try write("huge.json", #"{"format":"eua-auth-state","version":1,"x":""# + String(repeating: "a", count: 1 << 20) + #""}"#),
-             "over the 1048576 allowed; a saved state is a few KiB — delete it and sign in again"),
+            (
+                try write(
+                    "huge.json",
+                    #"{"format":"eua-auth-state","version":1,"x":""# + String(repeating: "a", count: 1 << 20) + #""}"#),
+                "over the 1048576 allowed; a saved state is a few KiB — delete it and sign in again"
+            ),
         ]
         for (file, says) in cases {
             #expect {
@@ -134,7 +151,9 @@ struct AuthStateTests {
             let state = try await FlowHarness.signIn(server)
             #expect(await state.needsRefresh(minimumValidity: .seconds(60)))
             let tokens = try await withThrowingTaskGroup(of: String.self) { group in
-                for _ in 0..<8 { group.addTask { try await state.freshTokens(minimumValidity: .seconds(60)).accessToken } }
+                for _ in 0..<8 {
+                    group.addTask { try await state.freshTokens(minimumValidity: .seconds(60)).accessToken }
+                }
                 return try await group.reduce(into: Set<String>()) { $0.insert($1) }
             }
             #expect(tokens.count == 1, "every caller got the same refreshed token")
@@ -145,31 +164,40 @@ struct AuthStateTests {
     @Test("no refresh token and an expired access token is notAuthorized; invalid_grant marks the state")
     func notAuthorized() async throws {
         let expired = TokenResponse(accessToken: "a", expiresIn: 1, receivedAt: Date().addingTimeInterval(-100))
-        let state = AuthState(configuration: exampleConfiguration, client: ClientCredentials(clientID: "app"),
-                              scope: nil, tokenResponse: expired)
+        let state = AuthState(
+            configuration: exampleConfiguration, client: ClientCredentials(clientID: "app"),
+            scope: nil, tokenResponse: expired)
         #expect(await !state.isAuthorized)
-        await #expect { try await state.freshTokens() } throws: { ExternalUserAgentError.code(of: $0) == .notAuthorized }
+        await #expect { try await state.freshTokens() } throws: {
+            ExternalUserAgentError.code(of: $0) == .notAuthorized
+        }
 
         try await LocalAuthorizationServer.withServer { server in
             let configuration = try await Discovery().configuration(issuer: server.issuer)
-            let stale = AuthState(configuration: configuration, client: ClientCredentials(clientID: server.options.clientID),
-                                  scope: "openid", tokenResponse: TokenResponse(accessToken: "a", refreshToken: "revoked"))
-            await #expect { try await stale.freshTokens(force: true) } throws: { ExternalUserAgentError.code(of: $0) == .oauthError }
+            let stale = AuthState(
+                configuration: configuration, client: ClientCredentials(clientID: server.options.clientID),
+                scope: "openid", tokenResponse: TokenResponse(accessToken: "a", refreshToken: "revoked"))
+            await #expect { try await stale.freshTokens(force: true) } throws: {
+                ExternalUserAgentError.code(of: $0) == .oauthError
+            }
             #expect(await stale.authorizationError?.error == "invalid_grant")
             #expect(await !stale.isAuthorized)
         }
     }
 
-    @Test("a saved authorization error is loaded: not authorized, and freshTokens says sign in again without asking the server")
+    @Test(
+        "a saved authorization error is loaded: not authorized, and freshTokens says sign in again without asking the server"
+    )
     func savedAuthorizationError() async throws {
         try await LocalAuthorizationServer.withServer { server in
             let configuration = try await Discovery().configuration(issuer: server.issuer)
             let folder = try TemporaryFolder()
             let file = AuthStateFile(path: folder.path + "/state.json")
-            let refused = AuthState(configuration: configuration, client: ClientCredentials(clientID: server.options.clientID),
-                                    scope: "openid", tokenResponse: TokenResponse(accessToken: "a", refreshToken: "dead"),
-                                    authorizationError: OAuthErrorResponse(error: "invalid_grant", errorDescription: "revoked"),
-                                    file: file)
+            let refused = AuthState(
+                configuration: configuration, client: ClientCredentials(clientID: server.options.clientID),
+                scope: "openid", tokenResponse: TokenResponse(accessToken: "a", refreshToken: "dead"),
+                authorizationError: OAuthErrorResponse(error: "invalid_grant", errorDescription: "revoked"),
+                file: file)
             try await refused.save(to: file)
             let saved = try Data(contentsOf: URL(fileURLWithPath: file.path))
 
@@ -194,7 +222,10 @@ struct AuthStateTests {
             let folder = try TemporaryFolder()
             let file = AuthStateFile(path: folder.path + "/state.json")
             _ = try await FlowHarness.signIn(server, file: file)
-            server.update { $0.misbehaviors = [.slowTokenEndpoint]; $0.tokenEndpointDelay = .milliseconds(500) }
+            server.update {
+                $0.misbehaviors = [.slowTokenEndpoint]
+                $0.tokenEndpointDelay = .milliseconds(500)
+            }
             let first = try await AuthState.load(from: file)
             let second = try await AuthState.load(from: file)
             async let a = first.freshTokens(force: true)
@@ -208,8 +239,9 @@ struct AuthStateTests {
             #expect([tokensA.accessToken, tokensB.accessToken].contains(finalTokens.accessToken))
             #expect(await final.authorizationError == nil)
             server.update { $0.misbehaviors = [] }
-            #expect(try await final.freshTokens(force: true).accessToken != finalTokens.accessToken,
-                    "the saved refresh token still works")
+            #expect(
+                try await final.freshTokens(force: true).accessToken != finalTokens.accessToken,
+                "the saved refresh token still works")
         }
     }
 
@@ -239,14 +271,19 @@ struct AuthStateTests {
 
     @Test("the lock is waited for up to the file's lockTimeout, then timedOut names the lock file")
     func lockTimeout() async throws {
-        try await LocalAuthorizationServer.withServer(.init(misbehaviors: [.slowTokenEndpoint],
-                                                            tokenEndpointDelay: .seconds(3))) { server in
+        try await LocalAuthorizationServer.withServer(
+            .init(
+                misbehaviors: [.slowTokenEndpoint],
+                tokenEndpointDelay: .seconds(3))
+        ) { server in
             let folder = try TemporaryFolder()
             let configuration = try await Discovery().configuration(issuer: server.issuer)
             let client = ClientCredentials(clientID: server.options.clientID)
             let file = AuthStateFile(path: folder.path + "/state.json", lockTimeout: .milliseconds(300))
-            try await AuthState(configuration: configuration, client: client, scope: "openid",
-                                tokenResponse: TokenResponse(accessToken: "a", refreshToken: "r"), file: file).save(to: file)
+            try await AuthState(
+                configuration: configuration, client: client, scope: "openid",
+                tokenResponse: TokenResponse(accessToken: "a", refreshToken: "r"), file: file
+            ).save(to: file)
             let holder = try await AuthState.load(from: file)
             let waiter = try await AuthState.load(from: file)
             let holding = Task { try? await holder.freshTokens(force: true) }

@@ -12,22 +12,30 @@ import Testing
 @Suite("confidential clients")
 struct ConfidentialClientTests {
     static func service(methods: [String]?) -> ServiceConfiguration {
-        ServiceConfiguration(issuer: "https://id.example", authorizationEndpoint: URL(string: "https://id.example/a")!,
-                             tokenEndpoint: URL(string: "https://id.example/t")!,
-                             tokenEndpointAuthMethodsSupported: methods)
+        ServiceConfiguration(
+            issuer: "https://id.example", authorizationEndpoint: URL(string: "https://id.example/a")!,
+            tokenEndpoint: URL(string: "https://id.example/t")!,
+            tokenEndpointAuthMethodsSupported: methods)
     }
 
     @Test("no method given: client_secret_basic when listed or nothing is listed, else client_secret_post")
     func negotiation() throws {
         let client = ClientCredentials(clientID: "c", clientSecret: "s")
         #expect(try client.negotiated(with: Self.service(methods: nil)).authenticationMethod == .clientSecretBasic)
-        #expect(try client.negotiated(with: Self.service(methods: ["client_secret_post", "client_secret_basic"]))
-            .authenticationMethod == .clientSecretBasic)
-        #expect(try client.negotiated(with: Self.service(methods: ["client_secret_post"])).authenticationMethod == .clientSecretPost)
+        #expect(
+            try client.negotiated(with: Self.service(methods: ["client_secret_post", "client_secret_basic"]))
+                .authenticationMethod == .clientSecretBasic)
+        #expect(
+            try client.negotiated(with: Self.service(methods: ["client_secret_post"])).authenticationMethod
+                == .clientSecretPost)
         let explicit = ClientCredentials(clientID: "c", clientSecret: "s", authenticationMethod: .clientSecretPost)
-        #expect(try explicit.negotiated(with: Self.service(methods: ["client_secret_basic"])).authenticationMethod == .clientSecretPost)
+        #expect(
+            try explicit.negotiated(with: Self.service(methods: ["client_secret_basic"])).authenticationMethod
+                == .clientSecretPost)
         let publicClient = ClientCredentials(clientID: "c")
-        #expect(try publicClient.negotiated(with: Self.service(methods: ["client_secret_basic"])).authenticationMethod == .none)
+        #expect(
+            try publicClient.negotiated(with: Self.service(methods: ["client_secret_basic"])).authenticationMethod
+                == .none)
     }
 
     @Test("a server that lists no secret method the client can use: invalidOptions naming what it lists")
@@ -37,14 +45,19 @@ struct ConfidentialClientTests {
                 .negotiated(with: Self.service(methods: ["private_key_jwt", "tls_client_auth"]))
         } throws: { error in
             let error = error as? ExternalUserAgentError
-            return error?.code == .invalidOptions && error?.message.contains("[private_key_jwt, tls_client_auth]") == true
+            return error?.code == .invalidOptions
+                && error?.message.contains("[private_key_jwt, tls_client_auth]") == true
         }
     }
 
-    @Test("a server that lists only client_secret_post gets the secret in the body; the state records it, not the secret")
+    @Test(
+        "a server that lists only client_secret_post gets the secret in the body; the state records it, not the secret")
     func postFromDiscovery() async throws {
-        try await LocalAuthorizationServer.withServer(.init(clientSecret: "s3cret",
-                                                            advertisedAuthMethods: ["client_secret_post"])) { server in
+        try await LocalAuthorizationServer.withServer(
+            .init(
+                clientSecret: "s3cret",
+                advertisedAuthMethods: ["client_secret_post"])
+        ) { server in
             let folder = try TemporaryFolder()
             let file = AuthStateFile(path: folder.path + "/state.json")
             let state = try await FlowHarness.signIn(server, secret: "s3cret", file: file)
@@ -59,7 +72,9 @@ struct ConfidentialClientTests {
         }
     }
 
-    @Test("refreshing a confidential client's saved state without the secret: invalidOptions saying how to give it; nothing sent")
+    @Test(
+        "refreshing a confidential client's saved state without the secret: invalidOptions saying how to give it; nothing sent"
+    )
     func refreshWithoutSecret() async throws {
         try await LocalAuthorizationServer.withServer(.init(clientSecret: "s3cret")) { server in
             let folder = try TemporaryFolder()

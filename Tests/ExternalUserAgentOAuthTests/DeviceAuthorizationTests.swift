@@ -36,8 +36,10 @@ final class RecordingClock: Clock, Sendable {
 struct DeviceAuthorizationTests {
     /// Runs `body` with a local server whose device grant is on (with `change` made to it) and its discovered
     /// configuration; the server is stopped however `body` ends.
-    func withStarted(_ change: (inout LocalDeviceAuthorization.Settings) -> Void,
-                     _ body: (LocalAuthorizationServer, ServiceConfiguration) async throws -> Void) async throws {
+    func withStarted(
+        _ change: (inout LocalDeviceAuthorization.Settings) -> Void,
+        _ body: (LocalAuthorizationServer, ServiceConfiguration) async throws -> Void
+    ) async throws {
         try await LocalAuthorizationServer.withServer { server in
             server.deviceAuthorization.update {
                 $0.enabled = true
@@ -47,16 +49,20 @@ struct DeviceAuthorizationTests {
         }
     }
 
-    func signIn(_ server: LocalAuthorizationServer, _ configuration: ServiceConfiguration,
-                timeout: Duration? = nil) -> SignIn {
-        SignIn(configuration: configuration, client: ClientCredentials(clientID: server.options.clientID),
-               scopes: ["openid", "email"], timeout: timeout)
+    func signIn(
+        _ server: LocalAuthorizationServer, _ configuration: ServiceConfiguration,
+        timeout: Duration? = nil
+    ) -> SignIn {
+        SignIn(
+            configuration: configuration, client: ClientCredentials(clientID: server.options.clientID),
+            scopes: ["openid", "email"], timeout: timeout)
     }
 
     @Test("discovery reads device_authorization_endpoint; a server without the grant has none")
     func discovery() async throws {
         try await withStarted({ _ in }) { server, configuration in
-            #expect(configuration.deviceAuthorizationEndpoint?.absoluteString == server.issuer + "/device_authorization")
+            #expect(
+                configuration.deviceAuthorizationEndpoint?.absoluteString == server.issuer + "/device_authorization")
             try await LocalAuthorizationServer.withServer { plain in
                 let plainConfiguration = try await Discovery().configuration(issuer: plain.issuer)
                 #expect(plainConfiguration.deviceAuthorizationEndpoint == nil)
@@ -74,8 +80,11 @@ struct DeviceAuthorizationTests {
                 clock: clock, show: { codes in shown.withLock { $0 = codes } },
                 onEvent: { event in events.withLock { $0.append(event) } })
             #expect(clock.sleeps == [.seconds(5), .seconds(5), .seconds(10), .seconds(10)])
-            #expect(events.withLock { $0 } == [.pending(interval: .seconds(5)), .slowDown(interval: .seconds(10)),
-                                                 .pending(interval: .seconds(10))])
+            #expect(
+                events.withLock { $0 } == [
+                    .pending(interval: .seconds(5)), .slowDown(interval: .seconds(10)),
+                    .pending(interval: .seconds(10)),
+                ])
             #expect(server.deviceAuthorization.answered == [.pending, .slowDown, .pending, .approve])
             let codes = try #require(shown.withLock { $0 })
             #expect(codes.verificationURI == server.issuer + "/device")
@@ -91,7 +100,10 @@ struct DeviceAuthorizationTests {
 
     @Test("no interval from the server: 5 s, as RFC 8628 §3.2 says")
     func defaultInterval() async throws {
-        try await withStarted({ $0.interval = nil; $0.answers = [.pending] }) { server, configuration in
+        try await withStarted({
+            $0.interval = nil
+            $0.answers = [.pending]
+        }) { server, configuration in
             let clock = RecordingClock()
             _ = try await signIn(server, configuration).runDevice(clock: clock, show: { _ in })
             #expect(clock.sleeps == [.seconds(5), .seconds(5)])
@@ -188,24 +200,30 @@ extension Result {
 
 @Suite("the sign-in chain: browser → device → manual")
 struct SignInChainTests {
-    static let service = ServiceConfiguration(issuer: "https://id.example", authorizationEndpoint: URL(string: "https://id.example/a")!,
-                                              tokenEndpoint: URL(string: "https://id.example/t")!)
+    static let service = ServiceConfiguration(
+        issuer: "https://id.example", authorizationEndpoint: URL(string: "https://id.example/a")!,
+        tokenEndpoint: URL(string: "https://id.example/t")!)
     static var deviceService: ServiceConfiguration {
         var service = Self.service
         service.deviceAuthorizationEndpoint = URL(string: "https://id.example/device")!
         return service
     }
 
-    let browser = AgentCandidate(agent: FakeExternalUserAgent(id: "browser", kind: .externalBrowser),
-                                 available: false, reasons: ["no display"])
+    let browser = AgentCandidate(
+        agent: FakeExternalUserAgent(id: "browser", kind: .externalBrowser),
+        available: false, reasons: ["no display"])
     let availableBrowser = AgentCandidate(agent: FakeExternalUserAgent(id: "browser", kind: .externalBrowser))
     let manual = AgentCandidate(agent: FakeExternalUserAgent(id: "manual", kind: .manual))
 
-    func plan(_ candidates: [AgentCandidate], _ service: ServiceConfiguration?, code: CodeConfiguration = .init(),
-              forced: SignInStep? = nil) throws -> SignInPlan {
-        let configuration = try Configuration.load(sources: ConfigurationSources(environment: [:], systemFiles: [], userFile: nil,
-                                                                                 managedFile: nil),
-                                                   code: code)
+    func plan(
+        _ candidates: [AgentCandidate], _ service: ServiceConfiguration?, code: CodeConfiguration = .init(),
+        forced: SignInStep? = nil
+    ) throws -> SignInPlan {
+        let configuration = try Configuration.load(
+            sources: ConfigurationSources(
+                environment: [:], systemFiles: [], userFile: nil,
+                managedFile: nil),
+            code: code)
         return SignInChain.plan(candidates: candidates, configuration: configuration, service: service, forced: forced)
     }
 
@@ -232,11 +250,13 @@ struct SignInChainTests {
 
     @Test("flow-order from the configuration changes the order; a step left out is never used")
     func order() throws {
-        let manualFirst = try plan([availableBrowser, manual], Self.deviceService,
-                                   code: CodeConfiguration(flowOrder: ["manual", "browser"]))
+        let manualFirst = try plan(
+            [availableBrowser, manual], Self.deviceService,
+            code: CodeConfiguration(flowOrder: ["manual", "browser"]))
         #expect(manualFirst.chosen?.step == .manual)
         #expect(manualFirst.steps.last?.step == .device && manualFirst.steps.last?.reason.contains("left out") == true)
-        let deviceOnly = try plan([availableBrowser, manual], Self.service, code: CodeConfiguration(flowOrder: ["device"]))
+        let deviceOnly = try plan(
+            [availableBrowser, manual], Self.service, code: CodeConfiguration(flowOrder: ["device"]))
         #expect(deviceOnly.chosen == nil)
         #expect(deviceOnly.error.code == .noAgentAvailable)
     }
@@ -257,7 +277,8 @@ struct SignInChainTests {
         var code = CodeConfiguration(preference: ["other"], allowTestAgents: true)
         code.namedAgent = "other"
         let configuration = try Configuration.load(
-            sources: ConfigurationSources(environment: [:], systemFiles: [], userFile: nil, managedFile: managed), code: code)
+            sources: ConfigurationSources(environment: [:], systemFiles: [], userFile: nil, managedFile: managed),
+            code: code)
         let other = AgentCandidate(agent: FakeExternalUserAgent(id: "other", kind: .testDouble))
         let plan = SignInChain.plan(candidates: [availableBrowser, other], configuration: configuration, service: nil)
         let chosen = try #require(plan.chosen)

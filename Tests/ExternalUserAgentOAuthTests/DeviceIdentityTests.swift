@@ -12,8 +12,10 @@ import Testing
 struct DeviceIdentityTests {
     /// Runs `body` with a local server started with `options` and its device grant on (1 s interval); the server is
     /// stopped however `body` ends.
-    static func withDeviceServer(_ options: LocalAuthorizationServerOptions,
-                                 _ body: (LocalAuthorizationServer) async throws -> Void) async throws {
+    static func withDeviceServer(
+        _ options: LocalAuthorizationServerOptions,
+        _ body: (LocalAuthorizationServer) async throws -> Void
+    ) async throws {
         try await LocalAuthorizationServer.withServer(options) { server in
             server.deviceAuthorization.update {
                 $0.enabled = true
@@ -25,14 +27,17 @@ struct DeviceIdentityTests {
 
     static func signIn(_ server: LocalAuthorizationServer, file: AuthStateFile? = nil) async throws -> AuthState {
         let service = try await Discovery().configuration(issuer: server.issuer)
-        return try await SignIn(configuration: service, client: ClientCredentials(clientID: server.options.clientID),
-                                scopes: ["openid", "email"], timeout: .seconds(20), file: file)
-            .runDevice(show: { _ in })
+        return try await SignIn(
+            configuration: service, client: ClientCredentials(clientID: server.options.clientID),
+            scopes: ["openid", "email"], timeout: .seconds(20), file: file
+        )
+        .runDevice(show: { _ in })
     }
 
     @Test("no ID token and no userinfo endpoint: signed in, who is unknown, the state is saved")
     func noIdentity() async throws {
-        try await Self.withDeviceServer(.init(tokenResponseOverrides: ["id_token": ""], servesUserinfo: false)) { server in
+        try await Self.withDeviceServer(.init(tokenResponseOverrides: ["id_token": ""], servesUserinfo: false)) {
+            server in
             let folder = try TemporaryFolder()
             let state = try await Self.signIn(server, file: AuthStateFile(path: folder.path + "/state.json"))
             #expect(await state.idTokenClaims == nil)
@@ -44,8 +49,11 @@ struct DeviceIdentityTests {
 
     @Test("no ID token, a userinfo endpoint: who signed in comes from it, asked with the access token as Bearer")
     func fromUserInfo() async throws {
-        try await Self.withDeviceServer(.init(tokenResponseOverrides: ["id_token": ""], servesUserinfo: true,
-                                              userinfoName: "Alice Example")) { server in
+        try await Self.withDeviceServer(
+            .init(
+                tokenResponseOverrides: ["id_token": ""], servesUserinfo: true,
+                userinfoName: "Alice Example")
+        ) { server in
             let folder = try TemporaryFolder()
             let file = AuthStateFile(path: folder.path + "/state.json")
             let state = try await Self.signIn(server, file: file)

@@ -16,13 +16,17 @@ struct FlowDeadlineTests {
         code.preference = ["headless"]
         code.namedAgent = "headless"
         let configuration = try Configuration.load(
-            sources: ConfigurationSources(environment: [:], systemFiles: [], userFile: nil, managedFile: nil), code: code)
-        return SignInFlow(issuer: issuer, client: ClientCredentials(clientID: clientID), timeout: timeout,
-                          candidates: AgentSelection.candidates(catalog: catalog), configuration: configuration,
-                          receiver: .plugin(in: catalog))
+            sources: ConfigurationSources(environment: [:], systemFiles: [], userFile: nil, managedFile: nil),
+            code: code)
+        return SignInFlow(
+            issuer: issuer, client: ClientCredentials(clientID: clientID), timeout: timeout,
+            candidates: AgentSelection.candidates(catalog: catalog), configuration: configuration,
+            receiver: .plugin(in: catalog))
     }
 
-    @Test("discovery from a server that accepts and never answers ends at the 2 s deadline, naming discovery and the server")
+    @Test(
+        "discovery from a server that accepts and never answers ends at the 2 s deadline, naming discovery and the server"
+    )
     func silentDiscovery() async throws {
         let silent = try SilentListener()
         defer { silent.close() }
@@ -37,13 +41,18 @@ struct FlowDeadlineTests {
         #expect(started.duration(to: .now) < .seconds(10))
     }
 
-    @Test("a token endpoint that does not answer ends the flow at its deadline, naming the code exchange and the server")
+    @Test(
+        "a token endpoint that does not answer ends the flow at its deadline, naming the code exchange and the server")
     func silentTokenEndpoint() async throws {
-        try await LocalAuthorizationServer.withServer(.init(misbehaviors: [.slowTokenEndpoint],
-                                                            tokenEndpointDelay: .seconds(60))) { server in
+        try await LocalAuthorizationServer.withServer(
+            .init(
+                misbehaviors: [.slowTokenEndpoint],
+                tokenEndpointDelay: .seconds(60))
+        ) { server in
             let started = ContinuousClock.now
             await #expect {
-                try await Self.flow(issuer: server.issuer, clientID: server.options.clientID, timeout: .seconds(4)).run()
+                try await Self.flow(issuer: server.issuer, clientID: server.options.clientID, timeout: .seconds(4))
+                    .run()
             } throws: { error in
                 let error = error as? ExternalUserAgentError
                 let message = error?.message ?? ""

@@ -32,7 +32,9 @@ struct OAuthFuzzInputReplayTests {
         }
     }
 
-    @Test("each seed is a valid document for its reader (the 400 seed is the OAuth error it carries); every kept regression input gives a value or an error")
+    @Test(
+        "each seed is a valid document for its reader (the 400 seed is the OAuth error it carries); every kept regression input gives a value or an error"
+    )
     func seedsAndRegressions() throws {
         let seeds = Self.inputs("corpus/FuzzOAuthResponses")
         #expect(seeds.count >= 6)

@@ -16,12 +16,15 @@ struct LocalSignInDemoTests {
         let quick = try LocalSignInDemo(stateFile: folder.path + "/s.json")
         #expect(quick.agentOptions == ["mode": "follow"] && quick.serverOptions.authorizationPage == .autoApprove)
         #expect(quick.serverOptions.clientID == LocalSignInDemo.clientID && !quick.stateFileIsTemporary)
-        let form = try LocalSignInDemo(subject: "bob", loginForm: true, signingAlgorithm: .es256,
-                                       stateFile: folder.path + "/s.json")
+        let form = try LocalSignInDemo(
+            subject: "bob", loginForm: true, signingAlgorithm: .es256,
+            stateFile: folder.path + "/s.json")
         #expect(form.agentOptions == ["mode": "follow", "form.username": "bob"])
         #expect(form.serverOptions.authorizationPage == .loginForm && form.serverOptions.signingAlgorithm == .es256)
         let browser = try LocalSignInDemo(agent: "firefox", stateFile: folder.path + "/s.json")
-        #expect(browser.agentOptions.isEmpty && browser.serverOptions.authorizationPage == .loginForm && !browser.isHeadless)
+        #expect(
+            browser.agentOptions.isEmpty && browser.serverOptions.authorizationPage == .loginForm && !browser.isHeadless
+        )
     }
 
     @Test("without a state file: a new private folder in TMPDIR")
@@ -43,7 +46,8 @@ struct LocalSignInDemoTests {
             try LocalSignInDemo(environment: ["TMPDIR": missing])
         } throws: { error in
             let text = "\(error)"
-            return error is LocalAuthorizationServerError && text.contains("could not make a temporary folder in \(missing)")
+            return error is LocalAuthorizationServerError
+                && text.contains("could not make a temporary folder in \(missing)")
                 && text.contains("No such file or directory") && text.contains("set TMPDIR")
         }
         #expect(!FileManager.default.fileExists(atPath: missing))

@@ -18,8 +18,9 @@ struct LoggingTests {
         let secret = "very-secret-client-password"
         try await LocalAuthorizationServer.withServer(.init(clientSecret: secret)) { server in
             let folder = try TemporaryFolder()
-            let state = try await FlowHarness.signIn(server, secret: secret, file: AuthStateFile(path: folder.path + "/s.json"),
-                                                     logger: logger)
+            let state = try await FlowHarness.signIn(
+                server, secret: secret, file: AuthStateFile(path: folder.path + "/s.json"),
+                logger: logger)
             let first = try #require(await state.lastTokenResponse)
             let refreshed = try await state.freshTokens(force: true)
 

@@ -21,7 +21,8 @@ struct LoginFormTests {
 
     @Test("the form's default user name is the configured subject")
     func defaultSubject() async throws {
-        try await LocalAuthorizationServer.withServer(.init(subject: "carol", authorizationPage: .loginForm)) { server in
+        try await LocalAuthorizationServer.withServer(.init(subject: "carol", authorizationPage: .loginForm)) {
+            server in
             let state = try await FlowHarness.signIn(server)
             #expect(await state.idTokenClaims?.subject == "carol")
         }
@@ -49,22 +50,30 @@ struct LoginFormTests {
             let receiver = try #require(catalog.receiver(id: "loopback")).makeReceiver()
             let steps = Mutex<[String]>([])
             let file = AuthStateFile(path: folder.path + "/state.json")
-            _ = try await SignIn(configuration: configuration, client: ClientCredentials(clientID: server.options.clientID),
-                                 timeout: .seconds(20), file: file) { progress in
-                let name = switch progress {
-                case .receiverStarted(let uri): "receiver \(uri.host ?? "")"
-                case .authorizationRequestPushed(let expiresIn): "pushed \(expiresIn)"
-                case .presented(let agent): "presented \(agent.id)"
-                case .authorizationResponseAccepted(let response): "accepted iss=\(response.issuer == server.issuer)"
-                case .tokensReceived(let tokens): "tokens id=\(tokens.idToken != nil)"
-                case .idTokenValidated(let claims, let algorithm, let keyID): "id \(claims.subject) \(algorithm) \(keyID != nil)"
-                case .saved(let saved): "saved \(saved == file)"
-                case .callbackRefused(let reason): "refused \(reason)"
-                }
+            _ = try await SignIn(
+                configuration: configuration, client: ClientCredentials(clientID: server.options.clientID),
+                timeout: .seconds(20), file: file
+            ) { progress in
+                let name =
+                    switch progress {
+                    case .receiverStarted(let uri): "receiver \(uri.host ?? "")"
+                    case .authorizationRequestPushed(let expiresIn): "pushed \(expiresIn)"
+                    case .presented(let agent): "presented \(agent.id)"
+                    case .authorizationResponseAccepted(let response):
+                        "accepted iss=\(response.issuer == server.issuer)"
+                    case .tokensReceived(let tokens): "tokens id=\(tokens.idToken != nil)"
+                    case .idTokenValidated(let claims, let algorithm, let keyID):
+                        "id \(claims.subject) \(algorithm) \(keyID != nil)"
+                    case .saved(let saved): "saved \(saved == file)"
+                    case .callbackRefused(let reason): "refused \(reason)"
+                    }
                 steps.withLock { $0.append(name) }
             }.run(agent: agent, receiver: receiver)
-            #expect(steps.withLock { $0 } == ["receiver 127.0.0.1", "presented headless", "accepted iss=true", "tokens id=true",
-                                              "id alice RS256 true", "saved true"])
+            #expect(
+                steps.withLock { $0 } == [
+                    "receiver 127.0.0.1", "presented headless", "accepted iss=true", "tokens id=true",
+                    "id alice RS256 true", "saved true",
+                ])
         }
     }
 }

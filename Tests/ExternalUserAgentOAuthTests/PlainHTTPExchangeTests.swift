@@ -10,13 +10,16 @@ import Testing
 struct PlainHTTPExchangeTests {
     @Test("a header value with a line break (a hostile access token) is refused and nothing is sent")
     func headerInjection() async throws {
-        try await ScriptedHTTPServer.withServer(answer: .bytes("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}", close: true)) { server in
+        try await ScriptedHTTPServer.withServer(
+            answer: .bytes("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}", close: true)
+        ) { server in
             let url = try #require(URL(string: server.url("/userinfo")))
             let error = await #expect(throws: HTTPRequestError.self) {
                 try await OAuthHTTP().get(url, authorization: "Bearer abc\r\nX-Injected: 1", accept: "application/json")
             }
-            #expect(error?.kind == .failed && error?.description.contains("holds a line break ('Authorization')") == true,
-                    "\(error?.description ?? "")")
+            #expect(
+                error?.kind == .failed && error?.description.contains("holds a line break ('Authorization')") == true,
+                "\(error?.description ?? "")")
             #expect(error?.description.contains("abc") == false, "the token is not shown")
             try await Task.sleep(for: .milliseconds(200))
             #expect(server.requests.isEmpty, "nothing reached the server")
@@ -38,12 +41,16 @@ struct PlainHTTPExchangeTests {
         }
     }
 
-    @Test("plain sockets only where no name server is asked: http to an IP literal or localhost; a DNS name and https go through libcurl")
+    @Test(
+        "plain sockets only where no name server is asked: http to an IP literal or localhost; a DNS name and https go through libcurl"
+    )
     func transportChoice() throws {
-        for (url, plain) in [("http://127.0.0.1:8080/token", true), ("http://[::1]:8080/token", true),
-                             ("http://localhost:8080/token", true), ("http://LOCALHOST/token", true),
-                             ("http://idp.example.com/token", false), ("https://127.0.0.1/token", false),
-                             ("https://idp.example.com/token", false)] {
+        for (url, plain) in [
+            ("http://127.0.0.1:8080/token", true), ("http://[::1]:8080/token", true),
+            ("http://localhost:8080/token", true), ("http://LOCALHOST/token", true),
+            ("http://idp.example.com/token", false), ("https://127.0.0.1/token", false),
+            ("https://idp.example.com/token", false),
+        ] {
             #expect(HTTPRequestClient.usesPlainSockets(try HTTPTarget(URL(string: url)!)) == plain, "\(url)")
         }
     }

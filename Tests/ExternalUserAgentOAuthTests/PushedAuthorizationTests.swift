@@ -10,7 +10,8 @@ import Testing
 struct PushedAuthorizationTests {
     static func interpretError(status: Int = 201, _ body: String) -> ExternalUserAgentError? {
         do {
-            _ = try PushedAuthorizationRequest.interpret(status: status, body: Data(body.utf8), endpoint: "https://id/par")
+            _ = try PushedAuthorizationRequest.interpret(
+                status: status, body: Data(body.utf8), endpoint: "https://id/par")
             return nil
         } catch {
             return error as? ExternalUserAgentError
@@ -23,22 +24,33 @@ struct PushedAuthorizationTests {
             status: 201, body: Data(#"{"request_uri":"urn:ietf:params:oauth:request_uri:abc","expires_in":60}"#.utf8),
             endpoint: "https://id/par")
         #expect(response == .init(requestURI: "urn:ietf:params:oauth:request_uri:abc", expiresIn: 60))
-        #expect(try PushedAuthorizationRequest.interpret(status: 200, body: Data(#"{"request_uri":"u","expires_in":"5"}"#.utf8),
-                                                         endpoint: "e").expiresIn == 5)
+        #expect(
+            try PushedAuthorizationRequest.interpret(
+                status: 200, body: Data(#"{"request_uri":"u","expires_in":"5"}"#.utf8),
+                endpoint: "e"
+            ).expiresIn == 5)
     }
 
-    @Test("hostile answers are refused naming the field, never trapping", arguments: [
-        (#"{"request_uri":"urn:x","expires_in":1e9}"#, "'expires_in' is 1000000000; it must be a whole number of seconds from 1 to 3600"),
-        (#"{"request_uri":"urn:x","expires_in":0}"#, "'expires_in' is 0;"),
-        (#"{"request_uri":"urn:x","expires_in":-1e300}"#, "'expires_in' is -1e+300;"),
-        (#"{"request_uri":"urn:x"}"#, "'expires_in' is missing"),
-        (#"{"request_uri":"","expires_in":60}"#, "'request_uri' is empty"),
-        (#"{"request_uri":5,"expires_in":60}"#, "'request_uri' is the number 5, not a string"),
-        (#"{"request_uri":"urn:x y","expires_in":60}"#, "'request_uri' is longer than 2048 characters or has characters"),
-        (#"{"request_uri":"urn:\u0001","expires_in":60}"#, "characters outside printable ASCII"),
-        (#"{"request_uri":"urn:\#(String(repeating: "a", count: 2100))","expires_in":60}"#, "longer than 2048"),
-        (#"[1,2]"#, "a body that is not a JSON object"),
-    ])
+    @Test(
+        "hostile answers are refused naming the field, never trapping",
+        arguments: [
+            (
+                #"{"request_uri":"urn:x","expires_in":1e9}"#,
+                "'expires_in' is 1000000000; it must be a whole number of seconds from 1 to 3600"
+            ),
+            (#"{"request_uri":"urn:x","expires_in":0}"#, "'expires_in' is 0;"),
+            (#"{"request_uri":"urn:x","expires_in":-1e300}"#, "'expires_in' is -1e+300;"),
+            (#"{"request_uri":"urn:x"}"#, "'expires_in' is missing"),
+            (#"{"request_uri":"","expires_in":60}"#, "'request_uri' is empty"),
+            (#"{"request_uri":5,"expires_in":60}"#, "'request_uri' is the number 5, not a string"),
+            (
+                #"{"request_uri":"urn:x y","expires_in":60}"#,
+                "'request_uri' is longer than 2048 characters or has characters"
+            ),
+            (#"{"request_uri":"urn:\u0001","expires_in":60}"#, "characters outside printable ASCII"),
+            (#"{"request_uri":"urn:\#(String(repeating: "a", count: 2100))","expires_in":60}"#, "longer than 2048"),
+            (#"[1,2]"#, "a body that is not a JSON object"),
+        ])
     func hostile(_ body: String, _ says: String) {
         let error = Self.interpretError(body)
         #expect(error?.code == .presentationFailed)
@@ -55,21 +67,22 @@ struct PushedAuthorizationTests {
         #expect(broken?.message.contains("HTTP 500") == true)
     }
 
-    @Test("which failed pushes end the sign-in (the server judged the request) and which fall back to the URL",
-          arguments: [
-              (400, #"{"error":"invalid_request","error_description":"unknown redirect_uri"}"#, true),
-              (401, #"{"error":"invalid_client"}"#, true),
-              (403, "", true),
-              (400, "<html>bad request</html>", true),
-              (422, "", true),
-              (503, #"{"error":"temporarily_unavailable"}"#, false),
-              (500, #"{"error":"server_error"}"#, false),
-              (500, "<html>", false),
-              (404, "not found", false),
-              (405, "", false),
-              (408, "", false),
-              (429, "", false),
-          ])
+    @Test(
+        "which failed pushes end the sign-in (the server judged the request) and which fall back to the URL",
+        arguments: [
+            (400, #"{"error":"invalid_request","error_description":"unknown redirect_uri"}"#, true),
+            (401, #"{"error":"invalid_client"}"#, true),
+            (403, "", true),
+            (400, "<html>bad request</html>", true),
+            (422, "", true),
+            (503, #"{"error":"temporarily_unavailable"}"#, false),
+            (500, #"{"error":"server_error"}"#, false),
+            (500, "<html>", false),
+            (404, "not found", false),
+            (405, "", false),
+            (408, "", false),
+            (429, "", false),
+        ])
     func judged(_ status: Int, _ body: String, _ ends: Bool) throws {
         let error = try #require(Self.interpretError(status: status, body))
         #expect(SignIn.judgedRequest(error) == ends, "HTTP \(status) \(body): \(error.message)")
@@ -82,8 +95,9 @@ struct PushedAuthorizationTests {
         try await LocalAuthorizationServer.withServer(.init(clientSecret: "s3cret")) { server in
             server.pushedAuthorization.update { $0.mode = .offered }
             let configuration = try await Discovery().configuration(issuer: server.issuer)
-            let signIn = SignIn(configuration: configuration,
-                                client: ClientCredentials(clientID: "test-client", clientSecret: "wrong"), scopes: ["openid"])
+            let signIn = SignIn(
+                configuration: configuration,
+                client: ClientCredentials(clientID: "test-client", clientSecret: "wrong"), scopes: ["openid"])
             let agent = FakeExternalUserAgent(script: .signIn(at: server, as: "alice"))
             await #expect { try await signIn.run(agent: agent, receiver: FakeRedirectReceiver()) } throws: { error in
                 let error = error as? ExternalUserAgentError
@@ -95,8 +109,9 @@ struct PushedAuthorizationTests {
             var unreachable = configuration
             unreachable.pushedAuthorizationRequestEndpoint = URL(string: "http://127.0.0.1:9/par")!
             let fallback = try await SignIn(configuration: unreachable, client: ClientCredentials(clientID: "app"))
-                .pushed(URL(string: "https://id.example/authorize?client_id=app&state=s")!,
-                        client: ClientCredentials(clientID: "app"), http: OAuthHTTP(), logger: .init(label: "test"))
+                .pushed(
+                    URL(string: "https://id.example/authorize?client_id=app&state=s")!,
+                    client: ClientCredentials(clientID: "app"), http: OAuthHTTP(), logger: .init(label: "test"))
             #expect(fallback.query == "client_id=app&state=s", "no answer: the request in the URL")
         }
     }
@@ -129,17 +144,21 @@ struct PushedAuthorizationTests {
         return (RawConnection.status(of: response), response)
     }
 
-    @Test("the server: a request_uri works once, with basic authentication; the pushed parameters are what /authorize uses")
+    @Test(
+        "the server: a request_uri works once, with basic authentication; the pushed parameters are what /authorize uses"
+    )
     func oneTime() async throws {
         try await LocalAuthorizationServer.withServer(.init(clientSecret: "s3cret")) { server in
             server.pushedAuthorization.update { $0.mode = .offered }
             let configuration = try await Discovery().configuration(issuer: server.issuer)
             #expect(configuration.pushedAuthorizationRequestEndpoint?.absoluteString == server.issuer + "/par")
             #expect(configuration.requirePushedAuthorizationRequests == false)
-            let client = try ClientCredentials(clientID: "test-client", clientSecret: "s3cret").negotiated(with: configuration)
-            let request = try AuthorizationRequest(configuration: configuration, clientID: "test-client", scopes: ["openid"],
-                                                   redirectURI: URL(string: "http://127.0.0.1:9/cb")!,
-                                                   additionalParameters: [("login_hint", "bob")])
+            let client = try ClientCredentials(clientID: "test-client", clientSecret: "s3cret").negotiated(
+                with: configuration)
+            let request = try AuthorizationRequest(
+                configuration: configuration, clientID: "test-client", scopes: ["openid"],
+                redirectURI: URL(string: "http://127.0.0.1:9/cb")!,
+                additionalParameters: [("login_hint", "bob")])
             let (url, response) = try await PushedAuthorizationRequest(configuration: configuration, client: client)
                 .push(request.url, signed: false)
             #expect(response.expiresIn == 60)
@@ -170,15 +189,20 @@ struct PushedAuthorizationTests {
             }
             let configuration = try await Discovery().configuration(issuer: server.issuer)
             #expect(configuration.requirePushedAuthorizationRequests)
-            let request = try AuthorizationRequest(configuration: configuration, clientID: "test-client", scopes: ["openid"],
-                                                   redirectURI: URL(string: "http://127.0.0.1:9/cb")!)
+            let request = try AuthorizationRequest(
+                configuration: configuration, clientID: "test-client", scopes: ["openid"],
+                redirectURI: URL(string: "http://127.0.0.1:9/cb")!)
             let plain = try Self.get(server, "/authorize?" + (request.url.query ?? ""))
             #expect(plain.0 == 400)
             #expect(plain.1.contains("requires pushed authorization requests"))
-            let wrong = try ClientCredentials(clientID: "test-client", clientSecret: "wrong").negotiated(with: configuration)
-            await #expect { try await PushedAuthorizationRequest(configuration: configuration, client: wrong).push(request.url, signed: false) }
-                throws: { ($0 as? ExternalUserAgentError)?.code == .oauthError && "\($0)".contains("invalid_client") }
-            let client = try ClientCredentials(clientID: "test-client", clientSecret: "s3cret").negotiated(with: configuration)
+            let wrong = try ClientCredentials(clientID: "test-client", clientSecret: "wrong").negotiated(
+                with: configuration)
+            await #expect {
+                try await PushedAuthorizationRequest(configuration: configuration, client: wrong).push(
+                    request.url, signed: false)
+            } throws: { ($0 as? ExternalUserAgentError)?.code == .oauthError && "\($0)".contains("invalid_client") }
+            let client = try ClientCredentials(clientID: "test-client", clientSecret: "s3cret").negotiated(
+                with: configuration)
             let (url, _) = try await PushedAuthorizationRequest(configuration: configuration, client: client)
                 .push(request.url, signed: false)
             try await Task.sleep(for: .milliseconds(1500))

@@ -16,17 +16,22 @@ struct RegisteredRedirectURITests {
         code.agentOptions = ["headless": ["mode": "follow"]]
         code.preference = ["headless"]
         code.namedAgent = "headless"
-        return try Configuration.load(sources: ConfigurationSources(environment: [:], systemFiles: [], userFile: userFile,
-                                                                    managedFile: nil), code: code)
+        return try Configuration.load(
+            sources: ConfigurationSources(
+                environment: [:], systemFiles: [], userFile: userFile,
+                managedFile: nil), code: code)
     }
 
-    static func flow(_ server: LocalAuthorizationServer, redirectURI: String?, configuration: Configuration? = nil,
-                     receiverOptions: [String: String] = [:]) throws -> SignInFlow {
+    static func flow(
+        _ server: LocalAuthorizationServer, redirectURI: String?, configuration: Configuration? = nil,
+        receiverOptions: [String: String] = [:]
+    ) throws -> SignInFlow {
         let catalog = try BuiltPlugins.catalog()
-        return SignInFlow(issuer: server.issuer, client: ClientCredentials(clientID: server.options.clientID),
-                          timeout: .seconds(20), candidates: AgentSelection.candidates(catalog: catalog),
-                          configuration: try configuration ?? Self.configuration(), receiver: .plugin(in: catalog),
-                          receiverOptions: receiverOptions, redirectURI: redirectURI)
+        return SignInFlow(
+            issuer: server.issuer, client: ClientCredentials(clientID: server.options.clientID),
+            timeout: .seconds(20), candidates: AgentSelection.candidates(catalog: catalog),
+            configuration: try configuration ?? Self.configuration(), receiver: .plugin(in: catalog),
+            receiverOptions: receiverOptions, redirectURI: redirectURI)
     }
 
     /// The `redirect_uri` of the authorization request and of the token request, as the server recorded them.
@@ -64,7 +69,8 @@ struct RegisteredRedirectURITests {
         try await LocalAuthorizationServer.withServer { server in
             _ = try await Self.flow(server, redirectURI: "http://[::1]/cb").run()
             let (authorization, token) = try Self.recorded(server)
-            #expect(authorization == token && authorization.hasPrefix("http://[::1]:") && authorization.hasSuffix("/cb"))
+            #expect(
+                authorization == token && authorization.hasPrefix("http://[::1]:") && authorization.hasSuffix("/cb"))
         }
     }
 
@@ -73,7 +79,9 @@ struct RegisteredRedirectURITests {
         try await LocalAuthorizationServer.withServer { server in
             _ = try await Self.flow(server, redirectURI: "http://localhost/callback").run()
             let (authorization, token) = try Self.recorded(server)
-            #expect(authorization == token && authorization.hasPrefix("http://localhost:") && authorization.hasSuffix("/callback"))
+            #expect(
+                authorization == token && authorization.hasPrefix("http://localhost:")
+                    && authorization.hasSuffix("/callback"))
         }
     }
 
@@ -85,7 +93,10 @@ struct RegisteredRedirectURITests {
             try "[receiver]\npath = \"/other\"\n[login]\nredirect-uri = \"http://127.0.0.1/from-file\"\n"
                 .write(toFile: file, atomically: true, encoding: .utf8)
             let configuration = try Self.configuration(userFile: file)
-            #expect(configuration.warnings.contains { $0.message.contains("receiver.path") && $0.message.contains("is ignored") })
+            #expect(
+                configuration.warnings.contains {
+                    $0.message.contains("receiver.path") && $0.message.contains("is ignored")
+                })
             _ = try await Self.flow(server, redirectURI: nil, configuration: configuration).run()
             let (authorization, token) = try Self.recorded(server)
             #expect(authorization == token && authorization.hasSuffix("/from-file"))
@@ -96,7 +107,8 @@ struct RegisteredRedirectURITests {
     func badConfigurationValue() throws {
         let folder = try TemporaryFolder()
         let file = folder.path + "/config.toml"
-        try "[login]\n\nredirect-uri = \"https://127.0.0.1/cb\"\n".write(toFile: file, atomically: true, encoding: .utf8)
+        try "[login]\n\nredirect-uri = \"https://127.0.0.1/cb\"\n".write(
+            toFile: file, atomically: true, encoding: .utf8)
         #expect {
             _ = try Self.configuration(userFile: file)
         } throws: { error in
@@ -110,9 +122,10 @@ struct RegisteredRedirectURITests {
     @Test("precedence: the flow's redirect URI replaces the configuration's path, and its port the configured port")
     func precedence() throws {
         let configuration = try Self.configuration(CodeConfiguration(receiverPort: 8400, receiverPath: "/cb"))
-        var flow = SignInFlow(issuer: "http://127.0.0.1:1", client: ClientCredentials(clientID: "c"), candidates: [],
-                              configuration: configuration, receiver: .plugin(in: PluginCatalog()),
-                              redirectURI: "http://127.0.0.1/callback")
+        var flow = SignInFlow(
+            issuer: "http://127.0.0.1:1", client: ClientCredentials(clientID: "c"), candidates: [],
+            configuration: configuration, receiver: .plugin(in: PluginCatalog()),
+            redirectURI: "http://127.0.0.1/callback")
         #expect(flow.effectiveReceiverOptions == ["port": "8400", "redirect-uri": "http://127.0.0.1/callback"])
         flow.redirectURI = "http://127.0.0.1:8500/callback"
         #expect(flow.effectiveReceiverOptions == ["redirect-uri": "http://127.0.0.1:8500/callback"])
@@ -135,12 +148,14 @@ struct RegisteredRedirectURITests {
         }
     }
 
-    @Test("a hostile redirect URI through the API: invalidOptions naming the problem, nothing sent", arguments: [
-        ("http://evil.example/cb", "is not a loopback host"),
-        ("http://127.0.0.1/cb#x", "fragment"),
-        ("http://me@127.0.0.1/cb", "userinfo"),
-        ("https://127.0.0.1/cb", "it is https"),
-    ])
+    @Test(
+        "a hostile redirect URI through the API: invalidOptions naming the problem, nothing sent",
+        arguments: [
+            ("http://evil.example/cb", "is not a loopback host"),
+            ("http://127.0.0.1/cb#x", "fragment"),
+            ("http://me@127.0.0.1/cb", "userinfo"),
+            ("https://127.0.0.1/cb", "it is https"),
+        ])
     func hostileRedirectURI(_ uri: String, _ says: String) async throws {
         try await LocalAuthorizationServer.withServer { server in
             let flow = try Self.flow(server, redirectURI: uri)
@@ -154,13 +169,21 @@ struct RegisteredRedirectURITests {
         }
     }
 
-    @Test("the loopback plugin refuses a redirect-uri option that other options contradict, naming both", arguments: [
-        (["redirect-uri": "http://127.0.0.1/cb", "path": "/other"], "give redirect-uri=http://127.0.0.1/cb or path=/other, not both"),
-        (["redirect-uri": "http://127.0.0.1:8400/cb", "port": "8401"], "has the port 8400: give no port or port-range with it"),
-        (["redirect-uri": "http://[::1]/cb", "ipv6": "false"], "is an [::1] URI: ipv6=false contradicts it"),
-        (["redirect-uri": "http://127.0.0.1/cb", "ipv6": "true"], "is not an [::1] URI: ipv6=true contradicts it"),
-        (["redirect-uri": "http://10.1.2.3/cb"], "is not a loopback host"),
-    ])
+    @Test(
+        "the loopback plugin refuses a redirect-uri option that other options contradict, naming both",
+        arguments: [
+            (
+                ["redirect-uri": "http://127.0.0.1/cb", "path": "/other"],
+                "give redirect-uri=http://127.0.0.1/cb or path=/other, not both"
+            ),
+            (
+                ["redirect-uri": "http://127.0.0.1:8400/cb", "port": "8401"],
+                "has the port 8400: give no port or port-range with it"
+            ),
+            (["redirect-uri": "http://[::1]/cb", "ipv6": "false"], "is an [::1] URI: ipv6=false contradicts it"),
+            (["redirect-uri": "http://127.0.0.1/cb", "ipv6": "true"], "is not an [::1] URI: ipv6=true contradicts it"),
+            (["redirect-uri": "http://10.1.2.3/cb"], "is not a loopback host"),
+        ])
     func pluginOptionConflicts(_ options: [String: String], _ says: String) async throws {
         try await LocalAuthorizationServer.withServer { server in
             let service = try await Discovery().configuration(issuer: server.issuer)
@@ -168,8 +191,10 @@ struct RegisteredRedirectURITests {
             let agent = FakeExternalUserAgent()
             let receiver = try #require(catalog.receiver(id: "loopback")).makeReceiver(options: options)
             await #expect {
-                try await SignIn(configuration: service, client: ClientCredentials(clientID: server.options.clientID),
-                                 timeout: .seconds(10)).run(agent: agent, receiver: receiver)
+                try await SignIn(
+                    configuration: service, client: ClientCredentials(clientID: server.options.clientID),
+                    timeout: .seconds(10)
+                ).run(agent: agent, receiver: receiver)
             } throws: { error in
                 (error as? ExternalUserAgentError)?.message.contains(says) == true
             }
@@ -183,15 +208,17 @@ struct RegisteredRedirectURITests {
             let service = try await Discovery().configuration(issuer: server.issuer)
             let catalog = try await BuiltPlugins.catalog()
             let agent = FakeExternalUserAgent()
-            var signIn = SignIn(configuration: service, client: ClientCredentials(clientID: server.options.clientID),
-                                timeout: .seconds(10))
+            var signIn = SignIn(
+                configuration: service, client: ClientCredentials(clientID: server.options.clientID),
+                timeout: .seconds(10))
             signIn.redirectURI = "http://127.0.0.1/callback"
             let receiver = try #require(catalog.receiver(id: "loopback")).makeReceiver(options: ["path": "/elsewhere"])
             await #expect {
                 try await signIn.run(agent: agent, receiver: receiver)
             } throws: { error in
                 let error = error as? ExternalUserAgentError
-                return error?.code == .invalidOptions && error?.message.contains("not at the registered redirect URI") == true
+                return error?.code == .invalidOptions
+                    && error?.message.contains("not at the registered redirect URI") == true
             }
             #expect(agent.record.presented.isEmpty)
             #expect(server.authorizationRequests.isEmpty)

@@ -16,8 +16,9 @@ func query(_ url: URL) -> [String: [String]] {
 struct AuthorizationRequestTests {
     @Test("S256 of the RFC 7636 Appendix B verifier")
     func rfcVector() {
-        #expect(PKCE(verifier: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk").codeChallenge
-                    == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
+        #expect(
+            PKCE(verifier: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk").codeChallenge
+                == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
     }
 
     @Test("verifiers: 43–128 unreserved characters, different every time")
@@ -31,7 +32,9 @@ struct AuthorizationRequestTests {
         #expect(PKCE().codeVerifier != PKCE().codeVerifier)
     }
 
-    @Test("verifiers draw every unreserved character, each about equally often (66 characters: bytes are rejected, not folded)")
+    @Test(
+        "verifiers draw every unreserved character, each about equally often (66 characters: bytes are rejected, not folded)"
+    )
     func verifierCharactersUniform() {
         var counts: [Character: Int] = [:]
         for _ in 0..<400 {
@@ -46,8 +49,9 @@ struct AuthorizationRequestTests {
     @Test("the URL carries S256 PKCE, a 256-bit state and a nonce for openid; plain is never sent")
     func url() throws {
         let redirect = URL(string: "http://127.0.0.1:5000/cb")!
-        let request = try AuthorizationRequest(configuration: exampleConfiguration, clientID: "app",
-                                               scopes: ["openid", "email"], redirectURI: redirect)
+        let request = try AuthorizationRequest(
+            configuration: exampleConfiguration, clientID: "app",
+            scopes: ["openid", "email"], redirectURI: redirect)
         let items = query(request.url)
         #expect(items["response_type"] == ["code"])
         #expect(items["client_id"] == ["app"])
@@ -60,15 +64,17 @@ struct AuthorizationRequestTests {
         #expect(request.state.count * 6 >= 128)
         #expect(items["nonce"] == [try #require(request.nonce)])
         #expect(items["tenant"] == ["1"], "the endpoint's own query is kept")
-        let other = try AuthorizationRequest(configuration: exampleConfiguration, clientID: "app",
-                                             scopes: ["openid"], redirectURI: redirect)
+        let other = try AuthorizationRequest(
+            configuration: exampleConfiguration, clientID: "app",
+            scopes: ["openid"], redirectURI: redirect)
         #expect(other.state != request.state && other.nonce != request.nonce)
     }
 
     @Test("no nonce without openid")
     func noNonce() throws {
-        let request = try AuthorizationRequest(configuration: exampleConfiguration, clientID: "app", scopes: ["api"],
-                                               redirectURI: URL(string: "http://127.0.0.1/cb")!)
+        let request = try AuthorizationRequest(
+            configuration: exampleConfiguration, clientID: "app", scopes: ["api"],
+            redirectURI: URL(string: "http://127.0.0.1/cb")!)
         #expect(request.nonce == nil)
         #expect(query(request.url)["nonce"] == nil)
     }
@@ -78,13 +84,18 @@ struct AuthorizationRequestTests {
         let redirect = URL(string: "http://127.0.0.1/cb")!
         let request = try AuthorizationRequest(
             configuration: exampleConfiguration, clientID: "app", scopes: ["openid"], redirectURI: redirect,
-            additionalParameters: [("prompt", "login"), ("login_hint", "alice@example.com"), ("resource", "https://api")])
+            additionalParameters: [
+                ("prompt", "login"), ("login_hint", "alice@example.com"), ("resource", "https://api"),
+            ])
         let items = query(request.url)
-        #expect(items["prompt"] == ["login"] && items["login_hint"] == ["alice@example.com"] && items["resource"] == ["https://api"])
+        #expect(
+            items["prompt"] == ["login"] && items["login_hint"] == ["alice@example.com"]
+                && items["resource"] == ["https://api"])
         for name in ["state", "nonce", "code_challenge", "code_challenge_method", "redirect_uri", "client_id"] {
             #expect(throws: ExternalUserAgentError.self) {
-                try AuthorizationRequest(configuration: exampleConfiguration, clientID: "app", scopes: ["openid"],
-                                         redirectURI: redirect, additionalParameters: [(name, "plain")])
+                try AuthorizationRequest(
+                    configuration: exampleConfiguration, clientID: "app", scopes: ["openid"],
+                    redirectURI: redirect, additionalParameters: [(name, "plain")])
             }
         }
     }
@@ -97,8 +108,9 @@ struct AuthorizationResponseTests {
     init() throws {
         var configuration = exampleConfiguration
         configuration.authorizationResponseIssParameterSupported = false
-        request = try AuthorizationRequest(configuration: configuration, clientID: "app", scopes: ["openid"],
-                                           redirectURI: URL(string: "http://127.0.0.1:5000/cb")!)
+        request = try AuthorizationRequest(
+            configuration: configuration, clientID: "app", scopes: ["openid"],
+            redirectURI: URL(string: "http://127.0.0.1:5000/cb")!)
     }
 
     func callback(_ query: String) -> URL { URL(string: "http://127.0.0.1:5000/cb?" + query)! }
@@ -107,7 +119,8 @@ struct AuthorizationResponseTests {
 
     @Test("a good response gives its code")
     func good() throws {
-        let response = try AuthorizationResponse(callbackURL: callback("code=abc&state=\(request.state)"), request: request)
+        let response = try AuthorizationResponse(
+            callbackURL: callback("code=abc&state=\(request.state)"), request: request)
         #expect(response.code == "abc")
     }
 
@@ -122,8 +135,11 @@ struct AuthorizationResponseTests {
 
     @Test("RFC 9207: a wrong iss is issuerMismatch; a right one passes")
     func wrongIssuer() throws {
-        #expect { try AuthorizationResponse(callbackURL: callback("code=a&state=\(request.state)&iss=https%3A%2F%2Fevil.example"),
-                                            request: request) } throws: { code(of: $0) == .issuerMismatch }
+        #expect {
+            try AuthorizationResponse(
+                callbackURL: callback("code=a&state=\(request.state)&iss=https%3A%2F%2Fevil.example"),
+                request: request)
+        } throws: { code(of: $0) == .issuerMismatch }
         let response = try AuthorizationResponse(
             callbackURL: callback("code=a&state=\(request.state)&iss=https%3A%2F%2Fid.example.com"), request: request)
         #expect(response.issuer == "https://id.example.com")
@@ -133,9 +149,12 @@ struct AuthorizationResponseTests {
     func missingIssuer() throws {
         var configuration = exampleConfiguration
         configuration.authorizationResponseIssParameterSupported = true
-        let strict = try AuthorizationRequest(configuration: configuration, clientID: "app", scopes: ["openid"],
-                                              redirectURI: request.redirectURI)
-        #expect { try AuthorizationResponse(callbackURL: callback("code=a&state=\(strict.state)"), request: strict) } throws: {
+        let strict = try AuthorizationRequest(
+            configuration: configuration, clientID: "app", scopes: ["openid"],
+            redirectURI: request.redirectURI)
+        #expect {
+            try AuthorizationResponse(callbackURL: callback("code=a&state=\(strict.state)"), request: strict)
+        } throws: {
             code(of: $0) == .issuerMismatch
         }
     }
@@ -143,20 +162,24 @@ struct AuthorizationResponseTests {
     @Test("access_denied is userCanceled with the server's description; other errors are oauthError")
     func errors() {
         #expect {
-            try AuthorizationResponse(callbackURL: callback("error=access_denied&error_description=The+user+said+no&state=\(request.state)"),
-                                      request: request)
+            try AuthorizationResponse(
+                callbackURL: callback("error=access_denied&error_description=The+user+said+no&state=\(request.state)"),
+                request: request)
         } throws: { error in
             let error = error as? ExternalUserAgentError
             return error?.code == .userCanceled && error?.message.contains("The user said no") == true
                 && (error?.underlying as? OAuthErrorResponse)?.errorDescription == "The user said no"
         }
         #expect {
-            try AuthorizationResponse(callbackURL: callback("error=invalid_scope&state=\(request.state)"), request: request)
+            try AuthorizationResponse(
+                callbackURL: callback("error=invalid_scope&state=\(request.state)"), request: request)
         } throws: { error in
             let error = error as? ExternalUserAgentError
             return error?.code == .oauthError && (error?.underlying as? OAuthErrorResponse)?.error == "invalid_scope"
         }
-        #expect { try AuthorizationResponse(callbackURL: callback("state=\(request.state)"), request: request) } throws: {
+        #expect {
+            try AuthorizationResponse(callbackURL: callback("state=\(request.state)"), request: request)
+        } throws: {
             code(of: $0) == .oauthError
         }
     }

@@ -28,7 +28,8 @@ final class ScriptedHTTPServer: @unchecked Sendable {
         guard let text = try? String(contentsOfFile: folder.path + "/log", encoding: .utf8) else { return [] }
         return text.split(separator: "\n").compactMap { line in
             guard let entry = try? JSONDecoder().decode([String: String].self, from: Data(line.utf8)),
-                  let request = entry["request"].flatMap({ Data(base64Encoded: $0) }) else { return nil }
+                let request = entry["request"].flatMap({ Data(base64Encoded: $0) })
+            else { return nil }
             return String(decoding: request, as: UTF8.self)
         }
     }
@@ -47,20 +48,27 @@ final class ScriptedHTTPServer: @unchecked Sendable {
     }
 
     /// Listens on `host` at a free port; with `tls`, speaks TLS first with that certificate.
-    static func start(host: String = "127.0.0.1", tls: TestCertificate? = nil, answer: Answer) async throws -> ScriptedHTTPServer {
+    static func start(host: String = "127.0.0.1", tls: TestCertificate? = nil, answer: Answer) async throws
+        -> ScriptedHTTPServer
+    {
         guard let python = ProcessRunner.which("python3") else { throw TestSupportError("python3 is not on PATH") }
         let folder = try TemporaryFolder("eua-scripted-http")
-        let (mode, bytes): (String, String) = switch answer {
-        case .bytes(let text, let close): (close ? "bytes" : "bytes-keep-open", text)
-        case .atOnce(let text): ("at-once", text)
-        case .never: ("never", "")
-        }
+        let (mode, bytes): (String, String) =
+            switch answer {
+            case .bytes(let text, let close): (close ? "bytes" : "bytes-keep-open", text)
+            case .atOnce(let text): ("at-once", text)
+            case .never: ("never", "")
+            }
         try Data(bytes.utf8).write(to: URL(fileURLWithPath: folder.path + "/answer"))
         let portFile = folder.path + "/port"
-        let child = try ChildProcess(python, [TestPaths.fixture("scripted_http_server.py").path, host, portFile,
-                                              folder.path + "/log", mode, folder.path + "/answer"]
-                                         + (tls.map { [$0.certificateFile, $0.keyFile] } ?? []),
-                                     stdin: .null, stdout: .null, stderr: .inherit)
+        let child = try ChildProcess(
+            python,
+            [
+                TestPaths.fixture("scripted_http_server.py").path, host, portFile,
+                folder.path + "/log", mode, folder.path + "/answer",
+            ]
+                + (tls.map { [$0.certificateFile, $0.keyFile] } ?? []),
+            stdin: .null, stdout: .null, stderr: .inherit)
         let deadline = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < deadline {
             if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let port = Int(text) {
@@ -75,8 +83,10 @@ final class ScriptedHTTPServer: @unchecked Sendable {
 
     /// Runs `body` with a server started as ``start(host:tls:answer:)`` does, and stops it however `body` ends.
     @discardableResult
-    static func withServer<Result>(host: String = "127.0.0.1", tls: TestCertificate? = nil, answer: Answer,
-                                   _ body: (ScriptedHTTPServer) async throws -> Result) async throws -> Result {
+    static func withServer<Result>(
+        host: String = "127.0.0.1", tls: TestCertificate? = nil, answer: Answer,
+        _ body: (ScriptedHTTPServer) async throws -> Result
+    ) async throws -> Result {
         let server = try await start(host: host, tls: tls, answer: answer)
         defer { server.child.terminate(grace: 0) }
         return try await body(server)

@@ -18,8 +18,10 @@ struct SignInFlowTests {
             code.preference = [named]
             code.namedAgent = named
         }
-        return try Configuration.load(sources: ConfigurationSources(environment: [:], systemFiles: [], userFile: nil,
-                                                                    managedFile: nil), code: code)
+        return try Configuration.load(
+            sources: ConfigurationSources(
+                environment: [:], systemFiles: [], userFile: nil,
+                managedFile: nil), code: code)
     }
 
     /// What the hooks heard, in order.
@@ -37,16 +39,17 @@ struct SignInFlowTests {
                     events.withLock { $0.append("step \(step.step)") }
                 },
                 progress: { [self] progress in
-                    let name = switch progress {
-                    case .receiverStarted: "receiverStarted"
-                    case .authorizationRequestPushed: "pushed"
-                    case .presented: "presented"
-                    case .authorizationResponseAccepted: "accepted"
-                    case .tokensReceived: "tokens"
-                    case .idTokenValidated: "idToken"
-                    case .saved: "saved"
-                    case .callbackRefused: "refused"
-                    }
+                    let name =
+                        switch progress {
+                        case .receiverStarted: "receiverStarted"
+                        case .authorizationRequestPushed: "pushed"
+                        case .presented: "presented"
+                        case .authorizationResponseAccepted: "accepted"
+                        case .tokensReceived: "tokens"
+                        case .idTokenValidated: "idToken"
+                        case .saved: "saved"
+                        case .callbackRefused: "refused"
+                        }
                     events.withLock { $0.append(name) }
                 },
                 deviceCodes: { [self] response in codes.withLock { $0.append(response) } },
@@ -78,16 +81,22 @@ struct SignInFlowTests {
             let catalog = try await BuiltPlugins.catalog()
             let heard = Heard()
             let flow = SignInFlow(
-                issuer: server.issuer, client: ClientCredentials(clientID: server.options.clientID), scopes: ["openid", "email"],
+                issuer: server.issuer, client: ClientCredentials(clientID: server.options.clientID),
+                scopes: ["openid", "email"],
                 timeout: .seconds(20), file: file, candidates: AgentSelection.candidates(catalog: catalog),
-                configuration: try Self.configuration(CodeConfiguration(allowTestAgents: true,
-                                                                        agentOptions: ["headless": ["mode": "follow"]]),
-                                                      named: "headless"),
+                configuration: try Self.configuration(
+                    CodeConfiguration(
+                        allowTestAgents: true,
+                        agentOptions: ["headless": ["mode": "follow"]]),
+                    named: "headless"),
                 receiver: .plugin(in: catalog), hooks: heard.hooks)
             let state = try await flow.run()
             #expect(await state.idTokenClaims?.subject == "alice")
-            #expect(heard.events.withLock { $0 } == ["discovered \(server.issuer)", "step browser", "receiverStarted",
-                                                     "presented", "accepted", "tokens", "idToken", "saved"])
+            #expect(
+                heard.events.withLock { $0 } == [
+                    "discovered \(server.issuer)", "step browser", "receiverStarted",
+                    "presented", "accepted", "tokens", "idToken", "saved",
+                ])
             let step = try #require(heard.steps.withLock { $0 }.first)
             #expect(step.agent?.descriptor.id == "headless" && step.reason.contains("named explicitly"))
             let mode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
@@ -95,7 +104,9 @@ struct SignInFlowTests {
         }
     }
 
-    @Test("no browser agent and a device-capable server: the device step; codes and polls reach the hooks, no receiver is made")
+    @Test(
+        "no browser agent and a device-capable server: the device step; codes and polls reach the hooks, no receiver is made"
+    )
     func deviceStep() async throws {
         try await LocalAuthorizationServer.withServer { server in
             server.deviceAuthorization.update {
@@ -105,9 +116,10 @@ struct SignInFlowTests {
             }
             let heard = Heard()
             let spy = ReceiverSpy()
-            let flow = SignInFlow(issuer: server.issuer, client: ClientCredentials(clientID: server.options.clientID),
-                                  timeout: .seconds(20), candidates: [], configuration: try Self.configuration(.init()),
-                                  receiver: spy.receiver, hooks: heard.hooks)
+            let flow = SignInFlow(
+                issuer: server.issuer, client: ClientCredentials(clientID: server.options.clientID),
+                timeout: .seconds(20), candidates: [], configuration: try Self.configuration(.init()),
+                receiver: spy.receiver, hooks: heard.hooks)
             let state = try await flow.run()
             #expect(await state.idTokenClaims?.subject == "alice")
             let step = try #require(heard.steps.withLock { $0 }.first)
@@ -123,10 +135,11 @@ struct SignInFlowTests {
     func unusableNamedAgent() async throws {
         try await LocalAuthorizationServer.withServer { server in
             let catalog = try await BuiltPlugins.catalog()
-            let flow = SignInFlow(issuer: server.issuer, client: ClientCredentials(clientID: server.options.clientID),
-                                  candidates: AgentSelection.candidates(catalog: catalog),
-                                  configuration: try Self.configuration(.init(), named: "headless"),
-                                  receiver: .plugin(in: catalog))
+            let flow = SignInFlow(
+                issuer: server.issuer, client: ClientCredentials(clientID: server.options.clientID),
+                candidates: AgentSelection.candidates(catalog: catalog),
+                configuration: try Self.configuration(.init(), named: "headless"),
+                receiver: .plugin(in: catalog))
             await #expect {
                 try await flow.run()
             } throws: { error in
@@ -143,43 +156,58 @@ struct SignInFlowTests {
             let catalog = try await BuiltPlugins.catalog()
             let heard = Heard()
             var flow = SignInFlow(
-                issuer: server.issuer, client: ClientCredentials(clientID: server.options.clientID), timeout: .seconds(20),
-                candidates: [], configuration: try Self.configuration(CodeConfiguration(allowTestAgents: true,
-                    agentOptions: ["headless": ["mode": "follow"]]), named: "headless"),
+                issuer: server.issuer, client: ClientCredentials(clientID: server.options.clientID),
+                timeout: .seconds(20),
+                candidates: [],
+                configuration: try Self.configuration(
+                    CodeConfiguration(
+                        allowTestAgents: true,
+                        agentOptions: ["headless": ["mode": "follow"]]), named: "headless"),
                 receiver: ReceiverSpy().receiver, hooks: heard.hooks)
             try flow.startDiscovery()
             let deadline = ContinuousClock.now + .seconds(10)
-            while !server.requestLog.contains(where: { $0.target.hasPrefix("/.well-known/") }), ContinuousClock.now < deadline {
+            while !server.requestLog.contains(where: { $0.target.hasPrefix("/.well-known/") }),
+                ContinuousClock.now < deadline
+            {
                 try await Task.sleep(for: .milliseconds(5))
             }
-            #expect(server.requestLog.map(\.target) == ["/.well-known/openid-configuration"], "read before run(), alone")
+            #expect(
+                server.requestLog.map(\.target) == ["/.well-known/openid-configuration"], "read before run(), alone")
             // What an app does meanwhile: load its plugins.
             flow.candidates = AgentSelection.candidates(catalog: catalog)
             flow.receiver = .plugin(in: catalog)
             let state = try await flow.run()
             #expect(await state.idTokenClaims?.subject == "alice")
-            #expect(server.requestLog.filter { $0.target.hasPrefix("/.well-known/") }.count == 1, "run() did not read it again")
+            #expect(
+                server.requestLog.filter { $0.target.hasPrefix("/.well-known/") }.count == 1,
+                "run() did not read it again")
             #expect(heard.events.withLock { $0 }.first == "discovered \(server.issuer)")
         }
     }
 
-    @Test("startDiscovery, then another issuer: run() reads the new issuer's metadata; a failed read ahead is thrown by run()")
+    @Test(
+        "startDiscovery, then another issuer: run() reads the new issuer's metadata; a failed read ahead is thrown by run()"
+    )
     func discoveryStartedAheadThenChanged() async throws {
         try await LocalAuthorizationServer.withServer { server in
             let catalog = try await BuiltPlugins.catalog()
-            let configuration = try Self.configuration(CodeConfiguration(allowTestAgents: true,
-                                                                         agentOptions: ["headless": ["mode": "follow"]]),
-                                                       named: "headless")
+            let configuration = try Self.configuration(
+                CodeConfiguration(
+                    allowTestAgents: true,
+                    agentOptions: ["headless": ["mode": "follow"]]),
+                named: "headless")
             // Nothing listens on port 9 here: the read ahead fails, and run() says so.
-            var unreachable = SignInFlow(issuer: "http://127.0.0.1:9", client: ClientCredentials(clientID: "c"),
-                                         timeout: .seconds(10), candidates: AgentSelection.candidates(catalog: catalog),
-                                         configuration: configuration, receiver: .plugin(in: catalog))
+            var unreachable = SignInFlow(
+                issuer: "http://127.0.0.1:9", client: ClientCredentials(clientID: "c"),
+                timeout: .seconds(10), candidates: AgentSelection.candidates(catalog: catalog),
+                configuration: configuration, receiver: .plugin(in: catalog))
             try unreachable.startDiscovery()
             await #expect {
                 try await unreachable.run()
             } throws: { error in
                 let error = error as? ExternalUserAgentError
-                return error?.code == .discoveryFailed && error?.message.contains("http://127.0.0.1:9/.well-known/") == true
+                return error?.code == .discoveryFailed
+                    && error?.message.contains("http://127.0.0.1:9/.well-known/") == true
             }
             // The same flow pointed at a server that answers: the read started for the old issuer is not used.
             unreachable.issuer = server.issuer
@@ -195,8 +223,9 @@ struct SignInFlowTests {
         try await LocalAuthorizationServer.withServer { server in
             var client = ClientCredentials(clientID: server.options.clientID)
             client.idTokenAlgorithm = try IDTokenAlgorithm("HS256")
-            var flow = SignInFlow(issuer: server.issuer, client: client, candidates: [],
-                                  configuration: try Self.configuration(.init()), receiver: ReceiverSpy().receiver)
+            var flow = SignInFlow(
+                issuer: server.issuer, client: client, candidates: [],
+                configuration: try Self.configuration(.init()), receiver: ReceiverSpy().receiver)
             #expect(throws: ExternalUserAgentError.self) { try flow.startDiscovery() }
             try await Task.sleep(for: .milliseconds(100))
             #expect(server.requestLog.isEmpty, "nothing was asked of the server")
@@ -208,9 +237,10 @@ struct SignInFlowTests {
         try await LocalAuthorizationServer.withServer { server in
             let folder = try TemporaryFolder()
             let file = AuthStateFile(path: folder.path + "/state.json")
-            let flow = SignInFlow(issuer: server.issuer, client: ClientCredentials(clientID: server.options.clientID),
-                                  file: file, candidates: [], configuration: try Self.configuration(.init()),
-                                  receiver: ReceiverSpy().receiver)
+            let flow = SignInFlow(
+                issuer: server.issuer, client: ClientCredentials(clientID: server.options.clientID),
+                file: file, candidates: [], configuration: try Self.configuration(.init()),
+                receiver: ReceiverSpy().receiver)
             await #expect {
                 try await flow.run()
             } throws: { error in
@@ -232,10 +262,11 @@ struct SignInFlowTests {
             let file = AuthStateFile(path: folder.path + "/state.json")
             let agent = FakeExternalUserAgent()
             let heard = Heard()
-            let flow = SignInFlow(issuer: server.issuer, client: ClientCredentials(clientID: server.options.clientID),
-                                  file: file, candidates: [AgentCandidate(agent: agent)],
-                                  configuration: try Self.configuration(.init(allowTestAgents: true)),
-                                  receiver: .plugin(in: PluginCatalog()), hooks: heard.hooks)
+            let flow = SignInFlow(
+                issuer: server.issuer, client: ClientCredentials(clientID: server.options.clientID),
+                file: file, candidates: [AgentCandidate(agent: agent)],
+                configuration: try Self.configuration(.init(allowTestAgents: true)),
+                receiver: .plugin(in: PluginCatalog()), hooks: heard.hooks)
             await #expect {
                 try await flow.run()
             } throws: { error in
@@ -252,9 +283,11 @@ struct SignInFlowTests {
 
     @Test("receiver options: a port given to the flow replaces the configuration's port-range; the path is kept")
     func receiverOptions() throws {
-        let configuration = try Self.configuration(CodeConfiguration(receiverPortRange: 8400...8410, receiverPath: "/cb"))
-        var flow = SignInFlow(issuer: "http://127.0.0.1:1", client: ClientCredentials(clientID: "c"), candidates: [],
-                              configuration: configuration, receiver: ReceiverSpy().receiver)
+        let configuration = try Self.configuration(
+            CodeConfiguration(receiverPortRange: 8400...8410, receiverPath: "/cb"))
+        var flow = SignInFlow(
+            issuer: "http://127.0.0.1:1", client: ClientCredentials(clientID: "c"), candidates: [],
+            configuration: configuration, receiver: ReceiverSpy().receiver)
         #expect(flow.effectiveReceiverOptions == ["port-range": "8400-8410", "path": "/cb"])
         flow.receiverOptions = ["port": "9000"]
         #expect(flow.effectiveReceiverOptions == ["port": "9000", "path": "/cb"])
@@ -264,7 +297,8 @@ struct SignInFlowTests {
         #expect(flow.effectiveReceiverOptions == ["port-range": "9000-9001"])
     }
 
-    @Test("the flow's receiver options reach the receiver: the redirect URI has the flow's port and the configured path")
+    @Test(
+        "the flow's receiver options reach the receiver: the redirect URI has the flow's port and the configured path")
     func receiverOptionsReachTheReceiver() async throws {
         try await LocalAuthorizationServer.withServer { server in
             let catalog = try await BuiltPlugins.catalog()
@@ -272,11 +306,13 @@ struct SignInFlowTests {
             let spy = ReceiverSpy(loopback)
             let port = try OIDCProviderMock.freePort()
             let configuration = try Self.configuration(
-                CodeConfiguration(allowTestAgents: true, agentOptions: ["headless": ["mode": "follow"]],
-                                  receiverPortRange: 1...2, receiverPath: "/cb"), named: "headless")
-            let flow = SignInFlow(issuer: server.issuer, client: ClientCredentials(clientID: server.options.clientID),
-                                  timeout: .seconds(20), candidates: AgentSelection.candidates(catalog: catalog),
-                                  configuration: configuration, receiver: spy.receiver, receiverOptions: ["port": String(port)])
+                CodeConfiguration(
+                    allowTestAgents: true, agentOptions: ["headless": ["mode": "follow"]],
+                    receiverPortRange: 1...2, receiverPath: "/cb"), named: "headless")
+            let flow = SignInFlow(
+                issuer: server.issuer, client: ClientCredentials(clientID: server.options.clientID),
+                timeout: .seconds(20), candidates: AgentSelection.candidates(catalog: catalog),
+                configuration: configuration, receiver: spy.receiver, receiverOptions: ["port": String(port)])
             _ = try await flow.run()
             #expect(spy.asked.withLock { $0 } == [["port": String(port), "path": "/cb"]])
             #expect(server.authorizationRequests.first?["redirect_uri"] == "http://127.0.0.1:\(port)/cb")
@@ -288,11 +324,13 @@ struct SignInFlowTests {
         try await LocalAuthorizationServer.withServer { server in
             let service = try await Discovery().configuration(issuer: server.issuer)
             let catalog = try await BuiltPlugins.catalog()
-            let plan = SignInChain.plan(candidates: AgentSelection.candidates(catalog: catalog),
-                                        configuration: try Self.configuration(.init(allowTestAgents: true), named: "headless"),
-                                        service: service)
-            let signIn = SignIn(configuration: service, client: ClientCredentials(clientID: server.options.clientID),
-                                timeout: .seconds(20))
+            let plan = SignInChain.plan(
+                candidates: AgentSelection.candidates(catalog: catalog),
+                configuration: try Self.configuration(.init(allowTestAgents: true), named: "headless"),
+                service: service)
+            let signIn = SignIn(
+                configuration: service, client: ClientCredentials(clientID: server.options.clientID),
+                timeout: .seconds(20))
             let state = try await signIn.run(plan: plan, agentOptions: ["mode": "follow"]) {
                 catalog.receiver(id: "loopback")!.makeReceiver()
             }

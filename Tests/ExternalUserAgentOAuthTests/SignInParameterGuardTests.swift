@@ -11,16 +11,20 @@ import Testing
 /// repeat one the sign-in sets. A DPoP-bound token is never sent as Bearer.
 @Suite("sign-in: request parameters that would go unsent or unchecked are refused")
 struct SignInParameterGuardTests {
-    @Test("the device grant refuses request parameters (max_age, acr_values…) instead of dropping them; nothing is sent")
+    @Test(
+        "the device grant refuses request parameters (max_age, acr_values…) instead of dropping them; nothing is sent")
     func deviceGrantRefusesParameters() async throws {
         try await LocalAuthorizationServer.withServer { server in
             server.deviceAuthorization.update { $0.enabled = true }
             let configuration = try await Discovery().configuration(issuer: server.issuer)
-            var signIn = SignIn(configuration: configuration, client: ClientCredentials(clientID: server.options.clientID),
-                                scopes: ["openid", "email"])
+            var signIn = SignIn(
+                configuration: configuration, client: ClientCredentials(clientID: server.options.clientID),
+                scopes: ["openid", "email"])
             signIn.parameters.maxAge = 0
             signIn.parameters.acrValues = ["urn:mfa"]
-            let error = await #expect(throws: ExternalUserAgentError.self) { try await signIn.runDevice(show: { _ in }) }
+            let error = await #expect(throws: ExternalUserAgentError.self) {
+                try await signIn.runDevice(show: { _ in })
+            }
             #expect(error?.code == .invalidOptions)
             #expect(error?.message.contains("code flow only") == true, "\(error?.message ?? "")")
             #expect(server.deviceAuthorization.requestCount == 0, "nothing was sent")
@@ -31,10 +35,13 @@ struct SignInParameterGuardTests {
     func maxAgeNeedsOpenID() async throws {
         try await LocalAuthorizationServer.withServer { server in
             let configuration = try await Discovery().configuration(issuer: server.issuer)
-            for change in [{ (parameters: inout AuthorizationParameters) in parameters.maxAge = 60 },
-                           { (parameters: inout AuthorizationParameters) in parameters.acrValues = ["urn:mfa"] }] {
-                var signIn = SignIn(configuration: configuration, client: ClientCredentials(clientID: server.options.clientID),
-                                    scopes: ["profile"])
+            for change in [
+                { (parameters: inout AuthorizationParameters) in parameters.maxAge = 60 },
+                { (parameters: inout AuthorizationParameters) in parameters.acrValues = ["urn:mfa"] },
+            ] {
+                var signIn = SignIn(
+                    configuration: configuration, client: ClientCredentials(clientID: server.options.clientID),
+                    scopes: ["profile"])
                 change(&signIn.parameters)
                 let agent = FakeExternalUserAgent(script: .signIn(at: server, as: "alice"))
                 let error = await #expect(throws: ExternalUserAgentError.self) {
@@ -51,10 +58,13 @@ struct SignInParameterGuardTests {
     func additionalParameterClashes() async throws {
         try await LocalAuthorizationServer.withServer { server in
             let configuration = try await Discovery().configuration(issuer: server.issuer)
-            for (name, extra) in [("max_age", [(name: String, value: String)]()), ("dpop_jkt", []), ("request_uri", []),
-                                  ("claims", [(name: "claims", value: "{}")])] {
-                var signIn = SignIn(configuration: configuration, client: ClientCredentials(clientID: server.options.clientID),
-                                    scopes: ["openid"], additionalParameters: [(name: name, value: "0")])
+            for (name, extra) in [
+                ("max_age", [(name: String, value: String)]()), ("dpop_jkt", []), ("request_uri", []),
+                ("claims", [(name: "claims", value: "{}")]),
+            ] {
+                var signIn = SignIn(
+                    configuration: configuration, client: ClientCredentials(clientID: server.options.clientID),
+                    scopes: ["openid"], additionalParameters: [(name: name, value: "0")])
                 signIn.parameters.maxAge = 3600
                 signIn.parameters.extraAuthorizationParameters = extra
                 let agent = FakeExternalUserAgent(script: .signIn(at: server, as: "alice"))
@@ -73,10 +83,11 @@ struct SignInParameterGuardTests {
         try await LocalAuthorizationServer.withServer { server in
             let signedIn = try await FlowHarness.signIn(server)
             let configuration = try await Discovery().configuration(issuer: server.issuer)
-            let bound = AuthState(configuration: configuration, client: ClientCredentials(clientID: server.options.clientID),
-                                  scope: "openid email",
-                                  tokenResponse: TokenResponse(accessToken: "bound-token", tokenType: "DPoP", expiresIn: 3600),
-                                  idTokenClaims: await signedIn.idTokenClaims)
+            let bound = AuthState(
+                configuration: configuration, client: ClientCredentials(clientID: server.options.clientID),
+                scope: "openid email",
+                tokenResponse: TokenResponse(accessToken: "bound-token", tokenType: "DPoP", expiresIn: 3600),
+                idTokenClaims: await signedIn.idTokenClaims)
             let before = server.userInfoRequests.count
             let error = await #expect(throws: ExternalUserAgentError.self) { try await bound.userInfo() }
             #expect(error?.code == .stateFileInvalid)

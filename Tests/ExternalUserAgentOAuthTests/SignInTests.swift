@@ -8,8 +8,9 @@ import Testing
 
 @Suite("sign-in against the local authorization server", .onOwnThreads)
 struct SignInTests {
-    @Test("a public client: client_id in the body, no secret, PKCE S256 verified by the server",
-          arguments: LocalAuthorizationServerOptions.SigningAlgorithm.allCases)
+    @Test(
+        "a public client: client_id in the body, no secret, PKCE S256 verified by the server",
+        arguments: LocalAuthorizationServerOptions.SigningAlgorithm.allCases)
     func publicClient(algorithm: LocalAuthorizationServerOptions.SigningAlgorithm) async throws {
         try await LocalAuthorizationServer.withServer(.init(signingAlgorithm: algorithm)) { server in
             let state = try await FlowHarness.signIn(server)
@@ -24,8 +25,9 @@ struct SignInTests {
         }
     }
 
-    @Test("a confidential client with client_secret_basic and with client_secret_post",
-          arguments: [ClientCredentials.AuthenticationMethod.clientSecretBasic, .clientSecretPost])
+    @Test(
+        "a confidential client with client_secret_basic and with client_secret_post",
+        arguments: [ClientCredentials.AuthenticationMethod.clientSecretBasic, .clientSecretPost])
     func confidentialClient(method: ClientCredentials.AuthenticationMethod) async throws {
         try await LocalAuthorizationServer.withServer(.init(clientSecret: "s3cr%t:x")) { server in
             _ = try await FlowHarness.signIn(server, secret: "s3cr%t:x", method: method)
@@ -40,23 +42,29 @@ struct SignInTests {
             let configuration = try await Discovery().configuration(issuer: server.issuer)
             // The headless agent follows the flow and hands the callback straight to the session.
             let receiver = FakeRedirectReceiver()
-            let request = try AuthorizationRequest(configuration: configuration, clientID: server.options.clientID,
-                                                   scopes: ["openid"], redirectURI: receiver.redirectURI)
+            let request = try AuthorizationRequest(
+                configuration: configuration, clientID: server.options.clientID,
+                scopes: ["openid"], redirectURI: receiver.redirectURI)
             let agent = try #require(try await BuiltPlugins.catalog().agent(id: "headless"))
                 .makeAgent(options: ["mode": "follow", "deliver": "session"])
-            let callback = try await ExternalUserAgentSession(agent: agent, receiver: receiver,
-                                                              configuration: .init(timeout: .seconds(20)))
-                .run { _ in request.url }
+            let callback = try await ExternalUserAgentSession(
+                agent: agent, receiver: receiver,
+                configuration: .init(timeout: .seconds(20))
+            )
+            .run { _ in request.url }
             let code = try AuthorizationResponse(callbackURL: callback, request: request).code
-            let forged = try AuthorizationRequest(configuration: configuration, clientID: server.options.clientID,
-                                                  scopes: ["openid"], redirectURI: request.redirectURI,
-                                                  state: request.state, nonce: request.nonce, pkce: PKCE())
-            let endpoint = TokenEndpoint(configuration: configuration, client: ClientCredentials(clientID: server.options.clientID))
+            let forged = try AuthorizationRequest(
+                configuration: configuration, clientID: server.options.clientID,
+                scopes: ["openid"], redirectURI: request.redirectURI,
+                state: request.state, nonce: request.nonce, pkce: PKCE())
+            let endpoint = TokenEndpoint(
+                configuration: configuration, client: ClientCredentials(clientID: server.options.clientID))
             await #expect {
                 try await endpoint.exchange(AuthorizationResponse(code: code, state: request.state), for: forged)
             } throws: { error in
                 let error = error as? ExternalUserAgentError
-                return error?.code == .oauthError && (error?.underlying as? OAuthErrorResponse)?.error == "invalid_grant"
+                return error?.code == .oauthError
+                    && (error?.underlying as? OAuthErrorResponse)?.error == "invalid_grant"
             }
         }
     }
@@ -75,22 +83,29 @@ struct SignInTests {
     static let misbehaving: [Misbehaving] = [
         // A wrong state is turned away (400) and the sign-in waits on for the real redirect, until its deadline.
         .init(misbehavior: .wrongState, code: .timedOut, says: "no callback reached", signInTimeout: .seconds(2)),
-        .init(misbehavior: .wrongIssuerInResponse, code: .issuerMismatch, says: "came from issuer 'http://issuer.invalid'"),
+        .init(
+            misbehavior: .wrongIssuerInResponse, code: .issuerMismatch, says: "came from issuer 'http://issuer.invalid'"
+        ),
         .init(misbehavior: .missingIssuerInResponse, code: .issuerMismatch, says: "has no 'iss'"),
         .init(misbehavior: .denyAccess, code: .userCanceled, says: "The user said no"),
         .init(misbehavior: .tamperedSignature, code: .idTokenInvalid, says: "signature does not verify"),
-        .init(misbehavior: .wrongIssuerInIDToken, code: .issuerMismatch, says: "the ID token was issued by 'http://issuer.invalid'"),
+        .init(
+            misbehavior: .wrongIssuerInIDToken, code: .issuerMismatch,
+            says: "the ID token was issued by 'http://issuer.invalid'"),
         .init(misbehavior: .wrongAudience, code: .idTokenInvalid, says: "audience"),
         .init(misbehavior: .wrongNonce, code: .idTokenInvalid, says: "nonce"),
         .init(misbehavior: .expiredIDToken, code: .idTokenInvalid, says: "expired"),
         .init(misbehavior: .unknownKeyID, code: .idTokenInvalid, says: "not in the provider's key set"),
         .init(misbehavior: .tokenEndpointHTML, code: .tokenRequestFailed, says: "not JSON (text/html)"),
         .init(misbehavior: .tokenEndpointServerError, code: .tokenRequestFailed, says: "HTTP 500"),
-        .init(misbehavior: .slowTokenEndpoint, code: .tokenRequestFailed, says: "the code exchange at the token endpoint",
-              clientTimeout: .seconds(1)),
+        .init(
+            misbehavior: .slowTokenEndpoint, code: .tokenRequestFailed, says: "the code exchange at the token endpoint",
+            clientTimeout: .seconds(1)),
     ]
 
-    @Test("every misbehaviour the server offers is tested here (wrongIssuerInMetadata: discovery; wrongUserInfoSubject: UserInfoCommandTests; registrationEndpointHTML: RegisterCommandTests; endSessionNeedsHint: LogoutHintTests)")
+    @Test(
+        "every misbehaviour the server offers is tested here (wrongIssuerInMetadata: discovery; wrongUserInfoSubject: UserInfoCommandTests; registrationEndpointHTML: RegisterCommandTests; endSessionNeedsHint: LogoutHintTests)"
+    )
     func everyMisbehaviourCovered() {
         let covered = Set(Self.misbehaving.map(\.misbehavior))
             .union([.wrongIssuerInMetadata, .wrongUserInfoSubject, .registrationEndpointHTML, .endSessionNeedsHint])
@@ -99,11 +114,15 @@ struct SignInTests {
 
     @Test("each misbehaviour fails the sign-in with its own clear error", arguments: misbehaving)
     func misbehaviour(_ test: Misbehaving) async throws {
-        try await LocalAuthorizationServer.withServer(.init(misbehaviors: [test.misbehavior],
-                                                            tokenEndpointDelay: .seconds(5))) { server in
+        try await LocalAuthorizationServer.withServer(
+            .init(
+                misbehaviors: [test.misbehavior],
+                tokenEndpointDelay: .seconds(5))
+        ) { server in
             let started = ContinuousClock.now
             await #expect {
-                _ = try await FlowHarness.signIn(server, http: OAuthHTTP(timeout: test.clientTimeout), timeout: test.signInTimeout)
+                _ = try await FlowHarness.signIn(
+                    server, http: OAuthHTTP(timeout: test.clientTimeout), timeout: test.signInTimeout)
             } throws: { error in
                 let error = error as? ExternalUserAgentError
                 return error?.code == test.code && error?.message.contains(test.says) == true
@@ -117,7 +136,8 @@ struct SignInTests {
             if test.misbehavior == .unknownKeyID {
                 // Once ahead, while the person signs in, and once more for this token (the set fetched ahead may
                 // predate a key rotation); never a third time.
-                #expect(server.jwksFetchCount == 2, "the key set fetched ahead is fetched once more for a key id it lacks")
+                #expect(
+                    server.jwksFetchCount == 2, "the key set fetched ahead is fetched once more for a key id it lacks")
             }
         }
     }
@@ -128,7 +148,9 @@ struct SignInTests {
             await #expect { try await Discovery().configuration(issuer: server.issuer) } throws: {
                 ExternalUserAgentError.code(of: $0) == .issuerMismatch
             }
-            await #expect { try await Discovery(http: OAuthHTTP(timeout: .seconds(2))).configuration(issuer: "http://127.0.0.1:1") } throws: {
+            await #expect {
+                try await Discovery(http: OAuthHTTP(timeout: .seconds(2))).configuration(issuer: "http://127.0.0.1:1")
+            } throws: {
                 ExternalUserAgentError.code(of: $0) == .discoveryFailed
             }
             await #expect { try await Discovery().configuration(issuer: "not a url") } throws: {

@@ -20,8 +20,10 @@ struct StrayCallbackTests {
             let attacker = StrayFirstAgent(inner: headless)
             let receiver = try #require(catalog.receiver(id: "loopback")).makeReceiver()
             let refusals = Mutex<[String]>([])
-            let state = try await SignIn(configuration: configuration, client: ClientCredentials(clientID: server.options.clientID),
-                                         timeout: .seconds(20)) { progress in
+            let state = try await SignIn(
+                configuration: configuration, client: ClientCredentials(clientID: server.options.clientID),
+                timeout: .seconds(20)
+            ) { progress in
                 if case .callbackRefused(let reason) = progress { refusals.withLock { $0.append(reason) } }
             }.run(agent: attacker, receiver: receiver)
 
@@ -30,7 +32,9 @@ struct StrayCallbackTests {
             #expect(server.tokenRequests.count == 1, "exactly one code was exchanged: the real one")
             let reasons = refusals.withLock { $0 }
             #expect(reasons.count == 2)
-            #expect(reasons.allSatisfy { $0.contains("400") && !$0.contains("stray-code") }, "no request data in the reason")
+            #expect(
+                reasons.allSatisfy { $0.contains("400") && !$0.contains("stray-code") }, "no request data in the reason"
+            )
         }
     }
 }

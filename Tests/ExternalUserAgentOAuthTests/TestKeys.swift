@@ -8,7 +8,8 @@ import JWTKit
 typealias J = JSONValue
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
-    ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByBooleanLiteral {
+    ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByBooleanLiteral
+{
     public init(stringLiteral value: String) { self = .string(value) }
     public init(integerLiteral value: Int) { self = .number(Double(value)) }
     public init(floatLiteral value: Double) { self = .number(value) }
@@ -51,13 +52,18 @@ enum TestKeys {
     enum Key { case rsa, rsaPSS, ec, ed }
 
     /// The public JWK of `key`, with the given `kid`, `alg`, `use` and `key_ops` (absent when `nil`).
-    static func jwk(_ key: Key, kid: String? = nil, alg: String? = nil, use: String? = nil,
-                    keyOps: [String]? = nil) -> J {
+    static func jwk(
+        _ key: Key, kid: String? = nil, alg: String? = nil, use: String? = nil,
+        keyOps: [String]? = nil
+    ) -> J {
         var fields: [String: J]
         switch key {
         case .rsa, .rsaPSS:
             let primitives = try! rsa.publicKey.getKeyPrimitives()
-            fields = ["kty": "RSA", "n": .string(base64URL(primitives.modulus)), "e": .string(base64URL(primitives.publicExponent))]
+            fields = [
+                "kty": "RSA", "n": .string(base64URL(primitives.modulus)),
+                "e": .string(base64URL(primitives.publicExponent)),
+            ]
         case .ec:
             let parameters = ec.parameters!
             fields = ["kty": "EC", "crv": "P-256", "x": .string(parameters.x), "y": .string(parameters.y)]
@@ -76,16 +82,20 @@ enum TestKeys {
     /// Claims that pass every check, with `changes` applied (`nil` removes a claim).
     static func claims(_ changes: [String: J?] = [:], now: Date = Date()) -> [String: J] {
         let seconds = Int(now.timeIntervalSince1970)
-        var claims: [String: J] = ["iss": .string(issuer), "sub": "alice", "aud": .string(clientID),
-                                   "exp": .number(Double(seconds + 600)), "iat": .number(Double(seconds)),
-                                   "nonce": .string(nonce)]
+        var claims: [String: J] = [
+            "iss": .string(issuer), "sub": "alice", "aud": .string(clientID),
+            "exp": .number(Double(seconds + 600)), "iat": .number(Double(seconds)),
+            "nonce": .string(nonce),
+        ]
         for (name, value) in changes { claims[name] = value }
         return claims
     }
 
     /// A token signed by `key` (RSA: PKCS#1 v1.5 SHA-256; PSS: SHA-256; EC: ES256; Ed25519) whose header
     /// says `alg` and, when given, `kid`.
-    static func token(_ key: Key, alg: String, kid: String? = nil, claims: [String: J] = claims()) async throws -> String {
+    static func token(_ key: Key, alg: String, kid: String? = nil, claims: [String: J] = claims()) async throws
+        -> String
+    {
         let keys = JWTKeyCollection()
         switch key {
         case .rsa: await keys.add(rsa: rsa, digestAlgorithm: .sha256)
@@ -134,4 +144,3 @@ enum TestKeys {
         -----END PRIVATE KEY-----
         """
 }
-

@@ -44,7 +44,8 @@ struct WireRulesTests {
 
     @Test("HTML escaping leaves no markup and no way out of a quoted attribute")
     func html() {
-        #expect(HTMLText.escaped(#"<a href="x" onclick='y'>&</a>"#)
+        #expect(
+            HTMLText.escaped(#"<a href="x" onclick='y'>&</a>"#)
                 == "&lt;a href=&quot;x&quot; onclick=&#39;y&#39;&gt;&amp;&lt;/a&gt;")
         #expect(HTMLText.escaped("plain é") == "plain é")
     }
@@ -60,7 +61,9 @@ struct WireRulesTests {
     @Test("redirect matching: scheme, host, port and path; query ignored; userinfo never matches")
     func redirect() throws {
         let uri = try #require(URL(string: "http://127.0.0.1:8400/cb"))
-        func mismatch(_ text: String) -> String? { RedirectURIMatch.mismatch(callback: URL(string: text)!, redirectURI: uri) }
+        func mismatch(_ text: String) -> String? {
+            RedirectURIMatch.mismatch(callback: URL(string: text)!, redirectURI: uri)
+        }
         #expect(mismatch("http://127.0.0.1:8400/cb?code=x&state=y") == nil)
         #expect(mismatch("HTTP://127.0.0.1:8400/cb") == nil)
         #expect(mismatch("http://127.0.0.1:8401/cb")?.contains("port") == true)
@@ -68,7 +71,9 @@ struct WireRulesTests {
         #expect(mismatch("https://127.0.0.1:8400/cb")?.contains("scheme") == true)
         #expect(mismatch("http://[::1]:8400/cb")?.contains("host") == true)
         #expect(mismatch("http://user@127.0.0.1:8400/cb")?.contains("userinfo") == true)
-        #expect(RedirectURIMatch.mismatch(callback: URL(string: "http://127.0.0.1/")!,
-                                          redirectURI: URL(string: "http://127.0.0.1")!) == nil, "an empty http path is /")
+        #expect(
+            RedirectURIMatch.mismatch(
+                callback: URL(string: "http://127.0.0.1/")!,
+                redirectURI: URL(string: "http://127.0.0.1")!) == nil, "an empty http path is /")
     }
 }

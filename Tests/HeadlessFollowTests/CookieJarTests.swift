@@ -59,7 +59,10 @@ struct CookieJarTests {
     @Test("Max-Age=0 and an Expires in the past delete; a later field replaces the value")
     func deletion() {
         #expect(Self.jar(["s=1", "s=; Max-Age=0"], from: "http://h.test/").cookies.isEmpty)
-        #expect(Self.jar(["s=1", "s=\"\"; expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=-1; Path=/"], from: "http://h.test/").cookies.isEmpty)
+        #expect(
+            Self.jar(
+                ["s=1", "s=\"\"; expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=-1; Path=/"], from: "http://h.test/"
+            ).cookies.isEmpty)
         #expect(Self.jar(["s=1", "s=; expires=Thu, 01 Jan 1970 00:00:00 GMT"], from: "http://h.test/").cookies.isEmpty)
         let replaced = Self.jar(["s=1", "s=2; Max-Age=3600"], from: "http://h.test/")
         #expect(Self.header(replaced, "http://h.test/") == "s=2")
@@ -83,7 +86,10 @@ struct CookieJarTests {
         #expect(CookieDate.parse("Sun Nov  6 08:49:37 1994") == expected)
         #expect(CookieDate.parse("Thu, 01 Jan 1970 00:00:00 GMT") == Date(timeIntervalSince1970: 0))
         #expect(CookieDate.parse("Tue, 29 Feb 2028 23:59:59 GMT") == Date(timeIntervalSince1970: 1_835_481_599))
-        for text in ["not a date", "Sun, 32 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 06 Nov 1500 08:49:37 GMT", ""] {
+        for text in [
+            "not a date", "Sun, 32 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 24:00:00 GMT",
+            "Sun, 06 Nov 1500 08:49:37 GMT", "",
+        ] {
             #expect(CookieDate.parse(text) == nil, "\(text)")
         }
     }

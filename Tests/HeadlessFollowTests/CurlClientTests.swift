@@ -19,12 +19,17 @@ struct CurlClientTests {
         try CurlClient(.init(keepsCookies: true, maximumBodyBytes: maximumBodyBytes, userAgent: "eua-test/1"))
     }
 
-    @Test("a POST goes with its headers and body; the answer's status, fields and body come back; no redirect is followed")
+    @Test(
+        "a POST goes with its headers and body; the answer's status, fields and body come back; no redirect is followed"
+    )
     func post() throws {
-        let server = try CannedServer(reply: Array("HTTP/1.1 302 Found\r\nLocation: /next\r\nSet-Cookie: s=1\r\nContent-Length: 2\r\n\r\nok".utf8))
+        let server = try CannedServer(
+            reply: Array("HTTP/1.1 302 Found\r\nLocation: /next\r\nSet-Cookie: s=1\r\nContent-Length: 2\r\n\r\nok".utf8)
+        )
         let response = try Self.client().send(
-            CurlRequest(method: "POST", url: "http://127.0.0.1:\(server.port)/login?x=1",
-                        headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Array("a=1&b=2".utf8)),
+            CurlRequest(
+                method: "POST", url: "http://127.0.0.1:\(server.port)/login?x=1",
+                headers: [("Content-Type", "application/x-www-form-urlencoded")], body: Array("a=1&b=2".utf8)),
             timeout: .seconds(10))
         #expect(response.status == 302 && response.header("location") == "/next" && response.body == Array("ok".utf8))
         let request = String(decoding: server.request(), as: UTF8.self)
@@ -36,11 +41,14 @@ struct CurlClientTests {
 
     @Test("a body over the limit is refused, naming the limit")
     func bodyLimit() throws {
-        let server = try CannedServer(reply: Array(("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n" + String(repeating: "x", count: 5000)).utf8))
+        let server = try CannedServer(
+            reply: Array(("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n" + String(repeating: "x", count: 5000)).utf8))
         #expect {
-            try Self.client(maximumBodyBytes: 1000).send(CurlRequest(url: "http://127.0.0.1:\(server.port)/big"), timeout: .seconds(10))
+            try Self.client(maximumBodyBytes: 1000).send(
+                CurlRequest(url: "http://127.0.0.1:\(server.port)/big"), timeout: .seconds(10))
         } throws: { error in
-            (error as? CurlError)?.kind == .tooLarge && "\(error)" == "GET http://127.0.0.1:\(server.port)/big: the answer is larger than 1000 bytes"
+            (error as? CurlError)?.kind == .tooLarge
+                && "\(error)" == "GET http://127.0.0.1:\(server.port)/big: the answer is larger than 1000 bytes"
         }
     }
 
@@ -50,9 +58,11 @@ struct CurlClientTests {
         let clock = ContinuousClock()
         var started = clock.now
         #expect {
-            try Self.client().send(CurlRequest(url: "http://127.0.0.1:\(silent.port)/slow?code=secret"), timeout: .milliseconds(500))
+            try Self.client().send(
+                CurlRequest(url: "http://127.0.0.1:\(silent.port)/slow?code=secret"), timeout: .milliseconds(500))
         } throws: { error in
-            (error as? CurlError)?.kind == .timedOut && "\(error)".hasPrefix("GET http://127.0.0.1:\(silent.port)/slow took longer than 500 ms")
+            (error as? CurlError)?.kind == .timedOut
+                && "\(error)".hasPrefix("GET http://127.0.0.1:\(silent.port)/slow took longer than 500 ms")
                 && !"\(error)".contains("secret")
         }
         #expect(clock.now - started < .seconds(3))
@@ -65,7 +75,9 @@ struct CurlClientTests {
         }
         started = clock.now
         #expect {
-            try Self.client().send(CurlRequest(url: "http://127.0.0.1:\(other.port)/"), timeout: .seconds(30), stopDescriptor: stop.descriptor)
+            try Self.client().send(
+                CurlRequest(url: "http://127.0.0.1:\(other.port)/"), timeout: .seconds(30),
+                stopDescriptor: stop.descriptor)
         } throws: { error in
             (error as? CurlError)?.kind == .stopped
         }
@@ -75,9 +87,11 @@ struct CurlClientTests {
     @Test("a header with a line break, a method that is not a token, and a URL that is not http(s) are refused unsent")
     func invalidRequests() throws {
         let client = try Self.client()
-        for request in [CurlRequest(url: "http://127.0.0.1:9/", headers: [("X", "a\r\nInjected: 1")]),
-                        CurlRequest(method: "get x", url: "http://127.0.0.1:9/"),
-                        CurlRequest(url: "file:///etc/passwd"), CurlRequest(url: "ftp://127.0.0.1/")] {
+        for request in [
+            CurlRequest(url: "http://127.0.0.1:9/", headers: [("X", "a\r\nInjected: 1")]),
+            CurlRequest(method: "get x", url: "http://127.0.0.1:9/"),
+            CurlRequest(url: "file:///etc/passwd"), CurlRequest(url: "ftp://127.0.0.1/"),
+        ] {
             #expect {
                 try client.send(request, timeout: .seconds(5))
             } throws: { error in
@@ -90,8 +104,9 @@ struct CurlClientTests {
     func followStop() throws {
         let silent = try CannedServer(reply: nil)
         let stop = try StopSignal()
-        var browser = try BrowserFollow(script: HeadlessScript(options: ["mode": "follow"]),
-                                        redirectURI: URL(string: "http://127.0.0.1:9/cb")!, stop: stop)
+        var browser = try BrowserFollow(
+            script: HeadlessScript(options: ["mode": "follow"]),
+            redirectURI: URL(string: "http://127.0.0.1:9/cb")!, stop: stop)
         _ = try BlockingCall.start(name: "test-stopper") {
             usleep(200_000)
             stop.raise()

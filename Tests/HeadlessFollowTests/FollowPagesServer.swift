@@ -29,9 +29,11 @@ final class FollowPagesServer: @unchecked Sendable {
         guard let python = ProcessRunner.which("python3") else { throw TestSupportError("python3 is not on PATH") }
         folder = try TemporaryFolder("eua-follow-pages")
         let portFile = folder.path + "/port"
-        child = try ChildProcess(python, [TestPaths.fixture("follow_pages_server.py").path, portFile, folder.path + "/log"]
-                                     + (tls.map { [$0.serverCertificate, $0.serverKey] } ?? []),
-                                 stdin: .null, stdout: .null, stderr: .inherit)
+        child = try ChildProcess(
+            python,
+            [TestPaths.fixture("follow_pages_server.py").path, portFile, folder.path + "/log"]
+                + (tls.map { [$0.serverCertificate, $0.serverKey] } ?? []),
+            stdin: .null, stdout: .null, stderr: .inherit)
         scheme = tls == nil ? "http" : "https"
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {

@@ -12,8 +12,9 @@ struct FollowTransportTests {
     static let options = ["mode": "follow", "form.username": "alice", "form.password": "right"]
 
     static func browser(_ extra: [String: String] = [:]) throws -> BrowserFollow {
-        try BrowserFollow(script: HeadlessScript(options: options.merging(extra) { $1 }),
-                          redirectURI: URL(string: FollowPagesServer.redirectURI)!, stop: StopSignal())
+        try BrowserFollow(
+            script: HeadlessScript(options: options.merging(extra) { $1 }),
+            redirectURI: URL(string: FollowPagesServer.redirectURI)!, stop: StopSignal())
     }
 
     @Test("a plain-http flow signs in over plain sockets and never opens libcurl")
@@ -24,7 +25,10 @@ struct FollowTransportTests {
         #expect(callback.absoluteString == "http://127.0.0.1:9/cb?code=good-code&state=st-1")
         #expect(!browser.transport.usesLibcurl, "http went over plain sockets")
         let log = try server.log()
-        #expect(log.map { "\($0.method) \($0.path)" } == ["GET /authorize", "GET /login", "POST /login", "GET /consent", "POST /consent"])
+        #expect(
+            log.map { "\($0.method) \($0.path)" } == [
+                "GET /authorize", "GET /login", "POST /login", "GET /consent", "POST /consent",
+            ])
         #expect(log[3].cookie && log[4].cookie, "the session cookie went back")
     }
 
@@ -33,7 +37,9 @@ struct FollowTransportTests {
         let ca = try TestCA()
         let server = try FollowPagesServer(tls: ca)
         var browser = try Self.browser(["ca-file": ca.caCertificate])
-        #expect(try browser.callbackURL(from: server.authorizationURL()).absoluteString == "http://127.0.0.1:9/cb?code=good-code&state=st-1")
+        #expect(
+            try browser.callbackURL(from: server.authorizationURL()).absoluteString
+                == "http://127.0.0.1:9/cb?code=good-code&state=st-1")
         #expect(browser.transport.usesLibcurl)
         #expect(try server.log().filter { $0.path == "/consent" }.allSatisfy(\.cookie))
     }
@@ -50,8 +56,13 @@ struct FollowTransportTests {
         #expect(callback.absoluteString == "http://127.0.0.1:9/cb?code=good-code&state=st-2")
         #expect(try plain.log().map(\.path) == ["/upgrade"])
         let log = try secure.log()
-        #expect(log.map { "\($0.method) \($0.path)" } == ["GET /authorize", "GET /login", "POST /login", "GET /consent", "POST /consent"])
-        #expect(log[0].cookie, "the cookie set over http went along from the first https request (nocookie=1: the https server set none)")
+        #expect(
+            log.map { "\($0.method) \($0.path)" } == [
+                "GET /authorize", "GET /login", "POST /login", "GET /consent", "POST /consent",
+            ])
+        #expect(
+            log[0].cookie,
+            "the cookie set over http went along from the first https request (nocookie=1: the https server set none)")
         #expect(log[3].cookie && log[4].cookie, "the cookie set over http reached the https consent page")
     }
 }
@@ -59,18 +70,19 @@ struct FollowTransportTests {
 /// The choice itself, for each kind of URL and proxy setting (the environment's value passed in).
 @Suite("headless follow mode: which URLs go through libcurl", .onOwnThreads)
 struct FollowTransportChoiceTests {
-    @Test("https always; http only to a host that is not loopback while a proxy is set",
-          arguments: [
-              ("https://login.example.com/authorize", nil, true),
-              ("https://127.0.0.1:8443/authorize", nil, true),
-              ("http://127.0.0.1:8000/authorize", nil, false),
-              ("http://login.example.com/authorize", nil, false),
-              ("http://login.example.com/authorize", "", false),
-              ("http://login.example.com/authorize", "http://proxy.internal:3128", true),
-              ("http://127.0.0.1:8000/authorize", "http://proxy.internal:3128", false),
-              ("http://localhost:8000/authorize", "http://proxy.internal:3128", false),
-              ("http://[::1]:8000/authorize", "http://proxy.internal:3128", false),
-          ] as [(String, String?, Bool)])
+    @Test(
+        "https always; http only to a host that is not loopback while a proxy is set",
+        arguments: [
+            ("https://login.example.com/authorize", nil, true),
+            ("https://127.0.0.1:8443/authorize", nil, true),
+            ("http://127.0.0.1:8000/authorize", nil, false),
+            ("http://login.example.com/authorize", nil, false),
+            ("http://login.example.com/authorize", "", false),
+            ("http://login.example.com/authorize", "http://proxy.internal:3128", true),
+            ("http://127.0.0.1:8000/authorize", "http://proxy.internal:3128", false),
+            ("http://localhost:8000/authorize", "http://proxy.internal:3128", false),
+            ("http://[::1]:8000/authorize", "http://proxy.internal:3128", false),
+        ] as [(String, String?, Bool)])
     func choice(url: String, proxy: String?, curl: Bool) throws {
         #expect(FollowTransport.needsLibcurl(try #require(URL(string: url)), proxy: proxy) == curl)
     }

@@ -23,7 +23,10 @@ struct HTMLFormTests {
         #expect(forms[0].method == "POST" && forms[0].action == nil)
         #expect(forms[0].matchCount(["sub"]) == 1 && forms[1].matchCount(["sub"]) == 0)
         #expect(forms[1].submitButtons == [.init(name: "action", value: "deny", label: "Deny")])
-        #expect(forms[0].submission(filling: [("sub", "alice")], pressing: forms[0].submitButtons.first) == [.init(name: "sub", value: "alice")])
+        #expect(
+            forms[0].submission(filling: [("sub", "alice")], pressing: forms[0].submitButtons.first) == [
+                .init(name: "sub", value: "alice")
+            ])
     }
 
     @Test("hidden inputs, quoting styles, entities, checkboxes, selects, textareas, comments and scripts")
@@ -49,10 +52,14 @@ struct HTMLFormTests {
         let form = forms[0]
         #expect(form.action == "/login?x=1&y=2" && form.method == "POST")
         let fields = Dictionary(uniqueKeysWithValues: form.fields.map { ($0.name, $0.value) })
-        #expect(fields == ["csrf": "a\"b'cA", "session": "s 1", "password": "", "remember": "on", "color": "blue",
-                           "lang": "fr", "note": "Hello & bye"])
+        #expect(
+            fields == [
+                "csrf": "a\"b'cA", "session": "s 1", "password": "", "remember": "on", "color": "blue",
+                "lang": "fr", "note": "Hello & bye",
+            ])
         #expect(form.submitButtons == [.init(name: "go", value: "Go")])
-        let submitted = form.submission(filling: [("password", "pw"), ("go", "Go"), ("extra", "1")], pressing: form.submitButtons.first)
+        let submitted = form.submission(
+            filling: [("password", "pw"), ("go", "Go"), ("extra", "1")], pressing: form.submitButtons.first)
         #expect(submitted.first { $0.name == "password" }?.value == "pw")
         #expect(submitted.contains(.init(name: "go", value: "Go", type: "submit")))
         #expect(!submitted.contains { $0.name == "extra" }, "a value for a field the form lacks is not sent")

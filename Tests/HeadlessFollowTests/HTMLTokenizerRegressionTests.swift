@@ -10,8 +10,9 @@ import Testing
 struct HTMLTokenizerRegressionTests {
     /// An attribute with no name (`<script =`) at the very end of a page moved the tokenizer past the end, and
     /// reading the script's text then trapped (Range requires lowerBound <= upperBound).
-    @Test("a nameless attribute at the end of a page: no trap, nothing read past the end",
-          arguments: ["<script =", "<style =", "<form =", "<script ='x'"])
+    @Test(
+        "a nameless attribute at the end of a page: no trap, nothing read past the end",
+        arguments: ["<script =", "<style =", "<form =", "<script ='x'"])
     func namelessAttributeAtEnd(page: String) {
         #expect(HTMLForm.forms(in: page).count == (page.hasPrefix("<form") ? 1 : 0))
         _ = PageText.visibleText(in: page)

@@ -15,13 +15,17 @@ import Testing
 struct MiniHTTPClientTests {
     @Test("it sends one well-formed request with Connection: close and reads a chunked answer")
     func requestAndChunkedResponse() throws {
-        let server = try CannedServer(reply: Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n".utf8))
-        let response = try MiniHTTPClient.send(method: "POST", host: "127.0.0.1", port: server.port, target: "/login?x=1",
-                                               headers: [("Cookie", "s=1")], body: Array("sub=alice".utf8), stop: StopSignal())
+        let server = try CannedServer(
+            reply: Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n".utf8))
+        let response = try MiniHTTPClient.send(
+            method: "POST", host: "127.0.0.1", port: server.port, target: "/login?x=1",
+            headers: [("Cookie", "s=1")], body: Array("sub=alice".utf8), stop: StopSignal())
         #expect(response.status == 200 && response.body == Array("abc".utf8))
         let request = String(decoding: server.request(), as: UTF8.self)
-        #expect(request == "POST /login?x=1 HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nUser-Agent: eua-headless/1.0.0\r\n"
-            + "Connection: close\r\nCookie: s=1\r\nContent-Length: 9\r\n\r\nsub=alice")
+        #expect(
+            request
+                == "POST /login?x=1 HTTP/1.1\r\nHost: 127.0.0.1:\(server.port)\r\nUser-Agent: eua-headless/1.0.0\r\n"
+                + "Connection: close\r\nCookie: s=1\r\nContent-Length: 9\r\n\r\nsub=alice")
     }
 
     @Test("a host name is resolved, and the Host header names it")
@@ -35,8 +39,9 @@ struct MiniHTTPClientTests {
     @Test("a header value with a line break is refused, not sent")
     func headerInjection() {
         #expect(throws: MiniHTTPClient.Failure.self) {
-            try MiniHTTPClient.requestBytes(method: "GET", hostHeader: "a:1", target: "/",
-                                            headers: [("Cookie", "a=1\r\nX-Injected: 1")], body: nil)
+            try MiniHTTPClient.requestBytes(
+                method: "GET", hostHeader: "a:1", target: "/",
+                headers: [("Cookie", "a=1\r\nX-Injected: 1")], body: nil)
         }
     }
 
@@ -46,10 +51,12 @@ struct MiniHTTPClientTests {
         let clock = ContinuousClock()
         let started = clock.now
         #expect {
-            try MiniHTTPClient.send(host: "127.0.0.1", port: server.port, target: "/", stop: StopSignal(),
-                                    exchangeTimeout: .milliseconds(300))
+            try MiniHTTPClient.send(
+                host: "127.0.0.1", port: server.port, target: "/", stop: StopSignal(),
+                exchangeTimeout: .milliseconds(300))
         } throws: { error in
-            (error as? NetworkError)?.description == "reading the response from 127.0.0.1:\(server.port) took longer than 300 ms"
+            (error as? NetworkError)?.description
+                == "reading the response from 127.0.0.1:\(server.port) took longer than 300 ms"
         }
         #expect(clock.now - started < .seconds(3))
     }
@@ -160,7 +167,8 @@ final class CannedServer: Sendable {
         let end: [UInt8] = [13, 10, 13, 10]
         guard let headEnd = bytes.indices.first(where: { bytes[$0...].starts(with: end) }) else { return false }
         let lines = String(decoding: bytes[..<headEnd], as: UTF8.self).split(separator: "\r\n")
-        let length = lines.first { $0.lowercased().hasPrefix("content-length:") }
+        let length =
+            lines.first { $0.lowercased().hasPrefix("content-length:") }
             .flatMap { Int($0.dropFirst("content-length:".count).trimmingPrefix(" ")) } ?? 0
         return headEnd + end.count + length <= bytes.count
     }

@@ -94,15 +94,20 @@ struct ProviderPagesTests {
         #expect(HTMLForm.forms(in: Self.djangoLoginWithErrors).count == 1, "the form inside a script is not a form")
         let given = [(name: "username", value: "alice"), (name: "password", value: "pw")]
         #expect(form.credentialFields(given: given).map(\.name) == ["username", "password"])
-        #expect(form.credentialFields(given: []).map(\.name) == ["password"], "a password field is a credential even when no option fills it")
+        #expect(
+            form.credentialFields(given: []).map(\.name) == ["password"],
+            "a password field is a credential even when no option fills it")
         let button = try SubmitButtonRule.button(in: form, choice: nil, given: given)
         #expect(button == .init(name: "", value: "Log in"))
         let sent = form.submission(filling: given, pressing: button)
-        #expect(sent.map(\.name) == ["csrfmiddlewaretoken", "username", "password", "next"], "an unnamed button sends nothing")
+        #expect(
+            sent.map(\.name) == ["csrfmiddlewaretoken", "username", "password", "next"],
+            "an unnamed button sends nothing")
         #expect(sent.first?.value == "Xy1&2")
-        #expect(PageText.errorText(in: Self.djangoLoginWithErrors)
-            == "Please enter the correct username and password for a staff account. Note that both fields may be case-sensitive. "
-            + "Please enter a correct username and password. Note that both fields may be case-sensitive.")
+        #expect(
+            PageText.errorText(in: Self.djangoLoginWithErrors)
+                == "Please enter the correct username and password for a staff account. Note that both fields may be case-sensitive. "
+                + "Please enter a correct username and password. Note that both fields may be case-sensitive.")
     }
 
     @Test("django-oauth-toolkit's consent page: Authorize (name=allow) is pressed, never Cancel; no credentials")
@@ -112,21 +117,31 @@ struct ProviderPagesTests {
         #expect(form.submitButtons.count == 2)
         let button = try SubmitButtonRule.button(in: form, choice: nil, given: [])
         #expect(button == .init(name: "allow", value: "Authorize"))
-        #expect(form.submission(filling: [], pressing: button).last == .init(name: "allow", value: "Authorize", type: "submit"))
+        #expect(
+            form.submission(filling: [], pressing: button).last
+                == .init(name: "allow", value: "Authorize", type: "submit"))
         #expect(!SubmitButtonRule.grants(form.submitButtons[0]), "Cancel never grants")
     }
 
     @Test("django-oauth-toolkit's error page: its visible text, markup gone")
     func djangoError() {
         #expect(HTMLForm.forms(in: Self.djangoOAuthToolkitError).isEmpty)
-        #expect(PageText.visibleText(in: Self.djangoOAuthToolkitError) == "Error: invalid_request Mismatching redirect URI.")
+        #expect(
+            PageText.visibleText(in: Self.djangoOAuthToolkitError) == "Error: invalid_request Mismatching redirect URI."
+        )
     }
 
     @Test("Keycloak's login page: one Sign In button; the error said once, hidden text left out")
     func keycloakLogin() throws {
         let form = try #require(HTMLForm.forms(in: Self.keycloakLogin).first)
-        #expect(form.action == "https://sso.example.com/realms/demo/login-actions/authenticate?session_code=s&execution=e&client_id=eua&tab_id=t")
-        #expect(form.credentialFields(given: [("username", "alice"), ("password", "pw")]).map(\.name) == ["username", "password"])
+        #expect(
+            form.action
+                == "https://sso.example.com/realms/demo/login-actions/authenticate?session_code=s&execution=e&client_id=eua&tab_id=t"
+        )
+        #expect(
+            form.credentialFields(given: [("username", "alice"), ("password", "pw")]).map(\.name) == [
+                "username", "password",
+            ])
         #expect(try SubmitButtonRule.button(in: form, choice: nil, given: []) == .init(name: "login", value: "Sign In"))
         #expect(PageText.errorText(in: Self.keycloakLogin) == "Invalid username or password.")
     }
@@ -135,34 +150,48 @@ struct ProviderPagesTests {
     func keycloakConsent() throws {
         let form = try #require(HTMLForm.forms(in: Self.keycloakConsent).first)
         #expect(try SubmitButtonRule.button(in: form, choice: nil, given: []) == .init(name: "accept", value: "Yes"))
-        #expect(try SubmitButtonRule.button(in: form, choice: SubmitButtonRule.Choice("cancel"), given: []) == .init(name: "cancel", value: "No"))
-        #expect(try SubmitButtonRule.button(in: form, choice: SubmitButtonRule.Choice("cancel=Maybe"), given: []) == .init(name: "accept", value: "Yes"),
-                "a submit= option that matches no button leaves the rule to choose")
+        #expect(
+            try SubmitButtonRule.button(in: form, choice: SubmitButtonRule.Choice("cancel"), given: [])
+                == .init(name: "cancel", value: "No"))
+        #expect(
+            try SubmitButtonRule.button(in: form, choice: SubmitButtonRule.Choice("cancel=Maybe"), given: [])
+                == .init(name: "accept", value: "Yes"),
+            "a submit= option that matches no button leaves the rule to choose")
     }
 
     @Test("the rule: a lone refusing button is never pressed; several without a granting one are listed")
     func rule() throws {
         let lone = try #require(HTMLForm.forms(in: "<form><button type=submit name=x>Cancel</button></form>").first)
         #expect(throws: SubmitButtonRule.NoMatch.self) { try SubmitButtonRule.button(in: lone, choice: nil, given: []) }
-        let local = try #require(HTMLForm.forms(in: """
-            <form method="post"><input name="username" value="alice">
-            <button type="submit" name="action" value="approve">Sign in</button>
-            <button type="submit" name="action" value="deny">Deny</button></form>
-            """).first)
-        #expect(try SubmitButtonRule.button(in: local, choice: nil, given: []) == .init(name: "action", value: "approve", label: "Sign in"))
-        #expect(try SubmitButtonRule.button(in: local, choice: nil, given: [("action", "deny")]) == .init(name: "action", value: "deny", label: "Deny"),
-                "form.action=deny presses Deny, as before")
+        let local = try #require(
+            HTMLForm.forms(
+                in: """
+                    <form method="post"><input name="username" value="alice">
+                    <button type="submit" name="action" value="approve">Sign in</button>
+                    <button type="submit" name="action" value="deny">Deny</button></form>
+                    """
+            ).first)
+        #expect(
+            try SubmitButtonRule.button(in: local, choice: nil, given: [])
+                == .init(name: "action", value: "approve", label: "Sign in"))
+        #expect(
+            try SubmitButtonRule.button(in: local, choice: nil, given: [("action", "deny")])
+                == .init(name: "action", value: "deny", label: "Deny"),
+            "form.action=deny presses Deny, as before")
         #expect(SubmitButtonRule.words(of: .init(name: "", value: "", label: "Log in")).contains("login"))
     }
 
     @Test("page text is escaped for a terminal and cut")
     func escaping() {
-        let html = "<p role=alert>\u{1B}]0;owned\u{07} \u{202E}evil</p><p>" + String(repeating: "x", count: 1000) + "</p>"
+        let html =
+            "<p role=alert>\u{1B}]0;owned\u{07} \u{202E}evil</p><p>" + String(repeating: "x", count: 1000) + "</p>"
         let error = PageText.errorText(in: html)
         #expect(error == "\\x1b]0;owned\\x07 \\u{202e}evil")
         let all = PageText.visibleText(in: html)
         #expect(all.hasSuffix("…") && !all.contains("\u{1B}"))
-        #expect(PageText.visibleText(in: "<html><head><title>Only a title</title></head><body></body></html>") == "Only a title")
+        #expect(
+            PageText.visibleText(in: "<html><head><title>Only a title</title></head><body></body></html>")
+                == "Only a title")
     }
 
     @Test("broken markup: stray end tags, unclosed elements and a lone '<' still give the words, never a crash")

@@ -17,12 +17,18 @@ struct TestCA {
         try "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
             .write(toFile: path + "/server.ext", atomically: true, encoding: .utf8)
         let steps: [[String]] = [
-            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", path + "/ca.key", "-out", path + "/ca.pem",
-             "-days", "1", "-subj", "/CN=eua throwaway test CA"],
-            ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", path + "/server.key", "-out", path + "/server.csr",
-             "-subj", "/CN=127.0.0.1"],
-            ["x509", "-req", "-in", path + "/server.csr", "-CA", path + "/ca.pem", "-CAkey", path + "/ca.key",
-             "-CAcreateserial", "-out", path + "/server.pem", "-days", "1", "-extfile", path + "/server.ext"],
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", path + "/ca.key", "-out", path + "/ca.pem",
+                "-days", "1", "-subj", "/CN=eua throwaway test CA",
+            ],
+            [
+                "req", "-newkey", "rsa:2048", "-nodes", "-keyout", path + "/server.key", "-out", path + "/server.csr",
+                "-subj", "/CN=127.0.0.1",
+            ],
+            [
+                "x509", "-req", "-in", path + "/server.csr", "-CA", path + "/ca.pem", "-CAkey", path + "/ca.key",
+                "-CAcreateserial", "-out", path + "/server.pem", "-days", "1", "-extfile", path + "/server.ext",
+            ],
         ]
         for arguments in steps {
             let result = try ProcessRunner.run(openssl, arguments)

@@ -17,8 +17,9 @@ struct HeadlessNetworkTests {
     func cancelDuringRequest() async throws {
         let listener = try TestListener(answer: nil)
         let receiver = FakeRedirectReceiver(redirectURI: URL(string: "http://127.0.0.1:\(listener.port)/cb")!)
-        let session = ExternalUserAgentSession(agent: try headless().makeAgent(), receiver: receiver,
-                                               configuration: .init(expectedState: "st", timeout: .seconds(30)))
+        let session = ExternalUserAgentSession(
+            agent: try headless().makeAgent(), receiver: receiver,
+            configuration: .init(expectedState: "st", timeout: .seconds(30)))
         let running = Task { try await session.run { _ in URL(string: "https://as.example/authorize?state=st")! } }
         try await Task.sleep(for: .milliseconds(300))
         let clock = ContinuousClock()
@@ -36,8 +37,9 @@ struct HeadlessNetworkTests {
     func bodyLimit() async throws {
         let listener = try TestListener(answer: "HTTP/1.1 200 OK\r\nContent-Length: 3000000\r\n\r\n")
         let receiver = FakeRedirectReceiver(redirectURI: URL(string: "http://127.0.0.1:\(listener.port)/cb")!)
-        let session = ExternalUserAgentSession(agent: try headless().makeAgent(), receiver: receiver,
-                                               configuration: .init(expectedState: "st", timeout: .seconds(30)))
+        let session = ExternalUserAgentSession(
+            agent: try headless().makeAgent(), receiver: receiver,
+            configuration: .init(expectedState: "st", timeout: .seconds(30)))
         await #expect {
             try await session.run { _ in URL(string: "https://as.example/authorize?state=st")! }
         } throws: { error in
@@ -78,7 +80,9 @@ final class TestListener: @unchecked Sendable {
             let accepted = accept(listening, nil, nil)
             guard accepted >= 0 else { return }
             held.withLock { connection = accepted }
-            if let answer { _ = Array(answer.utf8).withUnsafeBytes { send(accepted, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } }
+            if let answer {
+                _ = Array(answer.utf8).withUnsafeBytes { send(accepted, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            }
         }
     }
 
@@ -105,10 +109,13 @@ struct RepeatedDemoTests {
             environment["XDG_CACHE_HOME"] = folder.path + "/cache-\(run)"
             let fixed = environment
             let result = try await offThePool {
-                try ProcessRunner.run(executable, ["demo", "--json"], environment: fixed, replacingEnvironment: true, timeout: 60)
+                try ProcessRunner.run(
+                    executable, ["demo", "--json"], environment: fixed, replacingEnvironment: true, timeout: 60)
             }
             #expect(result.status == 0, "run \(run): \(result.stderr)")
-            #expect(result.stdout.split(separator: "\n").last?.contains("\"ok\":true") == true, "run \(run): \(result.stdout)")
+            #expect(
+                result.stdout.split(separator: "\n").last?.contains("\"ok\":true") == true,
+                "run \(run): \(result.stdout)")
             #expect(!result.stderr.contains("closed channel"), "run \(run): \(result.stderr)")
         }
     }

@@ -27,9 +27,12 @@ struct HeadlessPluginTests {
             let redirect = URL(string: "\(server.issuer)/cb")!
             let receiver = FakeRedirectReceiver(redirectURI: redirect)
             let agent = try headless().makeAgent(options: ["param.code": "c0de", "param.iss": "https://as.example"])
-            let session = ExternalUserAgentSession(agent: agent, receiver: receiver,
-                                                   configuration: .init(expectedState: "st", timeout: .seconds(10)))
-            let running = Task { try await session.run { _ in URL(string: "https://as.example/authorize?state=st&x=1")! } }
+            let session = ExternalUserAgentSession(
+                agent: agent, receiver: receiver,
+                configuration: .init(expectedState: "st", timeout: .seconds(10)))
+            let running = Task {
+                try await session.run { _ in URL(string: "https://as.example/authorize?state=st&x=1")! }
+            }
             var request = server.requestLog.first
             for _ in 0..<1000 where request == nil {
                 try await Task.sleep(for: .milliseconds(10))
@@ -47,8 +50,9 @@ struct HeadlessPluginTests {
     @Test("an unreachable HTTP receiver is a presentation failure that names where")
     func unreachable() async throws {
         let receiver = FakeRedirectReceiver(redirectURI: URL(string: "http://127.0.0.1:9/cb")!)
-        let session = ExternalUserAgentSession(agent: try headless().makeAgent(), receiver: receiver,
-                                               configuration: .init(expectedState: "st", timeout: .seconds(10)))
+        let session = ExternalUserAgentSession(
+            agent: try headless().makeAgent(), receiver: receiver,
+            configuration: .init(expectedState: "st", timeout: .seconds(10)))
         await #expect {
             try await session.run { _ in URL(string: "https://as.example/authorize?state=st")! }
         } throws: { error in
@@ -60,9 +64,10 @@ struct HeadlessPluginTests {
     @Test("a custom-scheme redirect goes straight to the session")
     func customScheme() async throws {
         let receiver = FakeRedirectReceiver(redirectURI: URL(string: "com.example.app:/oauth2redirect")!)
-        let session = ExternalUserAgentSession(agent: try headless().makeAgent(options: ["param.code": "z"]),
-                                               receiver: receiver,
-                                               configuration: .init(expectedState: "st", timeout: .seconds(10)))
+        let session = ExternalUserAgentSession(
+            agent: try headless().makeAgent(options: ["param.code": "z"]),
+            receiver: receiver,
+            configuration: .init(expectedState: "st", timeout: .seconds(10)))
         let url = try await session.run { _ in URL(string: "https://as.example/authorize?state=st")! }
         #expect(url.absoluteString == "com.example.app:/oauth2redirect?code=z&state=st")
     }
@@ -70,8 +75,10 @@ struct HeadlessPluginTests {
     @Test("an error redirect carries error and error_description")
     func errorRedirect() async throws {
         let session = ExternalUserAgentSession(
-            agent: try headless().makeAgent(options: ["mode": "error", "error": "access_denied",
-                                                      "error_description": "no thanks", "deliver": "session"]),
+            agent: try headless().makeAgent(options: [
+                "mode": "error", "error": "access_denied",
+                "error_description": "no thanks", "deliver": "session",
+            ]),
             receiver: FakeRedirectReceiver(), configuration: .init(expectedState: "st"))
         let url = try await session.run { _ in URL(string: "https://as.example/authorize?state=st")! }
         let items = URLComponents(url: url, resolvingAgainstBaseURL: false)!.queryItems!
@@ -80,16 +87,19 @@ struct HeadlessPluginTests {
         #expect(!items.contains { $0.name == "code" })
     }
 
-    @Test("options that cannot work are refused with the reason", arguments: [
-        (["mode": "dance"], "mode=dance"),
-        (["colour": "blue"], "'colour' is unknown"),
-        (["count": "0"], "count=0"),
-        (["delay-ms": "soon"], "delay-ms=soon"),
-        (["deliver": "pigeon"], "deliver=pigeon"),
-    ])
+    @Test(
+        "options that cannot work are refused with the reason",
+        arguments: [
+            (["mode": "dance"], "mode=dance"),
+            (["colour": "blue"], "'colour' is unknown"),
+            (["count": "0"], "count=0"),
+            (["delay-ms": "soon"], "delay-ms=soon"),
+            (["deliver": "pigeon"], "deliver=pigeon"),
+        ])
     func badOptions(_ options: [String: String], _ expected: String) async throws {
-        let session = ExternalUserAgentSession(agent: try headless().makeAgent(options: options),
-                                               receiver: FakeRedirectReceiver())
+        let session = ExternalUserAgentSession(
+            agent: try headless().makeAgent(options: options),
+            receiver: FakeRedirectReceiver())
         await #expect {
             try await session.run { $0 }
         } throws: { error in

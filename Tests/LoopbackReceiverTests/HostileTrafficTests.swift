@@ -9,14 +9,16 @@ import Testing
 /// once with the right values and the port closes.
 @Suite("Loopback receiver: hostile traffic", .onOwnThreads, .timeLimit(.minutes(2)))
 struct HostileTrafficTests {
-    @Test("malformed request lines get 400 (or are dropped)", arguments: [
-        "GARBAGE\r\n\r\n",
-        "GET\r\n\r\n",
-        "GET /x HTTP/9.9\r\nHost: 127.0.0.1\r\n\r\n",
-        "GET  HTTP/1.1\r\n\r\n",
-        "\r\n\r\n\r\n",
-        "GET /cb?code=a\rb HTTP/1.1\r\n\r\n",
-    ])
+    @Test(
+        "malformed request lines get 400 (or are dropped)",
+        arguments: [
+            "GARBAGE\r\n\r\n",
+            "GET\r\n\r\n",
+            "GET /x HTTP/9.9\r\nHost: 127.0.0.1\r\n\r\n",
+            "GET  HTTP/1.1\r\n\r\n",
+            "\r\n\r\n\r\n",
+            "GET /cb?code=a\rb HTTP/1.1\r\n\r\n",
+        ])
     func malformed(_ raw: String) async throws {
         let harness = try await LoopbackHarness()
         let status = try harness.send(raw)
@@ -100,7 +102,9 @@ struct HostileTrafficTests {
         #expect(try harness.send(harness.request(good, host: "evil.example:\(harness.port)")) == 421)
         #expect(try harness.send(harness.request(good, host: "127.0.0.1:1")) == 421)
         #expect(try harness.send("GET \(harness.path)?\(good) HTTP/1.1\r\n\r\n") == 421, "no Host at all")
-        #expect(try harness.send(harness.request(good, extraHeaders: "Host: 127.0.0.1:\(harness.port)\r\n")) == 421, "two Host headers")
+        #expect(
+            try harness.send(harness.request(good, extraHeaders: "Host: 127.0.0.1:\(harness.port)\r\n")) == 421,
+            "two Host headers")
         #expect(try harness.send(harness.request("code=x&state=wrong")) == 400)
         #expect(try harness.send(harness.request("code=x")) == 400)
         #expect(try harness.send(harness.request("state=\(LoopbackHarness.state)")) == 400, "neither code nor error")
@@ -111,7 +115,9 @@ struct HostileTrafficTests {
         try await harness.expectPortClosed()
     }
 
-    @Test("wrong Host values are refused (DNS rebinding)", arguments: ["attacker.example", "127.0.0.1", "127.0.0.1:80", "[::2]:PORT", "LOCALHOST.:PORT"])
+    @Test(
+        "wrong Host values are refused (DNS rebinding)",
+        arguments: ["attacker.example", "127.0.0.1", "127.0.0.1:80", "[::2]:PORT", "LOCALHOST.:PORT"])
     func dnsRebinding(_ host: String) async throws {
         let harness = try await LoopbackHarness()
         let value = host.replacingOccurrences(of: "PORT", with: String(harness.port))
@@ -124,7 +130,8 @@ struct HostileTrafficTests {
         let harness = try await LoopbackHarness()
         let base = "code=x&state=\(LoopbackHarness.state)&iss=a"
         let value = name == "state" ? LoopbackHarness.state : "y"
-        #expect(try harness.send(harness.request("\(base)&\(name)=\(value)" + (name == "error" ? "&error=z" : ""))) == 400)
+        #expect(
+            try harness.send(harness.request("\(base)&\(name)=\(value)" + (name == "error" ? "&error=z" : ""))) == 400)
         try await harness.finishWithRealRedirect()
     }
 
@@ -132,20 +139,23 @@ struct HostileTrafficTests {
     func pipelined() async throws {
         let harness = try await LoopbackHarness()
         let connection = try RawConnection(port: harness.port)
-        connection.send(harness.request("code=x&state=wrong") + harness.request("code=x&state=\(LoopbackHarness.state)"))
+        connection.send(
+            harness.request("code=x&state=wrong") + harness.request("code=x&state=\(LoopbackHarness.state)"))
         let reply = connection.readAll()
         #expect(RawConnection.status(of: reply) == 400)
         #expect(reply.components(separatedBy: "HTTP/1.1 ").count == 2, "exactly one response")
         try await harness.finishWithRealRedirect()
     }
 
-    @Test("a bare LF, a folded header, a space before the colon or a control byte gets 400, and is counted", arguments: [
-        "GET PATH?QUERY HTTP/1.1\nHost: HOST\r\n\r\n",
-        "GET PATH?QUERY HTTP/1.1\r\nHost: HOST\r\nX-A: 1\r\n folded\r\n\r\n",
-        "GET PATH?QUERY HTTP/1.1\r\nHost : HOST\r\n\r\n",
-        "GET PATH?QUERY HTTP/1.1\r\nHost: HOST\u{0}\r\n\r\n",
-        "GET PATH?QUERY HTTP/1.1\r\nHost: HOST\r\nX: \u{1B}[2J\r\n\r\n",
-    ])
+    @Test(
+        "a bare LF, a folded header, a space before the colon or a control byte gets 400, and is counted",
+        arguments: [
+            "GET PATH?QUERY HTTP/1.1\nHost: HOST\r\n\r\n",
+            "GET PATH?QUERY HTTP/1.1\r\nHost: HOST\r\nX-A: 1\r\n folded\r\n\r\n",
+            "GET PATH?QUERY HTTP/1.1\r\nHost : HOST\r\n\r\n",
+            "GET PATH?QUERY HTTP/1.1\r\nHost: HOST\u{0}\r\n\r\n",
+            "GET PATH?QUERY HTTP/1.1\r\nHost: HOST\r\nX: \u{1B}[2J\r\n\r\n",
+        ])
     func strictGrammar(_ template: String) async throws {
         let harness = try await LoopbackHarness()
         let raw = template.replacingOccurrences(of: "PATH", with: harness.path)
@@ -165,14 +175,18 @@ struct HostileTrafficTests {
         let harness = try await LoopbackHarness()
         let connection = try RawConnection(port: harness.port)
         let junk = [UInt8](repeating: UInt8(ascii: "j"), count: 256 * 1024)
-        #expect(connection.send(Array(harness.request("code=x&state=wrong").utf8) + junk), "the receiver drains what follows the head")
+        #expect(
+            connection.send(Array(harness.request("code=x&state=wrong").utf8) + junk),
+            "the receiver drains what follows the head")
         let reply = connection.readAll()
         #expect(RawConnection.status(of: reply) == 400)
         #expect(reply.hasSuffix("</html>\n"), "the page arrived whole")
         // Once the redirect is answered the flow ends without waiting for the client to stop sending: the
         // reply is already in its receive queue, and a reset does not take it away.
         let real = try RawConnection(port: harness.port)
-        real.send(Array(harness.request("code=real-code&state=\(LoopbackHarness.state)&iss=https%3A%2F%2Fas.example").utf8) + junk)
+        real.send(
+            Array(harness.request("code=real-code&state=\(LoopbackHarness.state)&iss=https%3A%2F%2Fas.example").utf8)
+                + junk)
         let success = real.readAll()
         #expect(RawConnection.status(of: success) == 200)
         #expect(success.hasSuffix("</html>\n"), "the success page arrived whole")
@@ -205,19 +219,25 @@ struct HostileTrafficTests {
     func badEscapes(_ junk: String) async throws {
         let harness = try await LoopbackHarness()
         #expect(try harness.send(harness.request("code=\(junk)&state=\(LoopbackHarness.state)")) == 400)
-        let crlf = "GET \(harness.path)?code=a\r\nb&state=\(LoopbackHarness.state) HTTP/1.1\r\nHost: 127.0.0.1:\(harness.port)\r\n\r\n"
+        let crlf =
+            "GET \(harness.path)?code=a\r\nb&state=\(LoopbackHarness.state) HTTP/1.1\r\nHost: 127.0.0.1:\(harness.port)\r\n\r\n"
         let status = try harness.send(crlf)
         #expect(status == 0 || status == 400)
         try await harness.finishWithRealRedirect()
     }
 
-    @Test("a '#' or a raw byte a browser would escape in the target is refused, so the page and the app agree",
-          arguments: ["code=a#b&state=STATE", "code=a&state=STATE#x", "code=a%20b&state=STATE&x=\u{7F}",
-                      "code=\u{E9}&state=STATE"])
+    @Test(
+        "a '#' or a raw byte a browser would escape in the target is refused, so the page and the app agree",
+        arguments: [
+            "code=a#b&state=STATE", "code=a&state=STATE#x", "code=a%20b&state=STATE&x=\u{7F}",
+            "code=\u{E9}&state=STATE",
+        ])
     func fragmentInTarget(_ query: String) async throws {
         let harness = try await LoopbackHarness()
         let raw = harness.request(query.replacingOccurrences(of: "STATE", with: LoopbackHarness.state))
-        #expect(try harness.send(raw) == 400, "refused: the browser must not be shown success for a redirect the app cannot read")
+        #expect(
+            try harness.send(raw) == 400,
+            "refused: the browser must not be shown success for a redirect the app cannot read")
         #expect(harness.session.refusedCount == 1, "the refusal reached the session")
         try await harness.finishWithRealRedirect()
     }
@@ -238,7 +258,10 @@ struct HostileTrafficTests {
     func oauthError() async throws {
         let harness = try await LoopbackHarness()
         let connection = try RawConnection(port: harness.port)
-        connection.send(harness.request("error=access_denied&error_description=%3Cscript%3Ealert(1)%3C%2Fscript%3E&state=\(LoopbackHarness.state)"))
+        connection.send(
+            harness.request(
+                "error=access_denied&error_description=%3Cscript%3Ealert(1)%3C%2Fscript%3E&state=\(LoopbackHarness.state)"
+            ))
         let reply = connection.readAll()
         #expect(RawConnection.status(of: reply) == 200)
         #expect(reply.contains("access_denied"))
@@ -280,7 +303,10 @@ struct HostileTrafficTests {
         #expect(harness.redirectURI.host == "127.0.0.1", "the redirect URI uses the IPv4 literal (RFC 8252 §8.3)")
         if LoopbackHarness.ipv6Available {
             #expect(try harness.send(harness.request("code=x&state=nope"), host: "::1") == 400)
-            #expect(try harness.send(harness.request("code=x&state=\(LoopbackHarness.state)", host: "[::1]:\(harness.port)"), host: "::1") == 200)
+            #expect(
+                try harness.send(
+                    harness.request("code=x&state=\(LoopbackHarness.state)", host: "[::1]:\(harness.port)"), host: "::1"
+                ) == 200)
             _ = try await harness.running.value.get()
             try await harness.expectPortClosed()
         } else {
@@ -316,7 +342,9 @@ struct LoopbackLifecycleTests {
             try await harness.finishWithRealRedirect()
         }
         try await Task.sleep(for: .milliseconds(300))
-        #expect(openSocketCount(localPorts: ports) == 0, "sockets of the finished flows still open: \(openSocketCount(localPorts: ports))")
+        #expect(
+            openSocketCount(localPorts: ports) == 0,
+            "sockets of the finished flows still open: \(openSocketCount(localPorts: ports))")
     }
 
     @Test("a child process started during the flow does not inherit the listening socket (close-on-exec)")
@@ -326,7 +354,10 @@ struct LoopbackLifecycleTests {
         var argv: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sleep"), strdup("5"), nil]
         defer { for pointer in argv { free(pointer) } }
         #expect(posix_spawn(&pid, "/bin/sleep", nil, nil, &argv, environ) == 0)
-        defer { kill(pid, SIGKILL); waitpid(pid, nil, 0) }
+        defer {
+            kill(pid, SIGKILL)
+            waitpid(pid, nil, 0)
+        }
         try await harness.finishWithRealRedirect()
     }
 
@@ -373,7 +404,8 @@ struct LoopbackLifecycleTests {
 
     @Test("the default path has an unguessable random part")
     func randomPath() async throws {
-        let a = try await LoopbackHarness(), b = try await LoopbackHarness()
+        let a = try await LoopbackHarness()
+        let b = try await LoopbackHarness()
         #expect(a.path != b.path)
         #expect(a.path.count >= 20)
         try await a.finishWithRealRedirect()
@@ -388,10 +420,12 @@ struct LoopbackLifecycleTests {
         _ = try await harness.running.value.get()
     }
 
-    @Test("bad options are refused with the reason", arguments: [
-        ["port": "99999"], ["port-range": "9-1"], ["path": "no-slash"], ["ipv6": "maybe"], ["colour": "blue"],
-        ["success-url": "javascript:alert(1)"], ["port": "8400", "port-range": "8400-8401"],
-    ])
+    @Test(
+        "bad options are refused with the reason",
+        arguments: [
+            ["port": "99999"], ["port-range": "9-1"], ["path": "no-slash"], ["ipv6": "maybe"], ["colour": "blue"],
+            ["success-url": "javascript:alert(1)"], ["port": "8400", "port-range": "8400-8401"],
+        ])
     func badOptions(_ options: [String: String]) async throws {
         let error = try #require(await failureToStart(options))
         #expect(error.code == .invalidOptions)

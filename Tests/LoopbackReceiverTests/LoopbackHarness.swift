@@ -16,8 +16,10 @@ final class LoopbackHarness: Sendable {
     var port: Int { redirectURI.port! }
     var path: String { redirectURI.path }
 
-    init(options: [String: String] = [:], expectedState: String? = LoopbackHarness.state,
-         timeout: Duration = .seconds(60)) async throws {
+    init(
+        options: [String: String] = [:], expectedState: String? = LoopbackHarness.state,
+        timeout: Duration = .seconds(60)
+    ) async throws {
         let entry = try #require(try await BuiltPlugins.catalog().receiver(id: "loopback"))
         let session = ExternalUserAgentSession(
             agent: FakeExternalUserAgent(script: .neverAnswers), receiver: entry.makeReceiver(options: options),
@@ -42,8 +44,10 @@ final class LoopbackHarness: Sendable {
     }
 
     /// A raw request line + headers for the redirect path with `query`.
-    func request(_ query: String, method: String = "GET", target: String? = nil, host: String? = nil,
-                 extraHeaders: String = "") -> String {
+    func request(
+        _ query: String, method: String = "GET", target: String? = nil, host: String? = nil,
+        extraHeaders: String = ""
+    ) -> String {
         let target = target ?? (query.isEmpty ? path : "\(path)?\(query)")
         return "\(method) \(target) HTTP/1.1\r\nHost: \(host ?? "127.0.0.1:\(port)")\r\n\(extraHeaders)\r\n"
     }
@@ -61,8 +65,10 @@ final class LoopbackHarness: Sendable {
     }
 
     /// The real redirect completes the flow exactly once with the right values, and the port closes.
-    func finishWithRealRedirect(code: String = "real-code", host: String = "127.0.0.1",
-                                sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    func finishWithRealRedirect(
+        code: String = "real-code", host: String = "127.0.0.1",
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
         expectStillWaiting(sourceLocation: sourceLocation)
         let status = try send(request("code=\(code)&state=\(Self.state)&iss=https%3A%2F%2Fas.example"), host: host)
         #expect(status == 200, "the real redirect gets the success page", sourceLocation: sourceLocation)
@@ -72,7 +78,9 @@ final class LoopbackHarness: Sendable {
         #expect(items.first { $0.name == "state" }?.value == Self.state, sourceLocation: sourceLocation)
         #expect(items.first { $0.name == "iss" }?.value == "https://as.example", sourceLocation: sourceLocation)
         #expect(url.host == redirectURI.host && url.port == port && url.path == path, sourceLocation: sourceLocation)
-        #expect(throws: ExternalUserAgentError.self, "a second completion is impossible", sourceLocation: sourceLocation) {
+        #expect(
+            throws: ExternalUserAgentError.self, "a second completion is impossible", sourceLocation: sourceLocation
+        ) {
             try session.resume(with: url)
         }
         try await expectPortClosed(sourceLocation: sourceLocation)
@@ -81,7 +89,9 @@ final class LoopbackHarness: Sendable {
     func expectPortClosed(sourceLocation: SourceLocation = #_sourceLocation) async throws {
         #expect(RawConnection.isRefused(port: port), "127.0.0.1:\(port) is closed", sourceLocation: sourceLocation)
         if LoopbackHarness.ipv6Available {
-            #expect(RawConnection.isRefused(host: "::1", port: port), "[::1]:\(port) is closed", sourceLocation: sourceLocation)
+            #expect(
+                RawConnection.isRefused(host: "::1", port: port), "[::1]:\(port) is closed",
+                sourceLocation: sourceLocation)
         }
     }
 
@@ -93,7 +103,9 @@ final class LoopbackHarness: Sendable {
         address.sin6_family = sa_family_t(AF_INET6)
         address.sin6_addr = in6addr_loopback
         return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) == 0
+            }
         }
     }
 }

@@ -20,10 +20,13 @@ struct SignOutRedirectTests {
         try await harness.expectPortClosed()
     }
 
-    @Test("hostile post-logout redirects are refused and the wait goes on", arguments: [
-        ("", 400), ("state=forged", 400), ("state=", 400), ("code=c0de", 400),
-        ("state=\(LoopbackHarness.state)&state=\(LoopbackHarness.state)", 400), ("state=\(LoopbackHarness.state)%00", 400),
-    ])
+    @Test(
+        "hostile post-logout redirects are refused and the wait goes on",
+        arguments: [
+            ("", 400), ("state=forged", 400), ("state=", 400), ("code=c0de", 400),
+            ("state=\(LoopbackHarness.state)&state=\(LoopbackHarness.state)", 400),
+            ("state=\(LoopbackHarness.state)%00", 400),
+        ])
     func refused(query: String, status: Int) async throws {
         let harness = try await LoopbackHarness(options: ["expect": "sign-out"])
         #expect(try harness.send(harness.request(query)) == status)

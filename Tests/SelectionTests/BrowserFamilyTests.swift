@@ -18,19 +18,22 @@ struct BrowserFamilyTests {
     ]
 
     func select(_ layers: Layers, logger: Logger = CommandlessLogger.silent) throws -> SelectedAgent {
-        try AgentSelection.select(candidates: Self.candidates, configuration: try layers.configuration(), logger: logger)
+        try AgentSelection.select(
+            candidates: Self.candidates, configuration: try layers.configuration(), logger: logger)
     }
 
     @Test("preference = [\"firefox\"] picks firefox-esr, and [agent-options.firefox] reaches it; its own table wins")
     func familyInPreferenceAndOptions() throws {
-        let selected = try select(Layers(user: """
-            preference = ["firefox", "*"]
-            [agent-options.firefox]
-            profile = "work"
-            private = true
-            [agent-options.firefox-esr]
-            private = false
-            """))
+        let selected = try select(
+            Layers(
+                user: """
+                    preference = ["firefox", "*"]
+                    [agent-options.firefox]
+                    profile = "work"
+                    private = true
+                    [agent-options.firefox-esr]
+                    private = false
+                    """))
         #expect(selected.candidate.descriptor.id == "firefox-esr")
         #expect(selected.options == ["profile": "work", "private": "false"])
         #expect(selected.report.warnings.isEmpty, "\(selected.report.warnings)")
@@ -42,15 +45,17 @@ struct BrowserFamilyTests {
         #expect(denied.candidate.descriptor.id == "chromium")
         let verdict = try #require(denied.report.verdict("firefox-esr"))
         #expect(verdict.reasons.contains { $0.contains("denied by the deny entry 'firefox'") })
-        let allowed = try select(Layers(user: "preference = [\"firefox\", \"*\"]\nallow = [\"chromium\", \"manual\"]\n"))
+        let allowed = try select(
+            Layers(user: "preference = [\"firefox\", \"*\"]\nallow = [\"chromium\", \"manual\"]\n"))
         #expect(allowed.candidate.descriptor.id == "chromium")
     }
 
     @Test("a managed file that pins the family forces that browser with its profile")
     func managedFamily() throws {
-        let selected = try select(Layers(
-            user: "preference = [\"chromium\"]\n",
-            managed: "preference = [\"firefox\"]\n[agent-options.firefox]\nprofile = \"corp\"\n"))
+        let selected = try select(
+            Layers(
+                user: "preference = [\"chromium\"]\n",
+                managed: "preference = [\"firefox\"]\n[agent-options.firefox]\nprofile = \"corp\"\n"))
         #expect(selected.candidate.descriptor.id == "firefox-esr")
         #expect(selected.options["profile"] == "corp")
     }
@@ -59,12 +64,14 @@ struct BrowserFamilyTests {
     func unmatchedNamesWarn() throws {
         let logs = InMemoryLogHandler()
         let logger = Logger(label: "test") { _ in logs }
-        let selected = try select(Layers(user: """
-            preference = ["edge", "*"]
-            deny = ["brave"]
-            [agent-options.opera]
-            private = true
-            """), logger: logger)
+        let selected = try select(
+            Layers(
+                user: """
+                    preference = ["edge", "*"]
+                    deny = ["brave"]
+                    [agent-options.opera]
+                    private = true
+                    """), logger: logger)
         let warnings = selected.report.warnings
         #expect(warnings.count == 3, "\(warnings)")
         #expect(warnings.contains { $0.contains("'edge' in the preference order") && $0.contains("config.toml:1") })
@@ -78,7 +85,8 @@ struct BrowserFamilyTests {
     @Test("configuration warnings (an unknown key) reach the logger too")
     func configurationWarningsLogged() throws {
         let logs = InMemoryLogHandler()
-        let selected = try select(Layers(user: "preferense = [\"firefox\"]\n"), logger: Logger(label: "test") { _ in logs })
+        let selected = try select(
+            Layers(user: "preferense = [\"firefox\"]\n"), logger: Logger(label: "test") { _ in logs })
         #expect(selected.report.allWarnings.contains { $0.contains("preferense") })
         #expect(logs.entries.contains { $0.message.description.contains("preferense") })
     }

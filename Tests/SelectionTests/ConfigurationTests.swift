@@ -18,8 +18,9 @@ struct ConfigurationTests {
 
     @Test("each layer beats the weaker ones, and the winner's origin names file and line")
     func strength() throws {
-        var layers = Layers(system: "preference = [\"chromium\"]\n[receiver]\nport = 8400\n",
-                            user: "# mine\npreference = [\"firefox\"]\n")
+        var layers = Layers(
+            system: "preference = [\"chromium\"]\n[receiver]\nport = 8400\n",
+            user: "# mine\npreference = [\"firefox\"]\n")
         var configuration = try layers.configuration()
         #expect(configuration.preference == ["firefox"])
         #expect(configuration[.preference]?.origin.layer == .user)
@@ -47,15 +48,18 @@ struct ConfigurationTests {
             try Data("preference = [\"\(agent)\"]\n".utf8).write(to: dir.appendingPathComponent("config.toml"))
         }
         let sources = ConfigurationSources.standard(
-            environment: ["XDG_CONFIG_DIRS": "\(folder.path)/a:\(folder.path)/b", "XDG_CONFIG_HOME": "\(folder.path)/none"],
+            environment: [
+                "XDG_CONFIG_DIRS": "\(folder.path)/a:\(folder.path)/b", "XDG_CONFIG_HOME": "\(folder.path)/none",
+            ],
             managedFile: "\(folder.path)/none.toml")
         let configuration = try Configuration.load(sources: sources)
         #expect(configuration.preference == ["first"])
         #expect(sources.userFile == "\(folder.path)/none/eua/config.toml")
     }
 
-    @Test("a managed pin is beaten by nothing; every attempt is ignored and names the pin",
-          arguments: [ConfigurationLayer.system, .user, .environment, .code])
+    @Test(
+        "a managed pin is beaten by nothing; every attempt is ignored and names the pin",
+        arguments: [ConfigurationLayer.system, .user, .environment, .code])
     func managedPin(_ layer: ConfigurationLayer) throws {
         var layers = Layers(managed: "\n\npreference = [\"firefox\"]\nallow-test-agents = false\n")
         let attempt = "preference = [\"webview\", \"*\"]\nallow-test-agents = true\n"
@@ -80,7 +84,8 @@ struct ConfigurationTests {
 
     @Test("a managed file does not pin keys it does not set")
     func managedOnlyPinsItsKeys() throws {
-        let configuration = try Layers(user: "[receiver]\npath = \"/mine\"\n", managed: "[receiver]\nport = 8400\n").configuration()
+        let configuration = try Layers(user: "[receiver]\npath = \"/mine\"\n", managed: "[receiver]\nport = 8400\n")
+            .configuration()
         #expect(configuration.receiverOptions == ["port": "8400", "path": "/mine"])
         #expect(configuration.ignored.isEmpty)
     }
@@ -96,16 +101,18 @@ struct ConfigurationTests {
         #expect(!error.message.contains("\n"), "one line")
     }
 
-    @Test("a wrong value: file:line, the key and what was expected", arguments: [
-        ("[receiver]\n\nport = \"eighty\"\n", 3, "receiver.port", "an integer from 0 to 65535"),
-        ("[receiver]\nport-range = \"10-5\"\n", 2, "receiver.port-range", "LOW-HIGH"),
-        ("x = 1\n[timeouts]\nauthorization = -5\n", 3, "timeouts.authorization", "greater than 0"),
-        ("allow = [\"firefox >= abc\"]\n", 1, "allow", "dotted version number"),
-        ("preference = \"firefox\"\n", 1, "preference", "an array of agent ids"),
-        ("[pages]\nsuccess = \"relative/page.html\"\n", 2, "pages.success", "absolute file path or an http(s) URL"),
-        ("[agent-options.firefox]\nprivate = \"yes\"\n", 2, "agent-options.firefox.private", "true or false"),
-        ("receiver = 5\n", 1, "receiver", "a table"),
-    ])
+    @Test(
+        "a wrong value: file:line, the key and what was expected",
+        arguments: [
+            ("[receiver]\n\nport = \"eighty\"\n", 3, "receiver.port", "an integer from 0 to 65535"),
+            ("[receiver]\nport-range = \"10-5\"\n", 2, "receiver.port-range", "LOW-HIGH"),
+            ("x = 1\n[timeouts]\nauthorization = -5\n", 3, "timeouts.authorization", "greater than 0"),
+            ("allow = [\"firefox >= abc\"]\n", 1, "allow", "dotted version number"),
+            ("preference = \"firefox\"\n", 1, "preference", "an array of agent ids"),
+            ("[pages]\nsuccess = \"relative/page.html\"\n", 2, "pages.success", "absolute file path or an http(s) URL"),
+            ("[agent-options.firefox]\nprivate = \"yes\"\n", 2, "agent-options.firefox.private", "true or false"),
+            ("receiver = 5\n", 1, "receiver", "a table"),
+        ])
     func wrongValue(_ text: String, _ line: Int, _ key: String, _ expected: String) throws {
         let layers = Layers(system: text)
         let error = try #require(throws: ExternalUserAgentError.self) { try layers.configuration() }
@@ -116,20 +123,28 @@ struct ConfigurationTests {
 
     @Test("an unknown key is a warning with the nearest known key, and the rest still loads")
     func unknownKey() throws {
-        let configuration = try Layers(user: "prefrence = [\"firefox\"]\n[receiver]\nprot = 1\n[agent-options.firefox]\nprofle = \"work\"\nmode = \"x\"\n").configuration()
+        let configuration = try Layers(
+            user:
+                "prefrence = [\"firefox\"]\n[receiver]\nprot = 1\n[agent-options.firefox]\nprofle = \"work\"\nmode = \"x\"\n"
+        ).configuration()
         let messages = configuration.warnings.map(\.description)
-        #expect(messages.contains { $0.contains("config.toml:1") && $0.contains("'prefrence'") && $0.contains("did you mean 'preference'") })
+        #expect(
+            messages.contains {
+                $0.contains("config.toml:1") && $0.contains("'prefrence'") && $0.contains("did you mean 'preference'")
+            })
         #expect(messages.contains { $0.contains("config.toml:3") && $0.contains("did you mean 'receiver.port'") })
-        #expect(configuration.options(for: "firefox") == ["profle": "work", "mode": "x"],
-                "agent options beyond the known ones pass through to the agent")
+        #expect(
+            configuration.options(for: "firefox") == ["profle": "work", "mode": "x"],
+            "agent options beyond the known ones pass through to the agent")
         #expect(configuration.preference == ["*"])
     }
 
     @Test("world-writable system files are refused, with a warning; user files are read; the managed file still pins")
     func worldWritable() throws {
         let folder = try TemporaryFolder()
-        let layers = Layers(system: "preference = [\"chromium\"]\n", user: "deny = [\"tab\"]\n",
-                            managed: "allow-test-agents = false\n")
+        let layers = Layers(
+            system: "preference = [\"chromium\"]\n", user: "deny = [\"tab\"]\n",
+            managed: "allow-test-agents = false\n")
         let sources = try layers.sources(in: folder)
         for path in [sources.systemFiles[0], sources.userFile!] {
             try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: path)
@@ -140,7 +155,10 @@ struct ConfigurationTests {
         let refused = configuration.files.filter { if case .refused = $0.status { true } else { false } }
         #expect(refused.map(\.layer) == [.system])
         #expect(refused.allSatisfy { "\($0.status)".contains("writable by everyone") })
-        #expect(configuration.warnings.contains { $0.description.contains("xdg/eua/config.toml") && $0.description.contains("chmod go-w") })
+        #expect(
+            configuration.warnings.contains {
+                $0.description.contains("xdg/eua/config.toml") && $0.description.contains("chmod go-w")
+            })
         #expect(configuration[.allowTestAgents]?.origin.layer == .managed)
     }
 
@@ -155,22 +173,28 @@ struct ConfigurationTests {
         let writable = folder.url.appendingPathComponent("managed.toml")
         try Data("preference = [\"firefox\"]\n".utf8).write(to: writable)
         try FileManager.default.setAttributes([.posixPermissions: 0o666], ofItemAtPath: writable.path)
-        for (managed, problem) in [(inOpenFolder, "its folder \(open.path) is writable by everyone"),
-                                   (writable, "\(writable.path) is writable by everyone")] {
+        for (managed, problem) in [
+            (inOpenFolder, "its folder \(open.path) is writable by everyone"),
+            (writable, "\(writable.path) is writable by everyone"),
+        ] {
             let error = try #require(throws: ExternalUserAgentError.self) {
-                try Configuration.load(sources: ConfigurationSources(
-                    environment: [:], systemFiles: [], userFile: nil, managedFile: managed.path))
+                try Configuration.load(
+                    sources: ConfigurationSources(
+                        environment: [:], systemFiles: [], userFile: nil, managedFile: managed.path))
             }
             #expect(error.code == .configurationInvalid)
-            #expect(error.message.contains("managed configuration file \(managed.path) is refused: \(problem)"),
-                    "\(error.message)")
+            #expect(
+                error.message.contains("managed configuration file \(managed.path) is refused: \(problem)"),
+                "\(error.message)")
         }
     }
 
     @Test("EUA_MANAGED_CONFIG points at the managed file; the init parameter wins over it")
     func managedPath() {
         #expect(ConfigurationSources.standard(environment: ["EUA_MANAGED_CONFIG": "/x.toml"]).managedFile == "/x.toml")
-        #expect(ConfigurationSources.standard(environment: ["EUA_MANAGED_CONFIG": "/x.toml"], managedFile: "/y.toml").managedFile == "/y.toml")
+        #expect(
+            ConfigurationSources.standard(environment: ["EUA_MANAGED_CONFIG": "/x.toml"], managedFile: "/y.toml")
+                .managedFile == "/y.toml")
         #expect(ConfigurationSources.standard(environment: [:]).managedFile == "/etc/eua/managed.toml")
         #expect(ConfigurationSources.standard(environment: [:]).systemFiles == ["/etc/xdg/eua/config.toml"])
         #expect(ConfigurationSources.standard(environment: ["HOME": "/h"]).userFile == "/h/.config/eua/config.toml")
@@ -189,10 +213,12 @@ struct ConfigurationTests {
 
     @Test("EUA_AGENT_OPTIONS are options of the EUA_AGENT agent; without EUA_AGENT they are a warning")
     func agentOptions() throws {
-        var layers = Layers(user: "[agent-options.firefox]\nprofile = \"home\"\nexecutable = \"/opt/ff\"\n",
-                            environment: ["EUA_AGENT": "firefox", "EUA_AGENT_OPTIONS": "profile=work,private=true"])
+        var layers = Layers(
+            user: "[agent-options.firefox]\nprofile = \"home\"\nexecutable = \"/opt/ff\"\n",
+            environment: ["EUA_AGENT": "firefox", "EUA_AGENT_OPTIONS": "profile=work,private=true"])
         var configuration = try layers.configuration()
-        #expect(configuration.options(for: "firefox") == ["profile": "work", "private": "true", "executable": "/opt/ff"])
+        #expect(
+            configuration.options(for: "firefox") == ["profile": "work", "private": "true", "executable": "/opt/ff"])
         #expect(configuration[.agentOption("firefox", "profile")]?.origin.layer == .environment)
         layers.environment = ["EUA_AGENT_OPTIONS": "profile=work", "EUA_ALLOW_TEST_AGENTS": "1"]
         configuration = try layers.configuration()
@@ -204,14 +230,19 @@ struct ConfigurationTests {
 
     @Test("code values are checked like a file's")
     func codeChecked() {
-        #expect(throws: ExternalUserAgentError.self) { try Layers(code: CodeConfiguration(receiverPort: 70000)).configuration() }
-        #expect(throws: ExternalUserAgentError.self) { try Layers(code: CodeConfiguration(receiverPath: "nope")).configuration() }
+        #expect(throws: ExternalUserAgentError.self) {
+            try Layers(code: CodeConfiguration(receiverPort: 70000)).configuration()
+        }
+        #expect(throws: ExternalUserAgentError.self) {
+            try Layers(code: CodeConfiguration(receiverPath: "nope")).configuration()
+        }
     }
 
     @Test("the commented examples in Examples/ load without warnings")
     func examples() throws {
         for name in ["config.toml", "managed.toml"] {
-            let text = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("Examples/\(name)"), encoding: .utf8)
+            let text = try String(
+                contentsOf: TestPaths.packageRoot.appendingPathComponent("Examples/\(name)"), encoding: .utf8)
             let configuration = try Layers(user: text).configuration()
             #expect(configuration.warnings.isEmpty, "\(name): \(configuration.warnings)")
         }

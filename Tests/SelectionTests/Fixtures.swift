@@ -13,13 +13,17 @@ enum TestPlugins {
             ("firefox", ["KIND=\"externalBrowser\"", "AGENT_VERSION=\"128.0.3\""]),
             ("chromium", ["KIND=\"externalBrowser\"", "AGENT_VERSION=\"125.0.6422.60\""]),
             ("oldweb", ["KIND=\"externalBrowser\""]),
-            ("offline", ["KIND=\"externalBrowser\"", "UNAVAILABLE=\"no display (DISPLAY and WAYLAND_DISPLAY are unset)\""]),
+            (
+                "offline",
+                ["KIND=\"externalBrowser\"", "UNAVAILABLE=\"no display (DISPLAY and WAYLAND_DISPLAY are unset)\""]
+            ),
             ("fake", []),
             ("tab", ["KIND=\"inAppBrowserTab\""]),
             ("typist", ["KIND=\"manual\""]),
         ]
         for (id, defines) in variants {
-            _ = try CPluginBuilder.build(defines: defines + ["PLUGIN_ID=\"\(id)\""], name: "lib\(id).so", in: folder.url)
+            _ = try CPluginBuilder.build(
+                defines: defines + ["PLUGIN_ID=\"\(id)\""], name: "lib\(id).so", in: folder.url)
         }
         let catalog = PluginLoader(searchPath: PluginSearchPath(folders: [folder.path])).load()
         guard catalog.failures.isEmpty else { throw TestSupportError("fixture plugins refused: \(catalog.failures)") }
@@ -43,8 +47,9 @@ struct Layers {
     func sources(in folder: TemporaryFolder) throws -> ConfigurationSources {
         func write(_ text: String?, _ path: String) throws -> String {
             let url = folder.url.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o755])
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o755])
             if let text { try Data(text.utf8).write(to: url) }
             try? FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: url.path)
             return url.path
@@ -64,8 +69,9 @@ struct Layers {
     }
 
     func report(_ catalog: PluginCatalog, registered: [AgentCandidate] = []) throws -> SelectionReport {
-        AgentSelection.evaluate(candidates: AgentSelection.candidates(catalog: catalog, registered: registered),
-                                configuration: try configuration())
+        AgentSelection.evaluate(
+            candidates: AgentSelection.candidates(catalog: catalog, registered: registered),
+            configuration: try configuration())
     }
 }
 

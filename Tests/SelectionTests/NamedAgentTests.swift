@@ -12,8 +12,9 @@ struct NamedAgentTests {
 
     func candidates() -> [AgentCandidate] {
         [
-            AgentCandidate(agent: FakeExternalUserAgent(id: "browser", kind: .externalBrowser),
-                           available: false, reasons: ["no display"]),
+            AgentCandidate(
+                agent: FakeExternalUserAgent(id: "browser", kind: .externalBrowser),
+                available: false, reasons: ["no display"]),
             AgentCandidate(agent: FakeExternalUserAgent(id: "webview", kind: .embeddedWebView)),
             AgentCandidate(agent: FakeExternalUserAgent(id: "fake", kind: .testDouble)),
         ]
@@ -26,7 +27,8 @@ struct NamedAgentTests {
     }
 
     func report(_ code: CodeConfiguration) throws -> SelectionReport {
-        AgentSelection.evaluate(candidates: candidates(), configuration: try Configuration.load(sources: empty, code: code))
+        AgentSelection.evaluate(
+            candidates: candidates(), configuration: try Configuration.load(sources: empty, code: code))
     }
 
     @Test("an unavailable agent named explicitly is chosen, and the report says why")

@@ -19,13 +19,16 @@ struct SplitMix64: RandomNumberGenerator {
 @Suite("Property: random configurations never select an embedded web view", .onOwnThreads)
 struct PropertyTests {
     static let ids = ["webview", "firefox", "chromium", "oldweb", "offline", "fake", "tab", "typist", "*", "missing"]
-    static let matchers = ["webview", "webview >=0", "* >=1", "*", "firefox>=115", "chromium 120..<130", "fake", "tab", "typist", "oldweb"]
+    static let matchers = [
+        "webview", "webview >=0", "* >=1", "*", "firefox>=115", "chromium 120..<130", "fake", "tab", "typist", "oldweb",
+    ]
 
     static func file(_ random: inout SplitMix64) -> String? {
         guard Bool.random(using: &random) else { return nil }
         var lines: [String] = []
         func list(_ pool: [String]) -> String {
-            "[" + (0..<Int.random(in: 0...4, using: &random)).map { _ in "\"\(pool.randomElement(using: &random)!)\"" }
+            "["
+                + (0..<Int.random(in: 0...4, using: &random)).map { _ in "\"\(pool.randomElement(using: &random)!)\"" }
                 .joined(separator: ", ") + "]"
         }
         if Bool.random(using: &random) { lines.append("preference = \(list(ids))") }
@@ -46,8 +49,9 @@ struct PropertyTests {
             if Bool.random(using: &random) { layers.environment["EUA_ALLOW_TEST_AGENTS"] = "1" }
             if Bool.random(using: &random) { layers.environment["BROWSER"] = "webview:firefox" }
             if Bool.random(using: &random) {
-                layers.code = CodeConfiguration(preference: [Self.ids.randomElement(using: &random)!, "webview"],
-                                                allowTestAgents: Bool.random(using: &random))
+                layers.code = CodeConfiguration(
+                    preference: [Self.ids.randomElement(using: &random)!, "webview"],
+                    allowTestAgents: Bool.random(using: &random))
             }
             let registered = Bool.random(using: &random) ? [AgentCandidate(agent: embedded)] : []
             let report = try layers.report(catalog, registered: registered)

@@ -5,11 +5,15 @@ import Testing
 
 @Suite("Version ranges and agent matchers", .onOwnThreads)
 struct VersionRangeTests {
-    @Test("versions compare numerically; trailing zeros do not matter; text suffixes are dropped",
-          arguments: [("120.0.6099.109", "120.1", true), ("9", "10", true), ("115.0esr", "115.1", true),
-                      ("128", "128.0.0", false), ("1.10", "1.9", false)])
+    @Test(
+        "versions compare numerically; trailing zeros do not matter; text suffixes are dropped",
+        arguments: [
+            ("120.0.6099.109", "120.1", true), ("9", "10", true), ("115.0esr", "115.1", true),
+            ("128", "128.0.0", false), ("1.10", "1.9", false),
+        ])
     func ordering(_ low: String, _ high: String, _ less: Bool) throws {
-        let a = try #require(BrowserVersion(low)), b = try #require(BrowserVersion(high))
+        let a = try #require(BrowserVersion(low))
+        let b = try #require(BrowserVersion(high))
         #expect((a < b) == less)
     }
 
@@ -20,13 +24,15 @@ struct VersionRangeTests {
         #expect(BrowserVersion("v115") == nil)
     }
 
-    @Test("range forms", arguments: [
-        (">=115", "115", true), (">=115", "114.9", false), (">115", "115.0", false), (">115", "115.0.1", true),
-        ("<130", "129.9", true), ("<130", "130", false), ("<=130", "130.0", true),
-        ("120..<130", "120.0.1", true), ("120..<130", "130", false), ("120...130", "130", true),
-        ("==120.0.6099", "120.0.6099", true), ("=120", "120.1", false),
-        ("120", "120.5.1", true), ("120", "121", false), ("*", "1", true),
-    ])
+    @Test(
+        "range forms",
+        arguments: [
+            (">=115", "115", true), (">=115", "114.9", false), (">115", "115.0", false), (">115", "115.0.1", true),
+            ("<130", "129.9", true), ("<130", "130", false), ("<=130", "130.0", true),
+            ("120..<130", "120.0.1", true), ("120..<130", "130", false), ("120...130", "130", true),
+            ("==120.0.6099", "120.0.6099", true), ("=120", "120.1", false),
+            ("120", "120.5.1", true), ("120", "121", false), ("*", "1", true),
+        ])
     func forms(_ spec: String, _ version: String, _ expected: Bool) throws {
         let range = try VersionRange(parsing: spec)
         #expect(range.contains(BrowserVersion(version)) == expected, "\(spec) contains \(version)")
@@ -40,7 +46,9 @@ struct VersionRangeTests {
         }
         #expect(try AgentMatcher(parsing: "firefox>=1").matches(id: "firefox", version: nil) == false)
         #expect(try AgentMatcher(parsing: "firefox>=1").matches(id: "firefox", version: "nightly") == false)
-        #expect(try AgentMatcher(parsing: "firefox").matches(id: "firefox", version: nil), "no range: any version, known or not")
+        #expect(
+            try AgentMatcher(parsing: "firefox").matches(id: "firefox", version: nil),
+            "no range: any version, known or not")
     }
 
     @Test("matchers: id, id with range, spaces, *")
@@ -57,7 +65,9 @@ struct VersionRangeTests {
         #expect(try AgentMatcher(parsing: "chromium 120..<130").description == "chromium 120..<130")
     }
 
-    @Test("bad matchers say what was expected", arguments: ["", ">=115", "firefox >= abc", "firefox 130..<120", "fire fox", "firefox ~1"])
+    @Test(
+        "bad matchers say what was expected",
+        arguments: ["", ">=115", "firefox >= abc", "firefox 130..<120", "fire fox", "firefox ~1"])
     func bad(_ text: String) {
         #expect(throws: VersionRangeSyntaxError.self) { try AgentMatcher(parsing: text) }
     }

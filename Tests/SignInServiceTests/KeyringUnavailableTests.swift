@@ -26,46 +26,55 @@ extension SignInServiceEndToEndTests {
 
     /// Checks one call's answer: a `Failed` D-Bus error of the call whose message says `what` and that tokens are kept
     /// in the keyring only.
-    static func expectFailed(_ answer: [String: String]?, saying what: String, _ sections: SignInServiceHarness.Sections,
-                             sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(answer?["error"] == "org.externaluseragent.SignIn.Error.Failed",
-                "\(answer ?? [:]); service log: \(sections["log"] ?? [:])", sourceLocation: sourceLocation)
+    static func expectFailed(
+        _ answer: [String: String]?, saying what: String, _ sections: SignInServiceHarness.Sections,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(
+            answer?["error"] == "org.externaluseragent.SignIn.Error.Failed",
+            "\(answer ?? [:]); service log: \(sections["log"] ?? [:])", sourceLocation: sourceLocation)
         #expect(answer?["message"]?.contains(what) == true, "\(answer ?? [:])", sourceLocation: sourceLocation)
         #expect(answer?["response"] == nil, "refused before any work: no Request", sourceLocation: sourceLocation)
     }
 
-    @Test("a locked keyring: sign-ins and token reads fail with a clear error, nothing is written to disk, the service stays up")
+    @Test(
+        "a locked keyring: sign-ins and token reads fail with a clear error, nothing is written to disk, the service stays up"
+    )
     func lockedKeyring() async throws {
         try await LocalAuthorizationServer.withServer(.init(clientID: "my-app", subject: "alice")) { server in
             let folder = try TemporaryFolder("eua-signin-client")
             let client = try await Self.client(in: folder)
             let session = try SecretServiceSession()
             let managed = try SignInServiceHarness.writeConfiguration(home: session.folder.path)
-            let sections = try await SignInServiceHarness.run(SandboxScript.functions + """
+            let sections = try await SignInServiceHarness.run(
+                SandboxScript.functions + """
 
-                proxy org.example.AppA 101 || exit 1
-                echo "== before"; sandboxed 101 signin "$ISSUER" my-app | tee "$HOME/before.out"
-                account=$(sed -n 's/^account=//p' "$HOME/before.out")
-                # The service restarts once the keyring is locked, so that it holds no account in memory.
-                kill $service; wait $service 2>/dev/null
-                gdbus call --session --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets \
-                    --method org.freedesktop.Secret.Service.Lock "['/org/freedesktop/secrets/collection/login']" >/dev/null
-                echo "== locked"
-                echo "locked=$(gdbus introspect --session --dest org.freedesktop.secrets --only-properties \
-                    --object-path /org/freedesktop/secrets/collection/login | grep -c 'Locked = true')"
-                start_service
-                touch "$HOME/marker"
-                sleep 0.1
-                echo "== a-new"; sandboxed 101 signin "$ISSUER" my-app
-                echo "== a-again"; sandboxed 101 signin "$ISSUER" my-app "$account"
-                echo "== a-token"; sandboxed 101 token "$account"
-                echo "== a-list"; sandboxed 101 list
-                echo "== host-new"; "$CLIENT" signin "$ISSUER" my-app
-                \(Self.afterwards)
-                """, environment: [
+                    proxy org.example.AppA 101 || exit 1
+                    echo "== before"; sandboxed 101 signin "$ISSUER" my-app | tee "$HOME/before.out"
+                    account=$(sed -n 's/^account=//p' "$HOME/before.out")
+                    # The service restarts once the keyring is locked, so that it holds no account in memory.
+                    kill $service; wait $service 2>/dev/null
+                    gdbus call --session --dest org.freedesktop.secrets --object-path /org/freedesktop/secrets \
+                        --method org.freedesktop.Secret.Service.Lock "['/org/freedesktop/secrets/collection/login']" >/dev/null
+                    echo "== locked"
+                    echo "locked=$(gdbus introspect --session --dest org.freedesktop.secrets --only-properties \
+                        --object-path /org/freedesktop/secrets/collection/login | grep -c 'Locked = true')"
+                    start_service
+                    touch "$HOME/marker"
+                    sleep 0.1
+                    echo "== a-new"; sandboxed 101 signin "$ISSUER" my-app
+                    echo "== a-again"; sandboxed 101 signin "$ISSUER" my-app "$account"
+                    echo "== a-token"; sandboxed 101 token "$account"
+                    echo "== a-list"; sandboxed 101 list
+                    echo "== host-new"; "$CLIENT" signin "$ISSUER" my-app
+                    \(Self.afterwards)
+                    """,
+                environment: [
                     "SERVICE": try TestPaths.product("eua-signin-service").path, "CLIENT": client.path,
-                    "ISSUER": server.issuer, "EUA_MANAGED_CONFIG": managed, "EUA_PLUGIN_PATH": TestPaths.productsFolder.path,
-                ], session: session).sections
+                    "ISSUER": server.issuer, "EUA_MANAGED_CONFIG": managed,
+                    "EUA_PLUGIN_PATH": TestPaths.productsFolder.path,
+                ], session: session
+            ).sections
 
             #expect(sections["before"]?["response"] == "0", "before locking: \(sections["before"] ?? [:])")
             #expect(sections["locked"]?["locked"] == "1")
@@ -84,30 +93,36 @@ extension SignInServiceEndToEndTests {
         }
     }
 
-    @Test("no Secret Service on the bus: sign-ins, token reads and listing fail with a clear error, nothing is written to disk, the service stays up")
+    @Test(
+        "no Secret Service on the bus: sign-ins, token reads and listing fail with a clear error, nothing is written to disk, the service stays up"
+    )
     func missingKeyring() async throws {
         try await LocalAuthorizationServer.withServer(.init(clientID: "my-app", subject: "alice")) { server in
             let folder = try TemporaryFolder("eua-signin-client")
             let client = try await Self.client(in: folder)
             let session = try SecretServiceSession(keyring: false)
             let managed = try SignInServiceHarness.writeConfiguration(home: session.folder.path)
-            let sections = try await SignInServiceHarness.run(SandboxScript.functions + """
+            let sections = try await SignInServiceHarness.run(
+                SandboxScript.functions + """
 
-                proxy org.example.AppA 101 || exit 1
-                touch "$HOME/marker"
-                sleep 0.1
-                echo "== bus"
-                echo "activatable=$(dbus-send --session --print-reply --dest=org.freedesktop.DBus / \
-                    org.freedesktop.DBus.ListActivatableNames | grep -c org.freedesktop.secrets)"
-                echo "== a-new"; sandboxed 101 signin "$ISSUER" my-app
-                echo "== a-token"; sandboxed 101 token 0123456789abcdef0123456789abcdef
-                echo "== a-list"; sandboxed 101 list
-                echo "== host-new"; "$CLIENT" signin "$ISSUER" my-app
-                \(Self.afterwards)
-                """, environment: [
+                    proxy org.example.AppA 101 || exit 1
+                    touch "$HOME/marker"
+                    sleep 0.1
+                    echo "== bus"
+                    echo "activatable=$(dbus-send --session --print-reply --dest=org.freedesktop.DBus / \
+                        org.freedesktop.DBus.ListActivatableNames | grep -c org.freedesktop.secrets)"
+                    echo "== a-new"; sandboxed 101 signin "$ISSUER" my-app
+                    echo "== a-token"; sandboxed 101 token 0123456789abcdef0123456789abcdef
+                    echo "== a-list"; sandboxed 101 list
+                    echo "== host-new"; "$CLIENT" signin "$ISSUER" my-app
+                    \(Self.afterwards)
+                    """,
+                environment: [
                     "SERVICE": try TestPaths.product("eua-signin-service").path, "CLIENT": client.path,
-                    "ISSUER": server.issuer, "EUA_MANAGED_CONFIG": managed, "EUA_PLUGIN_PATH": TestPaths.productsFolder.path,
-                ], session: session).sections
+                    "ISSUER": server.issuer, "EUA_MANAGED_CONFIG": managed,
+                    "EUA_PLUGIN_PATH": TestPaths.productsFolder.path,
+                ], session: session
+            ).sections
 
             #expect(sections["bus"]?["activatable"] == "0")
             Self.expectFailed(sections["a-new"], saying: "no keyring", sections)

@@ -14,7 +14,8 @@ struct SignInPolicyTests {
         let (userFile, managedFile) = (folder.path + "/config.toml", folder.path + "/managed.toml")
         try user.write(toFile: userFile, atomically: true, encoding: .utf8)
         try managed.write(toFile: managedFile, atomically: true, encoding: .utf8)
-        let sources = ConfigurationSources(environment: [:], systemFiles: [], userFile: userFile, managedFile: managedFile)
+        let sources = ConfigurationSources(
+            environment: [:], systemFiles: [], userFile: userFile, managedFile: managedFile)
         return SignInPolicy(configuration: try Configuration.load(sources: sources))
     }
 
@@ -31,42 +32,63 @@ struct SignInPolicyTests {
     func defaults() throws {
         let policy = try Self.policy(user: "", managed: "")
         #expect(Self.refusal { () throws(ServiceError) in try policy.checkCaller(.host(appID: nil)) } == nil)
-        #expect(Self.refusal { () throws(ServiceError) in try policy.checkCaller(.flatpak(id: "org.example.A", instance: "1")) } == nil)
-        #expect(Self.refusal { () throws(ServiceError) in
-            try policy.checkClient(issuer: "https://id.example.com", clientID: "x", app: "host") } == nil)
+        #expect(
+            Self.refusal { () throws(ServiceError) in
+                try policy.checkCaller(.flatpak(id: "org.example.A", instance: "1"))
+            } == nil)
+        #expect(
+            Self.refusal { () throws(ServiceError) in
+                try policy.checkClient(issuer: "https://id.example.com", clientID: "x", app: "host")
+            } == nil)
     }
 
     @Test("the managed file pins [signin]: host apps closed, issuers listed, a client id bound to one app")
     func managed() throws {
-        let policy = try Self.policy(user: """
-            [signin]
-            host-apps = true
-            sandboxed-apps = true
-            """, managed: """
-            [signin]
-            host-apps = false
-            issuers = ["https://id.example.com"]
-            [signin.clients."https://id.example.com"]
-            "native-app-1" = ["org.example.AppA"]
-            """)
+        let policy = try Self.policy(
+            user: """
+                [signin]
+                host-apps = true
+                sandboxed-apps = true
+                """,
+            managed: """
+                [signin]
+                host-apps = false
+                issuers = ["https://id.example.com"]
+                [signin.clients."https://id.example.com"]
+                "native-app-1" = ["org.example.AppA"]
+                """)
         let notAllowed = "org.externaluseragent.SignIn.Error.NotAllowed"
-        #expect(Self.refusal { () throws(ServiceError) in try policy.checkCaller(.host(appID: "org.gnome.Terminal")) } == notAllowed)
+        #expect(
+            Self.refusal { () throws(ServiceError) in try policy.checkCaller(.host(appID: "org.gnome.Terminal")) }
+                == notAllowed)
         #expect(Self.refusal { () throws(ServiceError) in try policy.checkCaller(.snap(name: "firefox")) } == nil)
-        #expect(Self.refusal { () throws(ServiceError) in
-            try policy.checkClient(issuer: "https://other.example.com", clientID: "x", app: "org.example.AppA") } == notAllowed)
-        #expect(Self.refusal { () throws(ServiceError) in
-            try policy.checkClient(issuer: "https://id.example.com", clientID: "native-app-1", app: "org.example.AppA") } == nil)
-        #expect(Self.refusal { () throws(ServiceError) in
-            try policy.checkClient(issuer: "https://id.example.com", clientID: "native-app-1", app: "org.example.AppB") } == notAllowed)
-        #expect(Self.refusal { () throws(ServiceError) in
-            try policy.checkClient(issuer: "https://id.example.com", clientID: "another", app: "org.example.AppB") } == nil)
+        #expect(
+            Self.refusal { () throws(ServiceError) in
+                try policy.checkClient(issuer: "https://other.example.com", clientID: "x", app: "org.example.AppA")
+            } == notAllowed)
+        #expect(
+            Self.refusal { () throws(ServiceError) in
+                try policy.checkClient(
+                    issuer: "https://id.example.com", clientID: "native-app-1", app: "org.example.AppA")
+            } == nil)
+        #expect(
+            Self.refusal { () throws(ServiceError) in
+                try policy.checkClient(
+                    issuer: "https://id.example.com", clientID: "native-app-1", app: "org.example.AppB")
+            } == notAllowed)
+        #expect(
+            Self.refusal { () throws(ServiceError) in
+                try policy.checkClient(issuer: "https://id.example.com", clientID: "another", app: "org.example.AppB")
+            } == nil)
     }
 
     @Test("a layer other than the managed one may close the service to sandboxed apps")
     func userLayer() throws {
         let policy = try Self.policy(user: "[signin]\nsandboxed-apps = false\n", managed: "")
-        #expect(Self.refusal { () throws(ServiceError) in
-            try policy.checkCaller(.flatpak(id: "org.example.A", instance: "1")) } == "org.externaluseragent.SignIn.Error.NotAllowed")
+        #expect(
+            Self.refusal { () throws(ServiceError) in
+                try policy.checkCaller(.flatpak(id: "org.example.A", instance: "1"))
+            } == "org.externaluseragent.SignIn.Error.NotAllowed")
         #expect(Self.refusal { () throws(ServiceError) in try policy.checkCaller(.host(appID: nil)) } == nil)
     }
 

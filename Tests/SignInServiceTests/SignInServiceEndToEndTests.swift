@@ -14,29 +14,40 @@ struct SignInServiceEndToEndTests {
         let output = folder.url.appendingPathComponent("signin-client")
         let source = TestPaths.fixture("signin-client/signin-client.c").path
         let result = try await offThePool {
-            try ProcessRunner.run(URL(fileURLWithPath: "/bin/sh"),
-                                  ["-c", "gcc -O1 -o \"$1\" \"$2\" $(pkg-config --cflags --libs gio-2.0)", "sh",
-                                   output.path, source], timeout: 120)
+            try ProcessRunner.run(
+                URL(fileURLWithPath: "/bin/sh"),
+                [
+                    "-c", "gcc -O1 -o \"$1\" \"$2\" $(pkg-config --cflags --libs gio-2.0)", "sh",
+                    output.path, source,
+                ], timeout: 120)
         }
         guard result.status == 0 else { throw TestSupportError("the test client did not compile: \(result.stderr)") }
         return output
     }
 
-    @Test("a host app signs in, lists, gets and refreshes a token, signs out; unknown ids, Close and hostile calls are answered")
+    @Test(
+        "a host app signs in, lists, gets and refreshes a token, signs out; unknown ids, Close and hostile calls are answered"
+    )
     func hostCaller() async throws {
         try await LocalAuthorizationServer.withServer(.init(clientID: "my-app", subject: "alice")) { server in
             // A second server whose token endpoint answers after 20 s: a sign-in still in flight when Close comes.
-            try await LocalAuthorizationServer.withServer(.init(clientID: "my-app", subject: "bob",
-                                                                misbehaviors: [.slowTokenEndpoint],
-                                                                tokenEndpointDelay: .seconds(20))) { slow in
+            try await LocalAuthorizationServer.withServer(
+                .init(
+                    clientID: "my-app", subject: "bob",
+                    misbehaviors: [.slowTokenEndpoint],
+                    tokenEndpointDelay: .seconds(20))
+            ) { slow in
                 let folder = try TemporaryFolder("eua-signin-client")
                 let client = try await Self.client(in: folder)
                 let session = try SecretServiceSession()
-                let managed = try SignInServiceHarness.writeConfiguration(home: session.folder.path, managed: """
-                    [signin.clients."\(server.issuer)"]
-                    "bound-client" = ["org.example.AppA"]
-                    """)
-                let sections = try await SignInServiceHarness.run("""
+                let managed = try SignInServiceHarness.writeConfiguration(
+                    home: session.folder.path,
+                    managed: """
+                        [signin.clients."\(server.issuer)"]
+                        "bound-client" = ["org.example.AppA"]
+                        """)
+                let sections = try await SignInServiceHarness.run(
+                    """
                     echo "== signin"; "$CLIENT" signin "$ISSUER" my-app | tee "$HOME/signin.out"
                     account=$(sed -n 's/^account=//p' "$HOME/signin.out")
                     echo "== again"; "$CLIENT" signin "$ISSUER" my-app "$account"
@@ -57,11 +68,13 @@ struct SignInServiceEndToEndTests {
                     echo "== badurl"; "$CLIENT" raw SignIn "('', {'issuer': <'http://evil.example.com'>, 'client_id': <'x'>}, @a{sv} {})"
                     echo "== version"; gdbus call --session --dest org.externaluseragent.SignIn --object-path /org/externaluseragent/SignIn \
                         --method org.freedesktop.DBus.Properties.Get org.externaluseragent.SignIn1 version | sed 's/^/reply=/'
-                    """, environment: [
+                    """,
+                    environment: [
                         "SERVICE": try TestPaths.product("eua-signin-service").path, "CLIENT": client.path,
                         "ISSUER": server.issuer, "SLOW": slow.issuer, "EUA_MANAGED_CONFIG": managed,
                         "EUA_PLUGIN_PATH": TestPaths.productsFolder.path,
-                    ], session: session).sections
+                    ], session: session
+                ).sections
 
                 let signIn = sections["signin"] ?? [:]
                 #expect(signIn["handle_predicted"] == "yes")
@@ -96,8 +109,10 @@ struct SignInServiceEndToEndTests {
                 #expect(sections["version"]?["reply"] == "(<uint32 1>,)")
                 // min_valid over the token's life: refreshed in the service; the ID token only when asked for.
                 let refreshed = sections["refreshed"] ?? [:]
-                #expect(refreshed["access_token_sha256"] != nil && refreshed["access_token_sha256"] != token["access_token_sha256"],
-                        "refreshed: \(refreshed)")
+                #expect(
+                    refreshed["access_token_sha256"] != nil
+                        && refreshed["access_token_sha256"] != token["access_token_sha256"],
+                    "refreshed: \(refreshed)")
                 #expect(Int(refreshed["id_token_length"] ?? "") ?? 0 > 0)
                 #expect(sections["after"]?["access_token_sha256"] == refreshed["access_token_sha256"])
                 // Sign-out with end_session: tokens revoked, the end-session page shown by the host agent, the account gone.
@@ -110,67 +125,76 @@ struct SignInServiceEndToEndTests {
         }
     }
 
-    @Test("Flatpak-shaped sandboxes: each app sees only its own accounts, gets no refresh token, and a flood is refused")
+    @Test(
+        "Flatpak-shaped sandboxes: each app sees only its own accounts, gets no refresh token, and a flood is refused")
     func sandboxes() async throws {
         try await LocalAuthorizationServer.withServer(.init(clientID: "my-app", subject: "alice")) { server in
-            try await LocalAuthorizationServer.withServer(.init(clientID: "my-app", subject: "bob",
-                                                                misbehaviors: [.slowTokenEndpoint],
-                                                                tokenEndpointDelay: .seconds(20))) { slow in
+            try await LocalAuthorizationServer.withServer(
+                .init(
+                    clientID: "my-app", subject: "bob",
+                    misbehaviors: [.slowTokenEndpoint],
+                    tokenEndpointDelay: .seconds(20))
+            ) { slow in
                 let folder = try TemporaryFolder("eua-signin-client")
                 let client = try await Self.client(in: folder)
                 let session = try SecretServiceSession()
-                let managed = try SignInServiceHarness.writeConfiguration(home: session.folder.path, managed: """
-                    [signin.clients."\(server.issuer)"]
-                    "bound-client" = ["org.example.AppA"]
-                    """)
-                let sections = try await SignInServiceHarness.run(SandboxScript.functions + """
+                let managed = try SignInServiceHarness.writeConfiguration(
+                    home: session.folder.path,
+                    managed: """
+                        [signin.clients."\(server.issuer)"]
+                        "bound-client" = ["org.example.AppA"]
+                        """)
+                let sections = try await SignInServiceHarness.run(
+                    SandboxScript.functions + """
 
-                    proxy org.example.AppA 101 || exit 1
-                    proxy org.example.AppB 102 || exit 1
-                    dbus-monitor --session "type='signal',member='Response'" </dev/null >"$HOME/monitor.out" 2>&1 &
-                    monitor=$!
-                    sleep 0.3
-                    echo "== a-signin"; sandboxed 101 signin "$ISSUER" my-app | tee "$HOME/a-signin.out"
-                    account=$(sed -n 's/^account=//p' "$HOME/a-signin.out")
-                    echo "== a-list"; sandboxed 101 list | tee "$HOME/a-list.out"
-                    echo "== a-token"; sandboxed 101 token "$account" | tee "$HOME/a-token.out"
-                    echo "== b-list"; sandboxed 102 list
-                    echo "== b-token"; sandboxed 102 token "$account"
-                    echo "== b-bound"; sandboxed 102 signin "$ISSUER" bound-client
-                    echo "== b-reuse"; sandboxed 102 signin "$ISSUER" my-app "$account"
-                    echo "== a-bound"; sandboxed 101 signin "$ISSUER" bound-client
-                    echo "== host-list"; "$CLIENT" list
-                    echo "== host-token"; "$CLIENT" token "$account"
-                    sandboxed 102 flood 1000 "$SLOW" my-app >"$HOME/flood.out" &
-                    flood=$!
-                    sandboxed 102 flood 2000 "$SLOW" my-app list >"$HOME/flood-list.out" &
-                    flood_list=$!
-                    echo "== a-again"; sandboxed 101 signin "$ISSUER" my-app
-                    wait $flood $flood_list
-                    echo "== flood"; cat "$HOME/flood.out"
-                    echo "== flood-list"; cat "$HOME/flood-list.out"
-                    sandboxed 101 signin "$SLOW" my-app >/dev/null &
-                    leaver=$!
-                    sleep 1
-                    kill $leaver
-                    wait $leaver
-                    sleep 1
-                    kill $monitor
-                    echo "== monitor"
-                    echo "responses=$(grep -c 'member=Response' "$HOME/monitor.out")"
-                    echo "broadcast=$(grep 'member=Response' "$HOME/monitor.out" | grep -c 'null destination')"
-                    echo "== keyring"
-                    secret-tool search --all app org.example.AppA >"$HOME/keyring.out" 2>&1
-                    echo "app=$(sed -n 's/^attribute.app = //p' "$HOME/keyring.out" | head -n 1)"
-                    echo "items=$(grep -c '^attribute.app = ' "$HOME/keyring.out")"
-                    refresh=$(sed -n 's/.*"refresh_token" *: *"\\([^"]*\\)".*/\\1/p' "$HOME/keyring.out" | head -n 1)
-                    echo "refresh_length=${#refresh}"
-                    [ -n "$refresh" ] && echo "leaks=$(cat "$HOME"/a-*.out | grep -c -F "$refresh")"
-                    """, environment: [
+                        proxy org.example.AppA 101 || exit 1
+                        proxy org.example.AppB 102 || exit 1
+                        dbus-monitor --session "type='signal',member='Response'" </dev/null >"$HOME/monitor.out" 2>&1 &
+                        monitor=$!
+                        sleep 0.3
+                        echo "== a-signin"; sandboxed 101 signin "$ISSUER" my-app | tee "$HOME/a-signin.out"
+                        account=$(sed -n 's/^account=//p' "$HOME/a-signin.out")
+                        echo "== a-list"; sandboxed 101 list | tee "$HOME/a-list.out"
+                        echo "== a-token"; sandboxed 101 token "$account" | tee "$HOME/a-token.out"
+                        echo "== b-list"; sandboxed 102 list
+                        echo "== b-token"; sandboxed 102 token "$account"
+                        echo "== b-bound"; sandboxed 102 signin "$ISSUER" bound-client
+                        echo "== b-reuse"; sandboxed 102 signin "$ISSUER" my-app "$account"
+                        echo "== a-bound"; sandboxed 101 signin "$ISSUER" bound-client
+                        echo "== host-list"; "$CLIENT" list
+                        echo "== host-token"; "$CLIENT" token "$account"
+                        sandboxed 102 flood 1000 "$SLOW" my-app >"$HOME/flood.out" &
+                        flood=$!
+                        sandboxed 102 flood 2000 "$SLOW" my-app list >"$HOME/flood-list.out" &
+                        flood_list=$!
+                        echo "== a-again"; sandboxed 101 signin "$ISSUER" my-app
+                        wait $flood $flood_list
+                        echo "== flood"; cat "$HOME/flood.out"
+                        echo "== flood-list"; cat "$HOME/flood-list.out"
+                        sandboxed 101 signin "$SLOW" my-app >/dev/null &
+                        leaver=$!
+                        sleep 1
+                        kill $leaver
+                        wait $leaver
+                        sleep 1
+                        kill $monitor
+                        echo "== monitor"
+                        echo "responses=$(grep -c 'member=Response' "$HOME/monitor.out")"
+                        echo "broadcast=$(grep 'member=Response' "$HOME/monitor.out" | grep -c 'null destination')"
+                        echo "== keyring"
+                        secret-tool search --all app org.example.AppA >"$HOME/keyring.out" 2>&1
+                        echo "app=$(sed -n 's/^attribute.app = //p' "$HOME/keyring.out" | head -n 1)"
+                        echo "items=$(grep -c '^attribute.app = ' "$HOME/keyring.out")"
+                        refresh=$(sed -n 's/.*"refresh_token" *: *"\\([^"]*\\)".*/\\1/p' "$HOME/keyring.out" | head -n 1)
+                        echo "refresh_length=${#refresh}"
+                        [ -n "$refresh" ] && echo "leaks=$(cat "$HOME"/a-*.out | grep -c -F "$refresh")"
+                        """,
+                    environment: [
                         "SERVICE": try TestPaths.product("eua-signin-service").path, "CLIENT": client.path,
                         "ISSUER": server.issuer, "SLOW": slow.issuer, "EUA_MANAGED_CONFIG": managed,
                         "EUA_PLUGIN_PATH": TestPaths.productsFolder.path,
-                    ], session: session).sections
+                    ], session: session
+                ).sections
 
                 let signIn = sections["a-signin"] ?? [:]
                 #expect(signIn["response"] == "0", "A's sign-in: \(signIn); service log: \(sections["log"] ?? [:])")
@@ -196,7 +220,9 @@ struct SignInServiceEndToEndTests {
                 // Thousands of calls at once from one connection: at most 16 answered at a time, the rest refused, none failed.
                 let listFlood = sections["flood-list"] ?? [:]
                 #expect(Int(listFlood["ok"] ?? "") ?? 0 >= 16, "list flood: \(listFlood)")
-                #expect((Int(listFlood["ok"] ?? "") ?? 0) + (Int(listFlood["org.externaluseragent.SignIn.Error.NotAllowed"] ?? "") ?? 0) == 2000)
+                #expect(
+                    (Int(listFlood["ok"] ?? "") ?? 0)
+                        + (Int(listFlood["org.externaluseragent.SignIn.Error.NotAllowed"] ?? "") ?? 0) == 2000)
                 // Response only ever addressed to its caller.
                 #expect(Int(sections["monitor"]?["responses"] ?? "") ?? 0 >= 2)
                 #expect(sections["monitor"]?["broadcast"] == "0")
@@ -206,8 +232,9 @@ struct SignInServiceEndToEndTests {
                 #expect(Int(sections["keyring"]?["refresh_length"] ?? "") ?? 0 > 0)
                 #expect(sections["keyring"]?["leaks"] == "0")
                 // A leaving the bus cancelled its sign-in.
-                #expect(sections["log"]?.values.contains { $0.contains("caller left the bus") } == true,
-                        "service log: \(sections["log"] ?? [:])")
+                #expect(
+                    sections["log"]?.values.contains { $0.contains("caller left the bus") } == true,
+                    "service log: \(sections["log"] ?? [:])")
             }
         }
     }
@@ -218,7 +245,8 @@ struct SignInServiceEndToEndTests {
         let client = try await Self.client(in: folder)
         let session = try SecretServiceSession()
         let managed = try SignInServiceHarness.writeConfiguration(home: session.folder.path, managed: "")
-        let sections = try await SignInServiceHarness.run("""
+        let sections = try await SignInServiceHarness.run(
+            """
             mkdir -p "$XDG_DATA_HOME/dbus-1/services"
             sed "s|@libexecdir@/eua/eua-signin-service|$SERVICE|" "$TEMPLATE" \
                 >"$XDG_DATA_HOME/dbus-1/services/org.externaluseragent.SignIn.service"
@@ -235,12 +263,15 @@ struct SignInServiceEndToEndTests {
             sleep 4
             echo "== idle"; echo "owned=$(owned)"
             echo "== again"; "$CLIENT" list
-            """, environment: [
+            """,
+            environment: [
                 "SERVICE": try TestPaths.product("eua-signin-service").path, "CLIENT": client.path,
                 "EUA": try TestPaths.product("eua").path, "EUA_MANAGED_CONFIG": managed,
-                "TEMPLATE": TestPaths.packageRoot.appendingPathComponent("data/org.externaluseragent.SignIn.service.in").path,
+                "TEMPLATE": TestPaths.packageRoot.appendingPathComponent("data/org.externaluseragent.SignIn.service.in")
+                    .path,
                 "EUA_SIGNIN_IDLE_SECONDS": "2",
-            ], session: session, startsService: false).sections
+            ], session: session, startsService: false
+        ).sections
         #expect(sections["before"]?["owned"] == "0")
         #expect(sections["before"]?["activatable"] == "1")
         #expect(sections["first"]?["accounts"] == "0", "first call: \(sections["first"] ?? [:])")
@@ -256,8 +287,10 @@ struct SignInServiceEndToEndTests {
             let folder = try TemporaryFolder("eua-signin-client")
             let client = try await Self.client(in: folder)
             let session = try SecretServiceSession()
-            let managed = try SignInServiceHarness.writeConfiguration(home: session.folder.path, managed: "", mode: "never")
-            let sections = try await SignInServiceHarness.run("""
+            let managed = try SignInServiceHarness.writeConfiguration(
+                home: session.folder.path, managed: "", mode: "never")
+            let sections = try await SignInServiceHarness.run(
+                """
                 ports() { ss -ltnpH | grep -c "pid=$service," ; }
                 echo "== idle"; echo "ports=$(ports)"
                 "$CLIENT" close "$ISSUER" my-app 1500 >"$HOME/close.out" &
@@ -277,11 +310,13 @@ struct SignInServiceEndToEndTests {
                 wait $leaver
                 sleep 0.5
                 echo "== left"; echo "ports=$(ports)"
-                """, environment: [
+                """,
+                environment: [
                     "SERVICE": try TestPaths.product("eua-signin-service").path, "CLIENT": client.path,
                     "ISSUER": server.issuer, "EUA_MANAGED_CONFIG": managed,
                     "EUA_PLUGIN_PATH": TestPaths.productsFolder.path,
-                ], session: session).sections
+                ], session: session
+            ).sections
             #expect(sections["idle"]?["ports"] == "0")
             // The loopback receiver listens (on 127.0.0.1, and on ::1 where it can) while the browser is open.
             #expect(Int(sections["waiting"]?["ports"] ?? "") ?? 0 >= 1, "while the browser is open: \(sections)")
@@ -290,34 +325,47 @@ struct SignInServiceEndToEndTests {
             #expect(sections["closed"]?["ports"] == "0")
             #expect(Int(sections["before-leaving"]?["ports"] ?? "") ?? 0 >= 1)
             // Only the request's own caller may close it.
-            #expect(sections["other-close"]?["error"] == "org.externaluseragent.SignIn.Error.NotAllowed",
-                    "\(sections["other-close"] ?? [:])")
+            #expect(
+                sections["other-close"]?["error"] == "org.externaluseragent.SignIn.Error.NotAllowed",
+                "\(sections["other-close"] ?? [:])")
             #expect(sections["left"]?["ports"] == "0")
             #expect(sections["log"]?.values.contains { $0.contains("caller left the bus") } == true)
         }
     }
 
-    @Test("the person cancelling or denying access answers 1; a provider that fails answers 2 with an error and its description")
+    @Test(
+        "the person cancelling or denying access answers 1; a provider that fails answers 2 with an error and its description"
+    )
     func cancelledAndRefused() async throws {
         try await LocalAuthorizationServer.withServer(.init(clientID: "my-app", subject: "alice")) { server in
-            try await LocalAuthorizationServer.withServer(.init(clientID: "my-app", misbehaviors: [.denyAccess])) { denying in
-                try await LocalAuthorizationServer.withServer(.init(clientID: "my-app", misbehaviors: [.tokenEndpointServerError])) { failing in
+            try await LocalAuthorizationServer.withServer(.init(clientID: "my-app", misbehaviors: [.denyAccess])) {
+                denying in
+                try await LocalAuthorizationServer.withServer(
+                    .init(clientID: "my-app", misbehaviors: [.tokenEndpointServerError])
+                ) { failing in
                     let folder = try TemporaryFolder("eua-signin-client")
                     let client = try await Self.client(in: folder)
                     var results: [String: [String: String]] = [:]
                     // The headless agent as the person giving up; as a browser at a server where the person denies access; as a
                     // browser at a server whose token endpoint fails.
-                    for (name, mode, issuer) in [("cancel", "cancel", server.issuer), ("denied", "follow", denying.issuer),
-                                                 ("error", "follow", failing.issuer)] {
+                    for (name, mode, issuer) in [
+                        ("cancel", "cancel", server.issuer), ("denied", "follow", denying.issuer),
+                        ("error", "follow", failing.issuer),
+                    ] {
                         let session = try SecretServiceSession()
-                        let managed = try SignInServiceHarness.writeConfiguration(home: session.folder.path, managed: "", mode: mode)
-                        let sections = try await SignInServiceHarness.run("""
+                        let managed = try SignInServiceHarness.writeConfiguration(
+                            home: session.folder.path, managed: "", mode: mode)
+                        let sections = try await SignInServiceHarness.run(
+                            """
                             echo "== signin"; "$CLIENT" signin "$ISSUER" my-app
                             echo "== list"; "$CLIENT" list
-                            """, environment: [
+                            """,
+                            environment: [
                                 "SERVICE": try TestPaths.product("eua-signin-service").path, "CLIENT": client.path,
-                                "ISSUER": issuer, "EUA_MANAGED_CONFIG": managed, "EUA_PLUGIN_PATH": TestPaths.productsFolder.path,
-                            ], session: session).sections
+                                "ISSUER": issuer, "EUA_MANAGED_CONFIG": managed,
+                                "EUA_PLUGIN_PATH": TestPaths.productsFolder.path,
+                            ], session: session
+                        ).sections
                         results[name] = sections["signin"] ?? [:]
                         #expect(sections["list"]?["accounts"] == "0")
                     }
@@ -334,13 +382,17 @@ struct SignInServiceEndToEndTests {
 
     @Test("a refresh the provider refuses (its refresh token used elsewhere) answers InteractionRequired")
     func refreshRefused() async throws {
-        try await LocalAuthorizationServer.withServer(.init(clientID: "my-app", subject: "alice",
-                                                            rotatesRefreshTokens: true)) { server in
+        try await LocalAuthorizationServer.withServer(
+            .init(
+                clientID: "my-app", subject: "alice",
+                rotatesRefreshTokens: true)
+        ) { server in
             let folder = try TemporaryFolder("eua-signin-client")
             let client = try await Self.client(in: folder)
             let session = try SecretServiceSession()
             let managed = try SignInServiceHarness.writeConfiguration(home: session.folder.path, managed: "")
-            let sections = try await SignInServiceHarness.run("""
+            let sections = try await SignInServiceHarness.run(
+                """
                 echo "== signin"; "$CLIENT" signin "$ISSUER" my-app | tee "$HOME/signin.out"
                 account=$(sed -n 's/^account=//p' "$HOME/signin.out")
                 # Someone else spends the stored refresh token (the provider rotates them: it works once).
@@ -351,14 +403,18 @@ struct SignInServiceEndToEndTests {
                 echo "status=$(curl -s -o /dev/null -w '%{http_code}' -d grant_type=refresh_token -d client_id=my-app \
                     --data-urlencode "refresh_token=$refresh" "$endpoint")"
                 echo "== refresh"; "$CLIENT" token "$account" 7200
-                """, environment: [
+                """,
+                environment: [
                     "SERVICE": try TestPaths.product("eua-signin-service").path, "CLIENT": client.path,
-                    "ISSUER": server.issuer, "EUA_MANAGED_CONFIG": managed, "EUA_PLUGIN_PATH": TestPaths.productsFolder.path,
-                ], session: session).sections
+                    "ISSUER": server.issuer, "EUA_MANAGED_CONFIG": managed,
+                    "EUA_PLUGIN_PATH": TestPaths.productsFolder.path,
+                ], session: session
+            ).sections
             #expect(sections["signin"]?["response"] == "0")
             #expect(sections["spent"]?["status"] == "200", "\(sections)")
-            #expect(sections["refresh"]?["error"] == "org.externaluseragent.SignIn.Error.InteractionRequired",
-                    "\(sections["refresh"] ?? [:])")
+            #expect(
+                sections["refresh"]?["error"] == "org.externaluseragent.SignIn.Error.InteractionRequired",
+                "\(sections["refresh"] ?? [:])")
         }
     }
 }

@@ -8,22 +8,27 @@ import Testing
 /// driven through the built `eua` binary.
 @Suite("System browser via GIO", .onOwnThreads, .timeLimit(.minutes(1)))
 struct SystemBrowserTests {
-    func open(_ url: String, _ desktop: IsolatedDesktop, _ extra: [String: String] = [:]) throws -> (ProcessResult, Duration) {
+    func open(_ url: String, _ desktop: IsolatedDesktop, _ extra: [String: String] = [:]) throws -> (
+        ProcessResult, Duration
+    ) {
         let clock = ContinuousClock()
         var result: ProcessResult?
         let elapsed = try clock.measure {
-            result = try ProcessRunner.run(try TestPaths.product("eua"), ["open", url, "--agent", "system-browser"],
-                                           environment: desktop.environment(extra), replacingEnvironment: true)
+            result = try ProcessRunner.run(
+                try TestPaths.product("eua"), ["open", url, "--agent", "system-browser"],
+                environment: desktop.environment(extra), replacingEnvironment: true)
         }
         return (result!, elapsed)
     }
 
-    @Test("the fake browser gets the exact URL; eua returns long before it exits; no noise on stdout", arguments: [
-        "https://as.example/authorize?response_type=code&client_id=app&redirect_uri=http%3A%2F%2F127.0.0.1%3A8400%2Fcb&state=a%20b",
-        "https://as.example/path%20with%20spaces?x=%26&y=1#fragment",
-        "https://as.example/caf%C3%A9?name=%E6%97%A5%E6%9C%AC",
-        "http://127.0.0.1:8080/?a=1&a=2",
-    ])
+    @Test(
+        "the fake browser gets the exact URL; eua returns long before it exits; no noise on stdout",
+        arguments: [
+            "https://as.example/authorize?response_type=code&client_id=app&redirect_uri=http%3A%2F%2F127.0.0.1%3A8400%2Fcb&state=a%20b",
+            "https://as.example/path%20with%20spaces?x=%26&y=1#fragment",
+            "https://as.example/caf%C3%A9?name=%E6%97%A5%E6%9C%AC",
+            "http://127.0.0.1:8080/?a=1&a=2",
+        ])
     func exactURL(_ url: String) throws {
         let desktop = try IsolatedDesktop(lingerSeconds: 5)
         let (result, elapsed) = try open(url, desktop)
@@ -59,7 +64,8 @@ struct SystemBrowserTests {
     func browserVariable() throws {
         let desktop = try IsolatedDesktop(registerHandler: false, lingerSeconds: 4)
         let url = "https://as.example/authorize?a=1&b=two%20words"
-        let (result, elapsed) = try open(url, desktop, ["BROWSER": "no-such-browser-here:\(desktop.browser.path) --new-tab %s"])
+        let (result, elapsed) = try open(
+            url, desktop, ["BROWSER": "no-such-browser-here:\(desktop.browser.path) --new-tab %s"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(elapsed < .seconds(3))
         #expect(result.stdout.isEmpty)
@@ -73,16 +79,20 @@ struct SystemBrowserTests {
             // This browser says who it is and who started it, and ends at once (gio-launch-desktop execs it: same pid).
             let said = desktop.folder.url.appendingPathComponent("browser-pids")
             try """
-                #!/bin/sh
-                echo "$$ $PPID" > '\(said.path).tmp' && mv '\(said.path).tmp' '\(said.path)'
-                """.write(to: desktop.browser, atomically: true, encoding: .utf8)
+            #!/bin/sh
+            echo "$$ $PPID" > '\(said.path).tmp' && mv '\(said.path).tmp' '\(said.path)'
+            """.write(to: desktop.browser, atomically: true, encoding: .utf8)
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: desktop.browser.path)
             // A long-lived host: a sign-in that waits for a redirect the browser never sends.
             let login = try ChildProcess(
                 try TestPaths.product("eua"),
-                ["login", "--issuer", server.issuer, "--client-id", server.options.clientID, "--agent", "system-browser",
-                 "--timeout", "120", "--state-file", desktop.folder.path + "/state.json"],
-                environment: desktop.environment(["DISPLAY": ":93", "EUA_CLIENT_SECRET": ""]), replacingEnvironment: true)
+                [
+                    "login", "--issuer", server.issuer, "--client-id", server.options.clientID, "--agent",
+                    "system-browser",
+                    "--timeout", "120", "--state-file", desktop.folder.path + "/state.json",
+                ],
+                environment: desktop.environment(["DISPLAY": ":93", "EUA_CLIENT_SECRET": ""]),
+                replacingEnvironment: true)
             defer { login.terminate() }
             let started = ContinuousClock.now + .seconds(30)
             var pids: [pid_t] = []
@@ -91,13 +101,15 @@ struct SystemBrowserTests {
                     .compactMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
                 try await Task.sleep(for: .milliseconds(20))
             }
-            try #require(pids.count == 2, "the browser never ran; eua: \(String(decoding: login.stderr, as: UTF8.self))")
+            try #require(
+                pids.count == 2, "the browser never ran; eua: \(String(decoding: login.stderr, as: UTF8.self))")
             #expect(pids[1] == login.pid, "the browser's parent is eua itself, not an intermediate child")
             // Collected by eua while eua still runs: gone from /proc, not left a zombie ('Z') of eua's. (A pid reused
             // since is some other process's child.)
             let stillEUAs = { () -> String? in
                 guard let stat = try? String(contentsOfFile: "/proc/\(pids[0])/stat", encoding: .utf8),
-                      let end = stat.range(of: ") ", options: .backwards) else { return nil }
+                    let end = stat.range(of: ") ", options: .backwards)
+                else { return nil }
                 let fields = stat[end.upperBound...].split(separator: " ")
                 return fields.count > 1 && pid_t(fields[1]) == login.pid ? stat : nil
             }
@@ -134,14 +146,19 @@ struct CapabilityReportTests {
             var default_browser: [String: String]?
             var installed_browsers: [[String: String]]
         }
-        struct Agent: Decodable { var id, kind: String; var available: Bool; var reasons: [String] }
+        struct Agent: Decodable {
+            var id, kind: String
+            var available: Bool
+            var reasons: [String]
+        }
         var platform: Platform
         var agents: [Agent]
     }
 
     func report(_ desktop: IsolatedDesktop, _ extra: [String: String] = [:]) throws -> Report {
-        let result = try ProcessRunner.run(try TestPaths.product("eua"), ["capabilities", "--json"],
-                                           environment: desktop.environment(extra), replacingEnvironment: true)
+        let result = try ProcessRunner.run(
+            try TestPaths.product("eua"), ["capabilities", "--json"],
+            environment: desktop.environment(extra), replacingEnvironment: true)
         #expect(result.status == 0, "\(result.stderr)")
         return try JSONDecoder().decode(Report.self, from: Data(result.stdout.utf8))
     }
@@ -167,8 +184,10 @@ struct CapabilityReportTests {
 
     @Test("X11 and Wayland displays make the system browser available")
     func displays() throws {
-        for (variables, expected) in [(["DISPLAY": ":0"], "x11"), (["WAYLAND_DISPLAY": "wayland-0"], "wayland"),
-                                      (["DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-0"], "wayland+x11")] {
+        for (variables, expected) in [
+            (["DISPLAY": ":0"], "x11"), (["WAYLAND_DISPLAY": "wayland-0"], "wayland"),
+            (["DISPLAY": ":0", "WAYLAND_DISPLAY": "wayland-0"], "wayland+x11"),
+        ] {
             let report = try report(try IsolatedDesktop(), variables)
             #expect(report.platform.display == expected)
             #expect(try systemBrowser(report).available)
@@ -211,8 +230,9 @@ struct CapabilityReportTests {
     @Test("the table form is readable at a glance")
     func table() throws {
         let desktop = try IsolatedDesktop()
-        let result = try ProcessRunner.run(try TestPaths.product("eua"), ["capabilities"],
-                                           environment: desktop.environment(), replacingEnvironment: true)
+        let result = try ProcessRunner.run(
+            try TestPaths.product("eua"), ["capabilities"],
+            environment: desktop.environment(), replacingEnvironment: true)
         #expect(result.stdout.contains("default browser  Fake Browser (fake-browser.desktop)"))
         #expect(result.stdout.contains("system-browser"))
         #expect(result.stdout.contains("no display"))

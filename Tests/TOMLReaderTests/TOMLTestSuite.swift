@@ -9,13 +9,14 @@ import Testing
 /// with the decoded value in `x.json`) and 234 invalid ones (`invalid/**/x.toml`). The `*.multi` files
 /// beside them are the sources some invalid cases were generated from, not cases.
 enum TOMLTestSuite {
-    static let folder = URL(fileURLWithPath: "/usr/share/gocode/src/github.com/BurntSushi/toml/internal/toml-test/tests")
+    static let folder = URL(
+        fileURLWithPath: "/usr/share/gocode/src/github.com/BurntSushi/toml/internal/toml-test/tests")
 
     /// Cases the reader deliberately answers the other way, each with why: a valid case listed here must be
     /// refused, an invalid one read (so an entry that is no longer true fails too).
     static let deliberateDifferences: [String: String] = [
         "valid/string/escape-esc": "'\\e' is new in TOML 1.1; the reader implements TOML 1.0.0, which refuses it "
-            + "(toml-test itself leaves this case out of its 1.0.0 run)",
+            + "(toml-test itself leaves this case out of its 1.0.0 run)"
     ]
 
     /// One case: its name (`valid/array/empty`) and its `.toml` file.
@@ -37,9 +38,11 @@ enum TOMLTestSuite {
         let root = folder.appendingPathComponent(kind)
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isFolder), isFolder.boolValue,
-              let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil) else {
-            throw NotInstalled(description: "the toml-test suite is not at \(root.path): install Debian's "
-                               + "golang-github-burntsushi-toml-dev (scripts/bootstrap does)")
+            let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)
+        else {
+            throw NotInstalled(
+                description: "the toml-test suite is not at \(root.path): install Debian's "
+                    + "golang-github-burntsushi-toml-dev (scripts/bootstrap does)")
         }
         var cases: [Case] = []
         for case let file as URL in walker where file.pathExtension == "toml" {
@@ -47,7 +50,8 @@ enum TOMLTestSuite {
             cases.append(Case(name: String(relative), file: file))
         }
         guard !cases.isEmpty else {
-            throw NotInstalled(description: "no .toml case under \(root.path): reinstall golang-github-burntsushi-toml-dev")
+            throw NotInstalled(
+                description: "no .toml case under \(root.path): reinstall golang-github-burntsushi-toml-dev")
         }
         return cases.sorted { $0.name < $1.name }
     }

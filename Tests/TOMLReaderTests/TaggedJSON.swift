@@ -27,8 +27,9 @@ indirect enum TaggedJSON: Decodable, Equatable {
         let keys = object.allKeys.map(\.stringValue)
         // As toml-test decides: an object of exactly `type` and `value`, both strings, is a scalar.
         if Set(keys) == ["type", "value"],
-           let type = try? object.decode(String.self, forKey: Key(stringValue: "type")),
-           let value = try? object.decode(String.self, forKey: Key(stringValue: "value")) {
+            let type = try? object.decode(String.self, forKey: Key(stringValue: "type")),
+            let value = try? object.decode(String.self, forKey: Key(stringValue: "value"))
+        {
             self = .scalar(type: type, value: value)
             return
         }
@@ -71,7 +72,8 @@ indirect enum TaggedJSON: Decodable, Equatable {
             guard let read = Self.scalar(value, as: type) else {
                 return "\(Self.shown(path)): expected \(type) \(expected), read \(value.typeName) \(value)"
             }
-            return Self.equal(type, expected, read) ? nil : "\(Self.shown(path)): expected \(type) \(expected), read \(read)"
+            return Self.equal(type, expected, read)
+                ? nil : "\(Self.shown(path)): expected \(type) \(expected), read \(read)"
         default:
             return "\(Self.shown(path)): expected \(kind), read \(value.typeName) \(value)"
         }

@@ -16,8 +16,10 @@ public struct CapabilityReport: Sendable, Encodable {
         public var ipv6Loopback: Bool?
 
         enum CodingKeys: String, CodingKey {
-            case defaultBrowser = "default_browser", installedBrowsers = "installed_browsers"
-            case ipv4Loopback = "ipv4_loopback", ipv6Loopback = "ipv6_loopback"
+            case defaultBrowser = "default_browser"
+            case installedBrowsers = "installed_browsers"
+            case ipv4Loopback = "ipv4_loopback"
+            case ipv6Loopback = "ipv6_loopback"
         }
 
         public func encode(to encoder: any Encoder) throws {
@@ -63,15 +65,18 @@ public struct CapabilityReport: Sendable, Encodable {
         }
         var browsers: [JSONValue] = []
         if case .array(let list)? = systemBrowser["browsers"] { browsers = list }
-        platform = Platform(facts: facts, defaultBrowser: systemBrowser["handler"], installedBrowsers: browsers,
-                            ipv4Loopback: flag(loopback["ipv4"]), ipv6Loopback: flag(loopback["ipv6"]))
+        platform = Platform(
+            facts: facts, defaultBrowser: systemBrowser["handler"], installedBrowsers: browsers,
+            ipv4Loopback: flag(loopback["ipv4"]), ipv6Loopback: flag(loopback["ipv6"]))
         agents = catalog.agents.map {
-            Entry(id: $0.descriptor.id, kind: $0.descriptor.kind.rawValue, available: $0.available,
-                  reasons: $0.reasons, path: $0.descriptor.path, details: $0.details)
+            Entry(
+                id: $0.descriptor.id, kind: $0.descriptor.kind.rawValue, available: $0.available,
+                reasons: $0.reasons, path: $0.descriptor.path, details: $0.details)
         }
         receivers = catalog.receivers.map {
-            Entry(id: $0.id, kind: "receiver", available: $0.available, reasons: $0.reasons,
-                  path: $0.plugin.path, details: $0.details)
+            Entry(
+                id: $0.id, kind: "receiver", available: $0.available, reasons: $0.reasons,
+                path: $0.plugin.path, details: $0.details)
         }
     }
 }

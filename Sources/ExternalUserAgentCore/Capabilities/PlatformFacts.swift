@@ -26,30 +26,34 @@ public struct PlatformFacts: Sendable, Codable, Equatable {
     }
 
     /// Reads the facts. `environment` and `files` are parameters so tests can describe any machine.
-    public static func gather(environment: [String: String] = ProcessInfo.processInfo.environment,
-                              files: FileProbe = .system) -> PlatformFacts {
+    public static func gather(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        files: FileProbe = .system
+    ) -> PlatformFacts {
         let x11 = !(environment["DISPLAY"] ?? "").isEmpty
         let wayland = !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
-        let display = switch (wayland, x11) {
-        case (true, true): "wayland+x11"
-        case (true, false): "wayland"
-        case (false, true): "x11"
-        case (false, false): "none"
-        }
+        let display =
+            switch (wayland, x11) {
+            case (true, true): "wayland+x11"
+            case (true, false): "wayland"
+            case (false, true): "x11"
+            case (false, false): "none"
+            }
         let ssh = ["SSH_CONNECTION", "SSH_CLIENT", "SSH_TTY"].contains { !(environment[$0] ?? "").isEmpty }
         let sandbox: String? =
-            if files.exists(environment["EUA_FLATPAK_INFO"] ?? "/.flatpak-info") { "flatpak" }
-            else if environment["SNAP"] != nil { "snap" }
-            else { nil }
-        let wsl = environment["WSL_DISTRO_NAME"] != nil || files.exists("/proc/sys/fs/binfmt_misc/WSLInterop")
+            if files.exists(environment["EUA_FLATPAK_INFO"] ?? "/.flatpak-info") {
+                "flatpak"
+            } else if environment["SNAP"] != nil { "snap" } else { nil }
+        let wsl =
+            environment["WSL_DISTRO_NAME"] != nil || files.exists("/proc/sys/fs/binfmt_misc/WSLInterop")
             || (files.read("/proc/version")?.lowercased().contains("microsoft") ?? false)
         let container: String? =
-            if files.exists("/.dockerenv") { "docker" }
-            else if files.exists("/run/.containerenv") { "podman" }
-            else if let value = environment["container"], !value.isEmpty { value }
-            else { nil }
-        return PlatformFacts(display: display, ssh: ssh, sandbox: sandbox, portal: sandbox != nil, wsl: wsl,
-                             container: container)
+            if files.exists("/.dockerenv") { "docker" } else if files.exists("/run/.containerenv") {
+                "podman"
+            } else if let value = environment["container"], !value.isEmpty { value } else { nil }
+        return PlatformFacts(
+            display: display, ssh: ssh, sandbox: sandbox, portal: sandbox != nil, wsl: wsl,
+            container: container)
     }
 }
 

@@ -38,11 +38,13 @@ public struct CodeConfiguration: Sendable, Hashable {
     public var sources: [String: String] = [:]
 
     /// The code layer; every `nil` leaves the key to the other layers.
-    public init(preference: [String]? = nil, allowTestAgents: Bool? = nil, allow: [AgentMatcher]? = nil,
-                deny: [AgentMatcher]? = nil, agentOptions: [String: [String: String]] = [:],
-                receiverPort: Int? = nil, receiverPortRange: ClosedRange<Int>? = nil, receiverPath: String? = nil,
-                authorizationTimeout: Duration? = nil, dismissTimeout: Duration? = nil,
-                successPage: String? = nil, failurePage: String? = nil, flowOrder: [String]? = nil) {
+    public init(
+        preference: [String]? = nil, allowTestAgents: Bool? = nil, allow: [AgentMatcher]? = nil,
+        deny: [AgentMatcher]? = nil, agentOptions: [String: [String: String]] = [:],
+        receiverPort: Int? = nil, receiverPortRange: ClosedRange<Int>? = nil, receiverPath: String? = nil,
+        authorizationTimeout: Duration? = nil, dismissTimeout: Duration? = nil,
+        successPage: String? = nil, failurePage: String? = nil, flowOrder: [String]? = nil
+    ) {
         self.preference = preference
         self.allowTestAgents = allowTestAgents
         self.allow = allow
@@ -82,12 +84,18 @@ public struct CodeConfiguration: Sendable, Hashable {
             for (name, value) in options.sorted(by: { $0.key < $1.key }) {
                 let key = ConfigurationKey.agentOption(agent, name)
                 let shape = ConfigurationSchema.shape(of: key)
-                values.append((key, shape == .bool && (value == "true" || value == "false") ? .bool(value == "true") : .string(value)))
+                values.append(
+                    (
+                        key,
+                        shape == .bool && (value == "true" || value == "false")
+                            ? .bool(value == "true") : .string(value)
+                    ))
             }
         }
         if let receiverPort { values.append((.receiverPort, .integer(receiverPort))) }
         if let receiverPortRange {
-            values.append((.receiverPortRange, .string("\(receiverPortRange.lowerBound)-\(receiverPortRange.upperBound)")))
+            values.append(
+                (.receiverPortRange, .string("\(receiverPortRange.lowerBound)-\(receiverPortRange.upperBound)")))
         }
         if let receiverPath { values.append((.receiverPath, .string(receiverPath))) }
         if let authorizationTimeout { values.append((.authorizationTimeout, seconds(authorizationTimeout))) }
@@ -98,7 +106,9 @@ public struct CodeConfiguration: Sendable, Hashable {
         var settings: [ConfigurationSetting] = []
         for (key, value) in values {
             let origin = ConfigurationOrigin(layer: .code, source: sources[key.components[0]] ?? "code")
-            if let shape = ConfigurationSchema.shape(of: key), let problem = ConfigurationSchema.problem(with: value, for: shape) {
+            if let shape = ConfigurationSchema.shape(of: key),
+                let problem = ConfigurationSchema.problem(with: value, for: shape)
+            {
                 throw ExternalUserAgentError(
                     .configurationInvalid, "code: key '\(key)': expected \(shape.expectation); \(problem)")
             }

@@ -36,8 +36,10 @@ public struct Configuration: Sendable {
     }()
 
     /// Merges `layers` (settings of any layers, in any order); `files` and `warnings` are kept for the report.
-    public init(settings layers: [ConfigurationSetting], files: [ConfigurationFileStatus] = [],
-                warnings: [ConfigurationWarning] = []) {
+    public init(
+        settings layers: [ConfigurationSetting], files: [ConfigurationFileStatus] = [],
+        warnings: [ConfigurationWarning] = []
+    ) {
         self.files = files
         self.warnings = warnings
         let ordered = layers.enumerated().sorted {
@@ -47,11 +49,13 @@ public struct Configuration: Sendable {
         let managedKeys = Set(ordered.filter { $0.origin.layer == .managed }.map(\.key))
         for setting in ordered {
             if setting.origin.layer != .managed, setting.key.agentOptionAgent != nil,
-               setting.key.components[2] == ConfigurationSchema.userOptions {
-                self.warnings.append(ConfigurationWarning(
-                    origin: setting.origin,
-                    message: "\(setting.key) is ignored: only the managed file says which locked agent options "
-                        + "users may set"))
+                setting.key.components[2] == ConfigurationSchema.userOptions
+            {
+                self.warnings.append(
+                    ConfigurationWarning(
+                        origin: setting.origin,
+                        message: "\(setting.key) is ignored: only the managed file says which locked agent options "
+                            + "users may set"))
                 continue
             }
             if !managedKeys.contains(setting.key), let locked = Self.lockedOutSetting(setting, pins: agentPins) {
@@ -70,19 +74,21 @@ public struct Configuration: Sendable {
             }
         }
         if let port = settings[.receiverPort], let range = settings[.receiverPortRange] {
-            self.warnings.append(ConfigurationWarning(
-                origin: port.origin,
-                message: "receiver.port (\(port.origin)) and receiver.port-range (\(range.origin)) are both set; "
-                    + "the fixed port is used"))
+            self.warnings.append(
+                ConfigurationWarning(
+                    origin: port.origin,
+                    message: "receiver.port (\(port.origin)) and receiver.port-range (\(range.origin)) are both set; "
+                        + "the fixed port is used"))
         }
         if let uri = settings[.loginRedirectURI] {
             for key in [ConfigurationKey.receiverPath, .receiverPort, .receiverPortRange] {
                 guard let other = settings[key] else { continue }
                 if key != .receiverPath, !Self.hasPort(uri.value) { continue }
-                self.warnings.append(ConfigurationWarning(
-                    origin: other.origin,
-                    message: "\(key) (\(other.origin)) is ignored: login.redirect-uri (\(uri.origin)) sets the "
-                        + (key == .receiverPath ? "path" : "port")))
+                self.warnings.append(
+                    ConfigurationWarning(
+                        origin: other.origin,
+                        message: "\(key) (\(other.origin)) is ignored: login.redirect-uri (\(uri.origin)) sets the "
+                            + (key == .receiverPath ? "path" : "port")))
             }
         }
     }
@@ -91,8 +97,9 @@ public struct Configuration: Sendable {
     /// (``AgentPin``) from another layer; `nil` when it may take effect.
     private static func lockedOutSetting(_ setting: ConfigurationSetting, pins: [String: AgentPin]) -> IgnoredSetting? {
         guard setting.origin.layer != .managed, setting.origin.layer != .defaults,
-              let agent = setting.key.agentOptionAgent, let pin = pins[agent],
-              pin.locks(setting.key.components[2]) else { return nil }
+            let agent = setting.key.agentOptionAgent, let pin = pins[agent],
+            pin.locks(setting.key.components[2])
+        else { return nil }
         return IgnoredSetting(setting: setting, pinnedBy: pin.pinnedBy, agentPin: pin)
     }
 
@@ -108,14 +115,18 @@ public struct Configuration: Sendable {
     /// (see ``ConfigurationFileStatus/Status/refused(_:)``). Throws `configurationInvalid` for a managed file
     /// that exists but cannot be read or trusted (a policy that cannot be applied fails closed), a file over
     /// 1 MiB or not UTF-8, a file that is not valid TOML, and a key set to a wrong value.
-    public static func load(sources: ConfigurationSources = .standard(),
-                            code: CodeConfiguration = CodeConfiguration()) throws(ExternalUserAgentError) -> Configuration {
+    public static func load(
+        sources: ConfigurationSources = .standard(),
+        code: CodeConfiguration = CodeConfiguration()
+    ) throws(ExternalUserAgentError) -> Configuration {
         try load(sources: sources, code: code, user: geteuid())
     }
 
     /// ``load(sources:code:)``, trusting the files of `user` (and root) for the system and managed layers.
-    static func load(sources: ConfigurationSources, code: CodeConfiguration,
-                     user: uid_t) throws(ExternalUserAgentError) -> Configuration {
+    static func load(
+        sources: ConfigurationSources, code: CodeConfiguration,
+        user: uid_t
+    ) throws(ExternalUserAgentError) -> Configuration {
         var settings = defaults
         var files: [ConfigurationFileStatus] = []
         var warnings: [ConfigurationWarning] = []
@@ -123,8 +134,9 @@ public struct Configuration: Sendable {
             let (status, bytes) = try ConfigurationFileReader.read(path, layer: layer, user: user)
             files.append(ConfigurationFileStatus(path: path, layer: layer, status: status))
             if case .refused(let why) = status {
-                warnings.append(ConfigurationWarning(
-                    origin: ConfigurationOrigin(layer: layer, source: path), message: "not read: \(why)"))
+                warnings.append(
+                    ConfigurationWarning(
+                        origin: ConfigurationOrigin(layer: layer, source: path), message: "not read: \(why)"))
             }
             guard let bytes else { return }
             let file = try ConfigurationFile(bytes: bytes, path: path, layer: layer)
@@ -190,14 +202,16 @@ public struct Configuration: Sendable {
     /// Options of the table `name` (`agent-options.<name>`), without `user-options`.
     private func optionSettings(table name: String) -> [String: ConfigurationSetting] {
         var options: [String: ConfigurationSetting] = [:]
-        for (key, setting) in settings where key.agentOptionAgent == name && key.components[2] != ConfigurationSchema.userOptions {
+        for (key, setting) in settings
+        where key.agentOptionAgent == name && key.components[2] != ConfigurationSchema.userOptions {
             options[key.components[2]] = setting
         }
         return options
     }
 
     private func agentOptionSettings(for agent: AgentDescriptor)
-        -> (options: [String: ConfigurationSetting], lockedOut: [IgnoredSetting]) {
+        -> (options: [String: ConfigurationSetting], lockedOut: [IgnoredSetting])
+    {
         let tables = [agent.family, agent.id].compactMap { $0 }
         var lockedOut = ignored.filter { entry in
             entry.agentPin != nil && tables.contains { entry.setting.key.agentOptionAgent == $0 }
@@ -218,7 +232,9 @@ public struct Configuration: Sendable {
 
     /// `given` (options for `agent` from outside the configuration, like `eua login --agent-option` without
     /// `--agent`) without the options a managed pin locks; `refused` says which were left out, and why.
-    public func permitted(_ given: [String: String], for agent: AgentDescriptor) -> (options: [String: String], refused: [String]) {
+    public func permitted(_ given: [String: String], for agent: AgentDescriptor) -> (
+        options: [String: String], refused: [String]
+    ) {
         guard let pin = pin(for: agent) else { return (given, []) }
         var options = given
         var refused: [String] = []

@@ -27,8 +27,10 @@ package struct ConfigurationFile {
     }
 
     /// Checks every key of `table` (at `path`), in the order written.
-    private mutating func walk(_ table: TOMLTable, path: [String], file: String,
-                               layer: ConfigurationLayer) throws(ExternalUserAgentError) {
+    private mutating func walk(
+        _ table: TOMLTable, path: [String], file: String,
+        layer: ConfigurationLayer
+    ) throws(ExternalUserAgentError) {
         for name in table.keys {
             guard let node = table[name] else { continue }
             let keyPath = path + [name]
@@ -63,8 +65,10 @@ package struct ConfigurationFile {
         }
     }
 
-    static func invalid(_ origin: ConfigurationOrigin, _ key: ConfigurationKey, _ shape: ConfigurationSchema.Shape,
-                        got: String) -> ExternalUserAgentError {
+    static func invalid(
+        _ origin: ConfigurationOrigin, _ key: ConfigurationKey, _ shape: ConfigurationSchema.Shape,
+        got: String
+    ) -> ExternalUserAgentError {
         ExternalUserAgentError(
             .configurationInvalid, "\(origin.location): key '\(key)': expected \(shape.expectation); \(got)")
     }

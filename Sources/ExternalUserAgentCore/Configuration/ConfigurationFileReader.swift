@@ -15,8 +15,10 @@ enum ConfigurationFileReader {
     static let maximumSize = 1 << 20
 
     /// Reads `path` as a file of `layer`; `user` is the user (besides root) whose files are trusted.
-    static func read(_ path: String, layer: ConfigurationLayer,
-                     user: uid_t) throws(ExternalUserAgentError) -> (ConfigurationFileStatus.Status, [UInt8]?) {
+    static func read(
+        _ path: String, layer: ConfigurationLayer,
+        user: uid_t
+    ) throws(ExternalUserAgentError) -> (ConfigurationFileStatus.Status, [UInt8]?) {
         let (status, bytes) = try readChecked(path, trusting: layer == .system || layer == .managed ? user : nil)
         if layer == .managed, case .refused(let why) = status {
             throw ExternalUserAgentError(
@@ -29,8 +31,10 @@ enum ConfigurationFileReader {
     }
 
     /// The status and, when loaded, the bytes of `path`; `user` is set when the path must be trusted.
-    private static func readChecked(_ path: String,
-                                    trusting user: uid_t?) throws(ExternalUserAgentError) -> (ConfigurationFileStatus.Status, [UInt8]?) {
+    private static func readChecked(
+        _ path: String,
+        trusting user: uid_t?
+    ) throws(ExternalUserAgentError) -> (ConfigurationFileStatus.Status, [UInt8]?) {
         var info = stat()
         guard stat(path, &info) == 0 else {
             if errno == ENOENT || errno == ENOTDIR { return (.notFound, nil) }
@@ -44,7 +48,8 @@ enum ConfigurationFileReader {
         defer { close(descriptor) }
         var opened = stat()
         guard fstat(descriptor, &opened) == 0, opened.st_mode & S_IFMT == S_IFREG,
-              opened.st_dev == info.st_dev, opened.st_ino == info.st_ino else {
+            opened.st_dev == info.st_dev, opened.st_ino == info.st_ino
+        else {
             return (.refused("it changed while it was checked; run the command again"), nil)
         }
         guard opened.st_size <= maximumSize else { throw tooLarge(path, size: "it has \(opened.st_size) bytes") }

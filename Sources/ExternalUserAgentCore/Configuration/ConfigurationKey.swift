@@ -81,7 +81,8 @@ public struct ConfigurationKey: Sendable, Hashable, Comparable, CustomStringConv
 
     /// The issuer and client id, when this is a sign-in service client binding.
     public var signinClientBinding: (issuer: String, client: String)? {
-        components.count == 4 && components[0] == "signin" && components[1] == "clients" ? (components[2], components[3]) : nil
+        components.count == 4 && components[0] == "signin" && components[1] == "clients"
+            ? (components[2], components[3]) : nil
     }
 
     /// One option of one agent (`agent-options.<agent>.<option>`).

@@ -10,7 +10,8 @@ import ExternalUserAgentRules
 enum ConfigurationSchema {
     /// What a key's value must be.
     enum Shape: Sendable {
-        case bool, endSession, port, portRange, redirectPath, redirectURI, seconds, page, text, agentList, matcherList, optionValue, flowList, textList, maxAge, storageBackend, lockedOptionList
+        case bool, endSession, port, portRange, redirectPath, redirectURI, seconds, page, text, agentList, matcherList,
+            optionValue, flowList, textList, maxAge, storageBackend, lockedOptionList
 
         var expectation: String {
             switch self {
@@ -19,8 +20,10 @@ enum ConfigurationSchema {
             case .port: "an integer from 0 to 65535 (0: any free port)"
             case .portRange: "a string \"LOW-HIGH\" with 1 <= LOW <= HIGH <= 65535, like \"8400-8410\""
             case .redirectPath: "a string starting with '/', like \"/callback\""
-            case .redirectURI: "the redirect URI registered with the provider: loopback, like \"http://127.0.0.1/callback\", or a private-use scheme one, like \"com.example.app:/cb\""
-            case .seconds: "a number of seconds greater than 0 and at most \(ConfigurationSchema.maximumSeconds) (a day)"
+            case .redirectURI:
+                "the redirect URI registered with the provider: loopback, like \"http://127.0.0.1/callback\", or a private-use scheme one, like \"com.example.app:/cb\""
+            case .seconds:
+                "a number of seconds greater than 0 and at most \(ConfigurationSchema.maximumSeconds) (a day)"
             case .page: "an absolute file path or an http(s) URL, as a string"
             case .text: "a string"
             case .agentList: "an array of agent ids (and '*' for any other agent), like [\"firefox\", \"*\"]"
@@ -29,22 +32,27 @@ enum ConfigurationSchema {
             case .textList: "an array of strings"
             case .maxAge: "a whole number of seconds from 0 to 2147483647"
             case .storageBackend: "\"secret-service\" or \"file\""
-            case .lockedOptionList: "an array of the agent options a pinned agent keeps from the managed file, from "
-                + ConfigurationSchema.lockedAgentOptions.map { "\"\($0)\"" }.joined(separator: ", ") + ", like [\"extra-args\"]"
-            case .flowList: "an array of sign-in steps, each at most once, from \"browser\", \"device\" and \"manual\", like [\"browser\", \"device\", \"manual\"]"
+            case .lockedOptionList:
+                "an array of the agent options a pinned agent keeps from the managed file, from "
+                    + ConfigurationSchema.lockedAgentOptions.map { "\"\($0)\"" }.joined(separator: ", ")
+                    + ", like [\"extra-args\"]"
+            case .flowList:
+                "an array of sign-in steps, each at most once, from \"browser\", \"device\" and \"manual\", like [\"browser\", \"device\", \"manual\"]"
             }
         }
     }
 
     static let keys: [ConfigurationKey: Shape] = [
-        .preference: .agentList, .allow: .matcherList, .deny: .matcherList, .allowTestAgents: .bool, .flowOrder: .flowList,
+        .preference: .agentList, .allow: .matcherList, .deny: .matcherList, .allowTestAgents: .bool,
+        .flowOrder: .flowList,
         .receiverPort: .port, .receiverPortRange: .portRange, .receiverPath: .redirectPath,
         .loginRedirectURI: .redirectURI, .logoutPostLogoutRedirectURI: .redirectURI,
         .loginPrompt: .text, .loginHint: .text, .loginMaxAge: .maxAge, .loginACRValues: .text, .loginUILocales: .text,
         .loginResource: .textList, .loginPAR: .bool, .loginDPoP: .bool,
         .storageBackend: .storageBackend,
         .signinSandboxedApps: .bool, .signinHostApps: .bool, .signinIssuers: .textList,
-        .authorizationTimeout: .seconds, .dismissTimeout: .seconds, .presentTimeout: .seconds, .successPage: .page, .failurePage: .page,
+        .authorizationTimeout: .seconds, .dismissTimeout: .seconds, .presentTimeout: .seconds, .successPage: .page,
+        .failurePage: .page,
     ]
 
     /// The longest timeout a file may set: a day, far longer than any sign-in, and small enough to be a `Duration`.
@@ -70,7 +78,10 @@ enum ConfigurationSchema {
     /// other layers set for that agent. Never passed to the agent.
     static let userOptions = "user-options"
 
-    static let tables: Set<[String]> = [["receiver"], ["login"], ["logout"], ["logout", "end-session"], ["timeouts"], ["pages"], ["agent-options"], ["storage"], ["signin"], ["signin", "clients"]]
+    static let tables: Set<[String]> = [
+        ["receiver"], ["login"], ["logout"], ["logout", "end-session"], ["timeouts"], ["pages"], ["agent-options"],
+        ["storage"], ["signin"], ["signin", "clients"],
+    ]
 
     /// Whether `path` names a table (`[receiver]`, `[agent-options.firefox]`, `[signin.clients."https://id.example.com"]`).
     static func isTable(_ path: [String]) -> Bool {
@@ -82,7 +93,9 @@ enum ConfigurationSchema {
     static func shape(of key: ConfigurationKey) -> Shape? {
         if let shape = keys[key] { return shape }
         if key.signinClientBinding != nil { return .textList }
-        if key.components.count == 3, key.components[0] == "logout", key.components[1] == "end-session" { return .endSession }
+        if key.components.count == 3, key.components[0] == "logout", key.components[1] == "end-session" {
+            return .endSession
+        }
         if key.agentOptionAgent != nil {
             return agentOptions[key.components[2]] ?? .optionValue
         }
@@ -126,8 +139,10 @@ enum ConfigurationSchema {
         case .page:
             guard let text = value.stringValue else { return got }
             if text.hasPrefix("/") { return nil }
-            if let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-               url.host != nil {
+            if let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+                scheme == "http" || scheme == "https",
+                url.host != nil
+            {
                 return nil
             }
             return "got \(value)"
@@ -140,7 +155,8 @@ enum ConfigurationSchema {
         case .agentList:
             guard let ids = value.stringList else { return got }
             let isID = { (entry: String) in
-                entry == "*" || ((try? AgentMatcher(parsing: entry)).map { $0.versions == nil && $0.id == entry } ?? false)
+                entry == "*"
+                    || ((try? AgentMatcher(parsing: entry)).map { $0.versions == nil && $0.id == entry } ?? false)
             }
             if let bad = ids.first(where: { !isID($0) }) {
                 return "got the entry \"\(bad)\" (a preference names agents, without versions)"
@@ -164,7 +180,8 @@ enum ConfigurationSchema {
         case .lockedOptionList:
             guard let names = value.stringList else { return got }
             if let bad = names.first(where: { !lockedAgentOptions.contains($0) }) {
-                return "got the entry \"\(bad)\", which is not locked (only \(lockedAgentOptions.joined(separator: ", ")) "
+                return
+                    "got the entry \"\(bad)\", which is not locked (only \(lockedAgentOptions.joined(separator: ", ")) "
                     + "follow the managed file; every other option is the person's unless the managed file sets it)"
             }
             return nil
@@ -182,8 +199,10 @@ enum ConfigurationSchema {
     /// `"8400-8410"` as a range; `nil` when it is not one.
     static func portRange(_ text: String) -> ClosedRange<Int>? {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 2, let low = Int(parts[0].trimmingWhitespace()), let high = Int(parts[1].trimmingWhitespace()),
-              1 <= low, low <= high, high <= 65535 else { return nil }
+        guard parts.count == 2, let low = Int(parts[0].trimmingWhitespace()),
+            let high = Int(parts[1].trimmingWhitespace()),
+            1 <= low, low <= high, high <= 65535
+        else { return nil }
         return low...high
     }
 
@@ -201,7 +220,8 @@ enum ConfigurationSchema {
         for candidate in known {
             let name = ConfigurationKey(candidate).description
             let distance = editDistance(written, name)
-            if let current = best, current.distance < distance || (current.distance == distance && current.name < name) {
+            if let current = best, current.distance < distance || (current.distance == distance && current.name < name)
+            {
                 continue
             }
             best = (name, distance)
@@ -210,7 +230,8 @@ enum ConfigurationSchema {
     }
 
     static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        let a = Array(a)
+        let b = Array(b)
         if a.isEmpty { return b.count }
         var previous = Array(0...b.count)
         for i in 1...a.count {

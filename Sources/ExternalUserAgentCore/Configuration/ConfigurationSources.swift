@@ -33,8 +33,10 @@ public struct ConfigurationSources: Sendable, Hashable {
     /// The usual places for `environment`: system files from `$XDG_CONFIG_DIRS` (default `/etc/xdg`),
     /// the user file from `$XDG_CONFIG_HOME` (default `$HOME/.config`), each as `<dir>/eua/config.toml`;
     /// the managed file is `managedFile`, else `$EUA_MANAGED_CONFIG` (meant for tests), else `/etc/eua/managed.toml`.
-    public static func standard(environment: [String: String] = ProcessInfo.processInfo.environment,
-                                managedFile: String? = nil) -> ConfigurationSources {
+    public static func standard(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        managedFile: String? = nil
+    ) -> ConfigurationSources {
         let dirs = environment["XDG_CONFIG_DIRS"].flatMap { $0.isEmpty ? nil : $0 } ?? "/etc/xdg"
         let system = dirs.split(separator: ":").map(String.init).filter { $0.hasPrefix("/") }
             .map { join($0, "eua/config.toml") }
@@ -44,11 +46,13 @@ public struct ConfigurationSources: Sendable, Hashable {
         } else if let home = environment["HOME"], home.hasPrefix("/") {
             userFile = join(home, ".config/eua/config.toml")
         }
-        let managed = managedFile
+        let managed =
+            managedFile
             ?? environment["EUA_MANAGED_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
             ?? defaultManagedFile
-        return ConfigurationSources(environment: environment, systemFiles: Array(system.reversed()),
-                                    userFile: userFile, managedFile: managed)
+        return ConfigurationSources(
+            environment: environment, systemFiles: Array(system.reversed()),
+            userFile: userFile, managedFile: managed)
     }
 
     private static func join(_ folder: String, _ name: String) -> String {

@@ -9,7 +9,8 @@
 ///   taken as an agent id, in order, followed by `*` (any other agent): `$BROWSER` is a hint, not a demand.
 enum EnvironmentLayer {
     static func settings(_ environment: [String: String]) throws(ExternalUserAgentError)
-        -> (settings: [ConfigurationSetting], warnings: [ConfigurationWarning]) {
+        -> (settings: [ConfigurationSetting], warnings: [ConfigurationWarning])
+    {
         var settings: [ConfigurationSetting] = []
         var warnings: [ConfigurationWarning] = []
         func origin(_ name: String) -> ConfigurationOrigin { ConfigurationOrigin(layer: .environment, source: name) }
@@ -21,7 +22,8 @@ enum EnvironmentLayer {
             if let problem = ConfigurationSchema.problem(with: value, for: .agentList) {
                 throw ExternalUserAgentError(
                     .configurationInvalid,
-                    "environment EUA_AGENT: expected agent ids separated by commas, like 'firefox' or 'firefox,*'; \(problem)")
+                    "environment EUA_AGENT: expected agent ids separated by commas, like 'firefox' or 'firefox,*'; \(problem)"
+                )
             }
             settings.append(ConfigurationSetting(key: .preference, value: value, origin: origin("EUA_AGENT")))
         } else if let browser = environment["BROWSER"], !browser.trimmingWhitespace().isEmpty {
@@ -31,16 +33,19 @@ enum EnvironmentLayer {
                 let name = String(program.split(separator: "/").last ?? program)
                 if (try? AgentMatcher(parsing: name))?.id == name, !ids.contains(name) { ids.append(name) }
             }
-            settings.append(ConfigurationSetting(
-                key: .preference, value: .list((ids + ["*"]).map(ConfigurationValue.string)), origin: origin("BROWSER")))
+            settings.append(
+                ConfigurationSetting(
+                    key: .preference, value: .list((ids + ["*"]).map(ConfigurationValue.string)),
+                    origin: origin("BROWSER")))
         }
 
         if let text = environment["EUA_AGENT_OPTIONS"], !text.trimmingWhitespace().isEmpty {
             let agent = agents.first { $0 != "*" }
             if agent == nil {
-                warnings.append(ConfigurationWarning(
-                    origin: origin("EUA_AGENT_OPTIONS"),
-                    message: "ignored: EUA_AGENT is not set, so these options are for no agent; set EUA_AGENT too"))
+                warnings.append(
+                    ConfigurationWarning(
+                        origin: origin("EUA_AGENT_OPTIONS"),
+                        message: "ignored: EUA_AGENT is not set, so these options are for no agent; set EUA_AGENT too"))
             }
             for pair in text.split(separator: ",") {
                 guard let agent else { break }
@@ -55,7 +60,8 @@ enum EnvironmentLayer {
                 let key = ConfigurationKey.agentOption(agent, name)
                 let text = parts[1].trimmingWhitespace()
                 let shape = ConfigurationSchema.shape(of: key)
-                let value: ConfigurationValue = shape == .bool && (text == "true" || text == "false")
+                let value: ConfigurationValue =
+                    shape == .bool && (text == "true" || text == "false")
                     ? .bool(text == "true") : .string(text)
                 if let shape, let problem = ConfigurationSchema.problem(with: value, for: shape) {
                     throw ExternalUserAgentError(
@@ -68,23 +74,30 @@ enum EnvironmentLayer {
 
         if let text = environment["EUA_STORAGE"]?.trimmingWhitespace(), !text.isEmpty {
             guard ["secret-service", "file"].contains(text) else {
-                throw ExternalUserAgentError(.configurationInvalid,
+                throw ExternalUserAgentError(
+                    .configurationInvalid,
                     "environment EUA_STORAGE: expected \"secret-service\" or \"file\"; got '\(text)'")
             }
-            settings.append(ConfigurationSetting(key: .storageBackend, value: .string(text), origin: origin("EUA_STORAGE")))
+            settings.append(
+                ConfigurationSetting(key: .storageBackend, value: .string(text), origin: origin("EUA_STORAGE")))
         }
 
         if let text = environment["EUA_ALLOW_TEST_AGENTS"] {
             switch text.trimmingWhitespace().lowercased() {
             case "1", "true", "yes":
-                settings.append(ConfigurationSetting(key: .allowTestAgents, value: .bool(true), origin: origin("EUA_ALLOW_TEST_AGENTS")))
+                settings.append(
+                    ConfigurationSetting(
+                        key: .allowTestAgents, value: .bool(true), origin: origin("EUA_ALLOW_TEST_AGENTS")))
             case "0", "false", "no":
-                settings.append(ConfigurationSetting(key: .allowTestAgents, value: .bool(false), origin: origin("EUA_ALLOW_TEST_AGENTS")))
+                settings.append(
+                    ConfigurationSetting(
+                        key: .allowTestAgents, value: .bool(false), origin: origin("EUA_ALLOW_TEST_AGENTS")))
             case "":
                 break
             default:
-                warnings.append(ConfigurationWarning(
-                    origin: origin("EUA_ALLOW_TEST_AGENTS"), message: "'\(text)' is ignored; expected 1 or 0"))
+                warnings.append(
+                    ConfigurationWarning(
+                        origin: origin("EUA_ALLOW_TEST_AGENTS"), message: "'\(text)' is ignored; expected 1 or 0"))
             }
         }
         return (settings, warnings)

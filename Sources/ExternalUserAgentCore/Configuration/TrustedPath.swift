@@ -41,7 +41,9 @@ enum TrustedPath {
                 continue
             }
             links += 1
-            guard links <= maximumLinks else { return "\(path) passes through more than \(maximumLinks) symbolic links" }
+            guard links <= maximumLinks else {
+                return "\(path) passes through more than \(maximumLinks) symbolic links"
+            }
             guard info.st_uid == 0 || info.st_uid == user else {
                 return "the symbolic link \(candidate) is owned by user \(info.st_uid), not by root or you, "
                     + "so that user could point it elsewhere; run 'chown -h root \(candidate)'"

@@ -13,15 +13,19 @@ public enum ComponentID {
     public static let maximumLength = 64
 
     /// The grammar in words, for error messages and documentation.
-    public static let grammar = "1 to \(maximumLength) lowercase letters (a-z), digits, '.', '_' or '-', "
+    public static let grammar =
+        "1 to \(maximumLength) lowercase letters (a-z), digits, '.', '_' or '-', "
         + "starting and ending with a letter or a digit"
 
     /// Whether `id` follows the grammar.
     public static func isValid(_ id: String) -> Bool {
         let bytes = id.utf8
         guard (1...maximumLength).contains(bytes.count), let first = bytes.first, let last = bytes.last,
-              isLetterOrDigit(first), isLetterOrDigit(last) else { return false }
-        return bytes.allSatisfy { isLetterOrDigit($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
+            isLetterOrDigit(first), isLetterOrDigit(last)
+        else { return false }
+        return bytes.allSatisfy {
+            isLetterOrDigit($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-")
+        }
     }
 
     /// `nil` when `id` follows the grammar, else what is wrong with it (the id shown quoted and escaped).

@@ -26,8 +26,11 @@ enum ELFNeededLibraries {
         }
         // The ELF header: magic, 64-bit, little-endian; where the program headers are.
         guard let header = bytes(64, at: 0), header[0] == 0x7f, header[1] == 0x45, header[2] == 0x4c,
-              header[3] == 0x46, header[4] == 2, header[5] == 1 else { return nil }
-        let headerOffset = word(header, 0x20), entrySize = UInt64(half(header, 0x36)), count = UInt64(half(header, 0x38))
+            header[3] == 0x46, header[4] == 2, header[5] == 1
+        else { return nil }
+        let headerOffset = word(header, 0x20)
+        let entrySize = UInt64(half(header, 0x36))
+        let count = UInt64(half(header, 0x38))
         guard entrySize >= 56, count > 0, count <= 512, let table = bytes(entrySize * count, at: headerOffset) else {
             return nil
         }
@@ -48,7 +51,8 @@ enum ELFNeededLibraries {
         var needed: [UInt64] = []
         var stringTable: (address: UInt64?, size: UInt64?) = (nil, nil)
         for entry in stride(from: 0, to: entries.count, by: 16) {
-            let tag = word(entries, entry), value = word(entries, entry + 8)
+            let tag = word(entries, entry)
+            let value = word(entries, entry + 8)
             if tag == 0 { break }  // DT_NULL
             if tag == 1 { needed.append(value) }  // DT_NEEDED: an offset in the string table
             if tag == 5 { stringTable.address = value }  // DT_STRTAB
@@ -56,8 +60,9 @@ enum ELFNeededLibraries {
         }
         if needed.isEmpty { return [] }
         guard let address = stringTable.address, let size = stringTable.size,
-              let segment = segments.first(where: { address >= $0.address && address - $0.address < $0.size }),
-              let strings = bytes(size, at: segment.offset + (address - segment.address)) else { return nil }
+            let segment = segments.first(where: { address >= $0.address && address - $0.address < $0.size }),
+            let strings = bytes(size, at: segment.offset + (address - segment.address))
+        else { return nil }
         var names: [String] = []
         for start in needed {
             guard start < size, let end = strings[Int(start)...].firstIndex(of: 0) else { return nil }

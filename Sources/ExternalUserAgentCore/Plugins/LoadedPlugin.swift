@@ -17,8 +17,10 @@ public struct LoadedPlugin: Sendable {
 
     /// Creates an instance of `componentID` with `options`; throws the plugin's error, or
     /// `pluginProtocolViolation` when `create` does not return within ``callTimeout``.
-    func makeInstance(componentID: String, options: [String: String],
-                      failureCode: ExternalUserAgentError.Code) async throws(ExternalUserAgentError) -> PluginInstance {
+    func makeInstance(
+        componentID: String, options: [String: String],
+        failureCode: ExternalUserAgentError.Code
+    ) async throws(ExternalUserAgentError) -> PluginInstance {
         let optionsJSON = PluginABI.jsonText(options: options)
         let table = self.table
         let where_ = "plugin \(path), component '\(componentID)'"
@@ -53,7 +55,8 @@ public struct LoadedPlugin: Sendable {
         }
         guard let handle = created.handle else {
             guard let errorText = created.errorText,
-                  let error = try? PluginABI.ErrorValue(jsonText: errorText) else {
+                let error = try? PluginABI.ErrorValue(jsonText: errorText)
+            else {
                 throw ExternalUserAgentError(failureCode, "\(where_): create failed and gave no reason")
             }
             let code = ExternalUserAgentError.Code(name: error.code) ?? failureCode

@@ -58,7 +58,8 @@ public final class PluginAgent: ExternalUserAgent {
             return current != nil
         }
         if replaced {
-            throw ExternalUserAgentError(.presentationFailed, "agent '\(descriptor.id)' is already presenting; use one agent per session")
+            throw ExternalUserAgentError(
+                .presentationFailed, "agent '\(descriptor.id)' is already presenting; use one agent per session")
         }
         let presented = OneShot<Void>()
         // Set when "presented" won the race with the deadline: only then does a later failure end the session.
@@ -69,8 +70,10 @@ public final class PluginAgent: ExternalUserAgent {
         let wire = PluginABI.AgentRequest(
             url: request.url.absoluteString, redirectURI: request.redirectURI.absoluteString,
             timeoutSeconds: request.timeout.map(Self.seconds), purpose: request.purpose.rawValue)
-        try await instance.start(requestJSON: wire.jsonText,
-                                 returnTimeout: entry.plugin.callTimeout) { event in
+        try await instance.start(
+            requestJSON: wire.jsonText,
+            returnTimeout: entry.plugin.callTimeout
+        ) { event in
             switch event {
             case .presented, .finished:
                 if presented.fulfill(.success(())) { shown.signal() }
@@ -85,7 +88,8 @@ public final class PluginAgent: ExternalUserAgent {
                 do {
                     try session.resume(with: url)
                 } catch {
-                    logger.warning("the session refused the agent's redirect: \(error)", metadata: ["plugin": "\(label)"])
+                    logger.warning(
+                        "the session refused the agent's redirect: \(error)", metadata: ["plugin": "\(label)"])
                 }
             case .failed(let value):
                 let error = Self.error(from: value, default: .presentationFailed, label: label)
@@ -99,12 +103,14 @@ public final class PluginAgent: ExternalUserAgent {
         let deadline = request.timeout.map { timeout in
             Task {
                 try await Task.sleep(for: timeout)
-                presented.fulfill(.failure(ExternalUserAgentError(
-                    .timedOut,
-                    "\(label) did not say it had shown the URL within \(Self.seconds(timeout)) s, so it was told to "
-                        + "cancel; see its log lines (debug level), give it more time (a longer time limit, or "
-                        + "timeouts.present in the configuration) or choose another agent",
-                    remedies: [.seeDebugLog, .allowMoreTime, .chooseAgent, .listAgents])))
+                presented.fulfill(
+                    .failure(
+                        ExternalUserAgentError(
+                            .timedOut,
+                            "\(label) did not say it had shown the URL within \(Self.seconds(timeout)) s, so it was told to "
+                                + "cancel; see its log lines (debug level), give it more time (a longer time limit, or "
+                                + "timeouts.present in the configuration) or choose another agent",
+                            remedies: [.seeDebugLog, .allowMoreTime, .chooseAgent, .listAgents])))
             }
         }
         defer { deadline?.cancel() }
@@ -128,8 +134,10 @@ public final class PluginAgent: ExternalUserAgent {
         return Double(seconds) + Double(attoseconds) / 1e18
     }
 
-    static func error(from value: PluginABI.ErrorValue, default code: ExternalUserAgentError.Code,
-                      label: String) -> ExternalUserAgentError {
+    static func error(
+        from value: PluginABI.ErrorValue, default code: ExternalUserAgentError.Code,
+        label: String
+    ) -> ExternalUserAgentError {
         ExternalUserAgentError(ExternalUserAgentError.Code(name: value.code) ?? code, "\(label): \(value.message)")
     }
 }

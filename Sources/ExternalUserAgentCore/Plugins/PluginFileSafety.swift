@@ -36,7 +36,8 @@ enum PluginFileSafety {
             return .unsafe("\(resolved) is not a regular file")
         }
         if let problem = ownershipProblem(resolved, info, user: user, what: "the plugin file")
-            ?? writableProblem(resolved, info, what: "the plugin file", stickyExcuses: false) {
+            ?? writableProblem(resolved, info, what: "the plugin file", stickyExcuses: false)
+        {
             return .unsafe(problem)
         }
         var folders = [SmallFiles.folder(of: resolved)]
@@ -61,7 +62,8 @@ enum PluginFileSafety {
             }
             let what = isOwn ? "its folder" : "the folder above it"
             if let problem = ownershipProblem(current, info, user: user, what: what)
-                ?? writableProblem(current, info, what: what, stickyExcuses: !isOwn) {
+                ?? writableProblem(current, info, what: what, stickyExcuses: !isOwn)
+            {
                 return problem
             }
             if current == "/" { return nil }

@@ -46,15 +46,16 @@ enum PluginHostTable {
     static func make(logger: Logger, path: String) -> UnsafePointer<eua_host_table> {
         let sink = Unmanaged.passRetained(PluginLogSink(logger: logger, path: path))
         let table = UnsafeMutablePointer<eua_host_table>.allocate(capacity: 1)
-        table.initialize(to: eua_host_table(
-            abi_version: EUA_PLUGIN_ABI_VERSION,
-            struct_size: UInt32(MemoryLayout<eua_host_table>.size),
-            context: sink.toOpaque(),
-            log: { context, level, message in
-                guard let context, let message else { return }
-                Unmanaged<PluginLogSink>.fromOpaque(context).takeUnretainedValue()
-                    .log(level: level, message: PluginLogSink.text(message))
-            }))
+        table.initialize(
+            to: eua_host_table(
+                abi_version: EUA_PLUGIN_ABI_VERSION,
+                struct_size: UInt32(MemoryLayout<eua_host_table>.size),
+                context: sink.toOpaque(),
+                log: { context, level, message in
+                    guard let context, let message else { return }
+                    Unmanaged<PluginLogSink>.fromOpaque(context).takeUnretainedValue()
+                        .log(level: level, message: PluginLogSink.text(message))
+                }))
         return UnsafePointer(table)
     }
 }

@@ -29,7 +29,8 @@ public struct PluginIndexFile: Sendable, Hashable {
 
     /// `$XDG_CACHE_HOME/eua/plugin-index`, else `$HOME/.cache/eua/plugin-index`; `nil` with neither.
     public static func standard(environment: [String: String]) -> PluginIndexFile? {
-        let base = environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+        let base =
+            environment["XDG_CACHE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? environment["HOME"].flatMap { $0.isEmpty ? nil : $0 + "/.cache" }
         return base.map { PluginIndexFile(path: $0 + "/eua/plugin-index") }
     }
@@ -103,13 +104,15 @@ package struct PluginIndex {
             let fields = line.split(separator: UInt8(ascii: " "), maxSplits: 6, omittingEmptySubsequences: false)
                 .map { String(decoding: $0, as: UTF8.self) }
             guard fields.count == 7, let device = UInt64(fields[0]), let inode = UInt64(fields[1]),
-                  let size = Int64(fields[2]), let modified = Int64(fields[3]), let changed = Int64(fields[4]),
-                  !fields[6].isEmpty else { continue }
+                let size = Int64(fields[2]), let modified = Int64(fields[3]), let changed = Int64(fields[4]),
+                !fields[6].isEmpty
+            else { continue }
             // `-` alone means none; as one of several ids it is no id either (``record(_:ids:)`` never writes one).
             let ids = fields[5].utf8.split(separator: UInt8(ascii: ",")).map { String(decoding: $0, as: UTF8.self) }
                 .filter { $0 != "-" }
             entries[fields[6]] = Entry(
-                stamp: FileStamp(device: device, inode: inode, size: size, modified: modified, changed: changed), ids: ids)
+                stamp: FileStamp(device: device, inode: inode, size: size, modified: modified, changed: changed),
+                ids: ids)
         }
         return entries
     }
@@ -147,7 +150,9 @@ package struct PluginIndex {
         !path.isEmpty && !path.utf8.contains(UInt8(ascii: "\n"))
             && ids.allSatisfy { id in
                 !id.isEmpty && id != "-" && !id.contains(where: \.isWhitespace)
-                    && !id.utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\n") }
+                    && !id.utf8.contains {
+                        $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\n")
+                    }
             }
     }
 

@@ -35,22 +35,25 @@ package enum PluginInput {
     /// plugin id refuses the whole plugin; a broken component is only skipped.
     static func description(_ text: String) -> Result<CheckedDescription, ExternalUserAgentError> {
         if text.utf8.count > maximumDescriptionBytes {
-            return .failure(ExternalUserAgentError(
-                .pluginDescriptionInvalid,
-                "describe() returned \(text.utf8.count) bytes; at most \(maximumDescriptionBytes) are accepted"))
+            return .failure(
+                ExternalUserAgentError(
+                    .pluginDescriptionInvalid,
+                    "describe() returned \(text.utf8.count) bytes; at most \(maximumDescriptionBytes) are accepted"))
         }
         let description: PluginABI.PluginDescription
         do {
             description = try PluginABI.PluginDescription(jsonText: text)
         } catch {
-            return .failure(ExternalUserAgentError(
-                .pluginDescriptionInvalid,
-                "describe() did not return a valid plugin description (\(explain(error))); expected "
-                    + "{\"id\":…,\"agents\":[…],\"receivers\":[…]}, got: \(text.prefix(120))"))
+            return .failure(
+                ExternalUserAgentError(
+                    .pluginDescriptionInvalid,
+                    "describe() did not return a valid plugin description (\(explain(error))); expected "
+                        + "{\"id\":…,\"agents\":[…],\"receivers\":[…]}, got: \(text.prefix(120))"))
         }
         if let problem = ComponentID.problem(with: description.id) {
-            return .failure(ExternalUserAgentError(
-                .pluginDescriptionInvalid, "describe() gave a bad plugin id: \(problem); the plugin is refused"))
+            return .failure(
+                ExternalUserAgentError(
+                    .pluginDescriptionInvalid, "describe() gave a bad plugin id: \(problem); the plugin is refused"))
         }
         var checked = CheckedDescription(description: description)
         var taken: [String: String] = [:]
@@ -60,16 +63,19 @@ package enum PluginInput {
                 continue
             }
             guard let name = component.kind, let kind = AgentKind(rawValue: name) else {
-                checked.skipped.append(ExternalUserAgentError(
-                    .pluginDescriptionInvalid,
-                    "agent '\(component.id)' has kind \(component.kind.map(ComponentID.quoted) ?? "(missing)"); expected "
-                        + "one of " + AgentKind.allCases.map(\.rawValue).joined(separator: ", ") + "; the agent is skipped"))
+                checked.skipped.append(
+                    ExternalUserAgentError(
+                        .pluginDescriptionInvalid,
+                        "agent '\(component.id)' has kind \(component.kind.map(ComponentID.quoted) ?? "(missing)"); expected "
+                            + "one of " + AgentKind.allCases.map(\.rawValue).joined(separator: ", ")
+                            + "; the agent is skipped"))
                 continue
             }
             if let family = component.family, let problem = ComponentID.problem(with: family) {
-                checked.skipped.append(ExternalUserAgentError(
-                    .pluginDescriptionInvalid,
-                    "agent '\(component.id)' gave a bad family: \(problem); the agent is skipped"))
+                checked.skipped.append(
+                    ExternalUserAgentError(
+                        .pluginDescriptionInvalid,
+                        "agent '\(component.id)' gave a bad family: \(problem); the agent is skipped"))
                 continue
             }
             taken[component.id] = "an agent"
@@ -87,7 +93,8 @@ package enum PluginInput {
     }
 
     /// Why a component id cannot be used, when it cannot: a bad id, or one this plugin already gave.
-    private static func componentProblem(_ id: String, role: String, taken: [String: String]) -> ExternalUserAgentError? {
+    private static func componentProblem(_ id: String, role: String, taken: [String: String]) -> ExternalUserAgentError?
+    {
         if let problem = ComponentID.problem(with: id) {
             return ExternalUserAgentError(.pluginDescriptionInvalid, "\(role) skipped: \(problem)")
         }
@@ -103,7 +110,8 @@ package enum PluginInput {
     /// Decodes one event text; the error says what is wrong with it (never its content: URLs carry codes).
     static func event(_ text: String) -> Result<PluginABI.Event, PluginInputProblem> {
         if text.utf8.count > maximumEventBytes {
-            return .failure(PluginInputProblem("an event of \(text.utf8.count) bytes (at most \(maximumEventBytes) are accepted)"))
+            return .failure(
+                PluginInputProblem("an event of \(text.utf8.count) bytes (at most \(maximumEventBytes) are accepted)"))
         }
         do {
             return .success(try PluginABI.Event(jsonText: text))
@@ -116,14 +124,17 @@ package enum PluginInput {
     /// userinfo (`user@`) and no fragment (RFC 6749 §3.1.2).
     static func redirectURI(_ text: String) -> Result<URL, PluginInputProblem> {
         guard let url = URL(string: text), let scheme = url.scheme, !scheme.isEmpty,
-              URLComponents(url: url, resolvingAgainstBaseURL: false) != nil else {
+            URLComponents(url: url, resolvingAgainstBaseURL: false) != nil
+        else {
             return .failure(PluginInputProblem("its redirect URI is not an absolute URI"))
         }
         if let part = RedirectURIMatch.forbiddenPart(of: url) {
             return .failure(PluginInputProblem("its redirect URI has \(part), which a redirect URI must not have"))
         }
         if url.fragment != nil {
-            return .failure(PluginInputProblem("its redirect URI has a fragment ('#…'), which a redirect URI must not have (RFC 6749 §3.1.2)"))
+            return .failure(
+                PluginInputProblem(
+                    "its redirect URI has a fragment ('#…'), which a redirect URI must not have (RFC 6749 §3.1.2)"))
         }
         return .success(url)
     }
@@ -140,10 +151,12 @@ package enum PluginInput {
     /// at most 200 characters, which the host shows as the plugin's words.
     static func refusal(status: Int, reason: String) -> Result<(status: Int, reason: String), PluginInputProblem> {
         guard (400...599).contains(status) else {
-            return .failure(PluginInputProblem("its 'refused' event has status \(status), not an HTTP error status (400-599)"))
+            return .failure(
+                PluginInputProblem("its 'refused' event has status \(status), not an HTTP error status (400-599)"))
         }
         guard !reason.isEmpty, reason.count <= 200, !reason.contains(where: \.isNewline) else {
-            return .failure(PluginInputProblem("its 'refused' event needs a reason of one line and at most 200 characters"))
+            return .failure(
+                PluginInputProblem("its 'refused' event needs a reason of one line and at most 200 characters"))
         }
         return .success((status, reason))
     }

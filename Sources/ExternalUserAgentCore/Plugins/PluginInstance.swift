@@ -30,20 +30,29 @@ final class PluginInstance: Sendable {
 
     /// Starts the instance; `onEvent` gets each event up to and including the terminal one.
     /// Throws `pluginProtocolViolation` when `start` does not return within `returnTimeout`.
-    func start(requestJSON: String, returnTimeout: Duration,
-               onEvent: @escaping @Sendable (PluginABI.Event) -> Void) async throws(ExternalUserAgentError) {
+    func start(
+        requestJSON: String, returnTimeout: Duration,
+        onEvent: @escaping @Sendable (PluginABI.Event) -> Void
+    ) async throws(ExternalUserAgentError) {
         inbox.setHandler(onEvent)
         // The inbox is retained for the instance's life, so a late event never reaches freed memory.
         let context = PluginContext(pointer: Unmanaged.passUnretained(inbox).toOpaque())
-        let table = self.table, handle = self.handle
-        guard let returned = gate.call("start", marksStarted: true, {
-            requestJSON.withCString { request in
-                table.pointer.pointee.start(handle.pointer, request, { context, json in
-                    guard let context else { return }
-                    Unmanaged<EventInbox>.fromOpaque(context).takeUnretainedValue().receive(json)
-                }, context.pointer)
-            }
-        }) else {
+        let table = self.table
+        let handle = self.handle
+        guard
+            let returned = gate.call(
+                "start", marksStarted: true,
+                {
+                    requestJSON.withCString { request in
+                        table.pointer.pointee.start(
+                            handle.pointer, request,
+                            { context, json in
+                                guard let context else { return }
+                                Unmanaged<EventInbox>.fromOpaque(context).takeUnretainedValue().receive(json)
+                            }, context.pointer)
+                    }
+                })
+        else {
             throw ExternalUserAgentError(.pluginProtocolViolation, "\(label): could not be started")
         }
         guard await returned.wait(timeout: returnTimeout) else {
@@ -56,7 +65,8 @@ final class PluginInstance: Sendable {
 
     /// Asks the plugin to stop (on a thread of its own); its terminal event should follow.
     func cancel() {
-        let table = self.table, handle = self.handle
+        let table = self.table
+        let handle = self.handle
         _ = gate.call("cancel", marksStarted: false) { table.pointer.pointee.cancel(handle.pointer) }
     }
 
@@ -83,7 +93,8 @@ final class PluginInstance: Sendable {
     /// terminal event, or that is still inside a call, is left alone (and logged): freeing it could
     /// crash a plugin still running.
     func destroy() {
-        let table = self.table, handle = self.handle
+        let table = self.table
+        let handle = self.handle
         gate.destroy(terminal: inbox.terminal.isSignaled) { table.pointer.pointee.destroy(handle.pointer) }
     }
 
@@ -167,7 +178,11 @@ final class CallGate: Sendable {
     /// Frees the instance with `free` (on a thread of its own) when nothing is in the plugin and the work
     /// ended (`terminal`) or never started; otherwise logs once that it was left running.
     func destroy(terminal: Bool, _ free: @escaping @Sendable () -> Void) {
-        enum Decision { case free, leave(String), nothing }
+        enum Decision {
+            case free
+            case leave(String)
+            case nothing
+        }
         let decision = state.withLock { state -> Decision in
             if state.destroyed { return .nothing }
             if let pending = state.pending, !pending.returned.isSignaled {
@@ -188,11 +203,13 @@ final class CallGate: Sendable {
             do {
                 _ = try BlockingCall.start(free)
             } catch {
-                logger.warning("plugin instance not freed: destroy() not called: \(error)", metadata: ["plugin": "\(label)"])
+                logger.warning(
+                    "plugin instance not freed: destroy() not called: \(error)", metadata: ["plugin": "\(label)"])
             }
         case .leave(let why):
-            logger.warning("plugin instance given up: \(why); it was left running rather than freed",
-                           metadata: ["plugin": "\(label)"])
+            logger.warning(
+                "plugin instance given up: \(why); it was left running rather than freed",
+                metadata: ["plugin": "\(label)"])
         case .nothing: break
         }
     }
@@ -230,13 +247,15 @@ final class EventInbox: Sendable {
             event = decoded
         }
         if terminal.isSignaled {
-            logger.warning("plugin sent an event after its terminal event; it was ignored (a plugin bug)",
-                           metadata: ["plugin": "\(label)", "event": "\(Self.name(of: event))"])
+            logger.warning(
+                "plugin sent an event after its terminal event; it was ignored (a plugin bug)",
+                metadata: ["plugin": "\(label)", "event": "\(Self.name(of: event))"])
             return
         }
         if event.isTerminal, !terminal.signal() {
-            logger.warning("plugin sent a second terminal event; it was ignored (a plugin bug)",
-                           metadata: ["plugin": "\(label)", "event": "\(Self.name(of: event))"])
+            logger.warning(
+                "plugin sent a second terminal event; it was ignored (a plugin bug)",
+                metadata: ["plugin": "\(label)", "event": "\(Self.name(of: event))"])
             return
         }
         handler.withLock { $0 }?(event)

@@ -31,10 +31,12 @@ public struct PluginLoader: Sendable {
     public var callTimeout: Duration
 
     /// A loader over `searchPath`, with the plugin index when one is given.
-    public init(searchPath: PluginSearchPath = .standard(),
-                logger: Logger = Logger(label: "ExternalUserAgent.plugins"),
-                index: PluginIndexFile? = nil,
-                callTimeout: Duration = .seconds(5)) {
+    public init(
+        searchPath: PluginSearchPath = .standard(),
+        logger: Logger = Logger(label: "ExternalUserAgent.plugins"),
+        index: PluginIndexFile? = nil,
+        callTimeout: Duration = .seconds(5)
+    ) {
         self.searchPath = searchPath
         self.logger = logger
         self.index = index
@@ -87,8 +89,9 @@ public struct PluginLoader: Sendable {
         let catalog = load(files, noting: &table)
         let found = Set(catalog.agents.map(\.descriptor.id) + catalog.receivers.map(\.id))
         guard ids.isSubset(of: found) || skipped == 0 else {
-            logger.debug("plugin index: not every id was found in the files it points at; loading every plugin",
-                         metadata: ["missing": "\(ids.subtracting(found).sorted())"])
+            logger.debug(
+                "plugin index: not every id was found in the files it points at; loading every plugin",
+                metadata: ["missing": "\(ids.subtracting(found).sorted())"])
             return load()
         }
         save(table)
@@ -105,7 +108,8 @@ public struct PluginLoader: Sendable {
         for folder in searchPath.folders {
             let real = PluginFileSafety.realPath(folder) ?? folder
             guard seenFolders.insert(real).inserted else { continue }
-            for file in Self.pluginFiles(in: folder) where seenFiles.insert(PluginFileSafety.realPath(file) ?? file).inserted {
+            for file in Self.pluginFiles(in: folder)
+            where seenFiles.insert(PluginFileSafety.realPath(file) ?? file).inserted {
                 files.append(file)
             }
         }
@@ -116,7 +120,8 @@ public struct PluginLoader: Sendable {
     /// names `--agent` may use); none when it was refused.
     private static func ids(offeredBy file: String, in catalog: PluginCatalog) -> [String] {
         guard let plugin = catalog.plugins.first(where: { $0.path == file }) else { return [] }
-        let names = plugin.description.agents.flatMap { [$0.id] + ($0.family.map { [$0] } ?? []) }
+        let names =
+            plugin.description.agents.flatMap { [$0.id] + ($0.family.map { [$0] } ?? []) }
             + plugin.description.receivers.map(\.id)
         return Array(Set(names.filter(ComponentID.isValid)))
     }
@@ -164,40 +169,51 @@ public struct PluginLoader: Sendable {
 
     private func add(_ plugin: LoadedPlugin, checked: PluginInput.CheckedDescription, to catalog: inout PluginCatalog) {
         if let first = catalog.plugins.first(where: { $0.description.id == plugin.description.id }) {
-            catalog.failures.append(PluginLoadFailure(path: plugin.path, error: ExternalUserAgentError(
-                .pluginDuplicateID,
-                "plugin id '\(plugin.description.id)' is already taken by \(first.path), which was found first "
-                    + "and is used; remove one of the two or reorder the search path")))
+            catalog.failures.append(
+                PluginLoadFailure(
+                    path: plugin.path,
+                    error: ExternalUserAgentError(
+                        .pluginDuplicateID,
+                        "plugin id '\(plugin.description.id)' is already taken by \(first.path), which was found first "
+                            + "and is used; remove one of the two or reorder the search path")))
             return
         }
         catalog.plugins.append(plugin)
         catalog.failures += checked.skipped.map { PluginLoadFailure(path: plugin.path, error: $0) }
         for (component, kind) in checked.agents {
             if let taken = Self.owner(of: component.id, in: catalog) {
-                catalog.failures.append(PluginLoadFailure(path: plugin.path, error: ExternalUserAgentError(
-                    .pluginDuplicateID,
-                    "agent id '\(component.id)' is already taken by \(taken), which was found first (agents and "
-                        + "receivers share one namespace); this one is skipped")))
+                catalog.failures.append(
+                    PluginLoadFailure(
+                        path: plugin.path,
+                        error: ExternalUserAgentError(
+                            .pluginDuplicateID,
+                            "agent id '\(component.id)' is already taken by \(taken), which was found first (agents and "
+                                + "receivers share one namespace); this one is skipped")))
                 continue
             }
             let descriptor = AgentDescriptor(
                 id: component.id, kind: kind, family: component.family, name: component.name,
                 version: component.version, path: plugin.path)
-            catalog.agents.append(PluginAgentEntry(
-                descriptor: descriptor, available: component.available,
-                reasons: Self.reasons(component), details: component.details ?? [:], plugin: plugin))
+            catalog.agents.append(
+                PluginAgentEntry(
+                    descriptor: descriptor, available: component.available,
+                    reasons: Self.reasons(component), details: component.details ?? [:], plugin: plugin))
         }
         for component in checked.receivers {
             if let taken = Self.owner(of: component.id, in: catalog) {
-                catalog.failures.append(PluginLoadFailure(path: plugin.path, error: ExternalUserAgentError(
-                    .pluginDuplicateID,
-                    "receiver id '\(component.id)' is already taken by \(taken), which was found first (agents and "
-                        + "receivers share one namespace); this one is skipped")))
+                catalog.failures.append(
+                    PluginLoadFailure(
+                        path: plugin.path,
+                        error: ExternalUserAgentError(
+                            .pluginDuplicateID,
+                            "receiver id '\(component.id)' is already taken by \(taken), which was found first (agents and "
+                                + "receivers share one namespace); this one is skipped")))
                 continue
             }
-            catalog.receivers.append(PluginReceiverEntry(
-                id: component.id, name: component.name, available: component.available,
-                reasons: Self.reasons(component), details: component.details ?? [:], plugin: plugin))
+            catalog.receivers.append(
+                PluginReceiverEntry(
+                    id: component.id, name: component.name, available: component.available,
+                    reasons: Self.reasons(component), details: component.details ?? [:], plugin: plugin))
         }
     }
 
@@ -242,48 +258,61 @@ public struct PluginLoader: Sendable {
         case .success(let opened): library = opened
         case .failure(let error):
             if SwiftRuntimeNames.isRuntimeSymbolMissing(error.reason) {
-                return .failure(ExternalUserAgentError(
-                    .pluginNotLoadable,
-                    "not loadable in this program (\(error.reason)): the Swift runtime it runs on lacks that symbol. "
-                        + "An installed eua has one runtime (lib/eua/swift) with the whole standard library and, of "
-                        + "Foundation, what eua's own binaries use; build the plugin with the Swift toolchain eua was "
-                        + "built with and without more of Foundation, or build it in this package's .build/release "
-                        + "before scripts/build-release (which exports what every plugin there needs)"))
+                return .failure(
+                    ExternalUserAgentError(
+                        .pluginNotLoadable,
+                        "not loadable in this program (\(error.reason)): the Swift runtime it runs on lacks that symbol. "
+                            + "An installed eua has one runtime (lib/eua/swift) with the whole standard library and, of "
+                            + "Foundation, what eua's own binaries use; build the plugin with the Swift toolchain eua was "
+                            + "built with and without more of Foundation, or build it in this package's .build/release "
+                            + "before scripts/build-release (which exports what every plugin there needs)"))
             }
-            return .failure(ExternalUserAgentError(
-                .pluginNotLoadable,
-                "not a loadable shared library (\(error.reason)); rebuild it for this system or remove it from \(SmallFiles.folder(of: path))"))
+            return .failure(
+                ExternalUserAgentError(
+                    .pluginNotLoadable,
+                    "not a loadable shared library (\(error.reason)); rebuild it for this system or remove it from \(SmallFiles.folder(of: path))"
+                ))
         }
         guard let symbol = library.symbol(EUA_PLUGIN_ENTRY_SYMBOL) else {
             let other = (2...9).first { library.symbol("eua_plugin_entry_v\($0)") != nil }
-            let hint = other.map { "it exports eua_plugin_entry_v\($0), built for ABI \($0); this host speaks ABI \(EUA_PLUGIN_ABI_VERSION)" }
+            let hint =
+                other.map {
+                    "it exports eua_plugin_entry_v\($0), built for ABI \($0); this host speaks ABI \(EUA_PLUGIN_ABI_VERSION)"
+                }
                 ?? "it is not an ExternalUserAgent plugin; remove it from \(SmallFiles.folder(of: path))"
-            return .failure(ExternalUserAgentError(
-                .pluginEntryMissing, "no entry symbol \(EUA_PLUGIN_ENTRY_SYMBOL): \(hint)"))
+            return .failure(
+                ExternalUserAgentError(
+                    .pluginEntryMissing, "no entry symbol \(EUA_PLUGIN_ENTRY_SYMBOL): \(hint)"))
         }
         let entry = unsafeBitCast(symbol, to: eua_plugin_entry_fn.self)
         guard let table = entry(PluginHostTable.make(logger: logger, path: path)) else {
-            return .failure(ExternalUserAgentError(
-                .pluginNotLoadable, "its entry function returned NULL (the plugin declined to run in this host); see its log lines"))
+            return .failure(
+                ExternalUserAgentError(
+                    .pluginNotLoadable,
+                    "its entry function returned NULL (the plugin declined to run in this host); see its log lines"))
         }
         let header = table.pointee
         guard header.abi_version == EUA_PLUGIN_ABI_VERSION else {
-            return .failure(ExternalUserAgentError(
-                .pluginABIMismatch,
-                "it was built for plugin ABI \(header.abi_version); this host speaks ABI \(EUA_PLUGIN_ABI_VERSION): "
-                    + "rebuild it against this version of eua_plugin.h"))
+            return .failure(
+                ExternalUserAgentError(
+                    .pluginABIMismatch,
+                    "it was built for plugin ABI \(header.abi_version); this host speaks ABI \(EUA_PLUGIN_ABI_VERSION): "
+                        + "rebuild it against this version of eua_plugin.h"))
         }
-        let needed = MemoryLayout<eua_plugin_table>.offset(of: \eua_plugin_table.destroy)!
+        let needed =
+            MemoryLayout<eua_plugin_table>.offset(of: \eua_plugin_table.destroy)!
             + MemoryLayout<UnsafeRawPointer>.size
         guard Int(header.struct_size) >= needed else {
-            return .failure(ExternalUserAgentError(
-                .pluginTableTooSmall,
-                "its table is \(header.struct_size) bytes, but this host needs at least \(needed) (every field up to "
-                    + "'destroy'); rebuild it against this version of eua_plugin.h"))
+            return .failure(
+                ExternalUserAgentError(
+                    .pluginTableTooSmall,
+                    "its table is \(header.struct_size) bytes, but this host needs at least \(needed) (every field up to "
+                        + "'destroy'); rebuild it against this version of eua_plugin.h"))
         }
         if let missing = Self.missingFunction(header) {
-            return .failure(ExternalUserAgentError(
-                .pluginTableTooSmall, "its table has no '\(missing)' function (NULL); the plugin is incomplete"))
+            return .failure(
+                ExternalUserAgentError(
+                    .pluginTableTooSmall, "its table has no '\(missing)' function (NULL); the plugin is incomplete"))
         }
         let describe: BlockingCall<String?>
         do {
@@ -298,16 +327,18 @@ public struct PluginLoader: Sendable {
     private func described(_ opened: Opened) -> LoadOutcome {
         let path = opened.path
         guard let outcome = opened.describe.wait(timeout: callTimeout) else {
-            return .failure(ExternalUserAgentError(
-                .pluginDescriptionInvalid,
-                "describe() did not return within \(callTimeout) (the plugin ABI says it must be fast); the plugin "
-                    + "is refused: report this to its author, or remove it from \(SmallFiles.folder(of: path))"))
+            return .failure(
+                ExternalUserAgentError(
+                    .pluginDescriptionInvalid,
+                    "describe() did not return within \(callTimeout) (the plugin ABI says it must be fast); the plugin "
+                        + "is refused: report this to its author, or remove it from \(SmallFiles.folder(of: path))"))
         }
         guard let text = outcome else {
-            return .failure(ExternalUserAgentError(
-                .pluginDescriptionInvalid,
-                "describe() returned NULL or more than \(PluginInput.maximumDescriptionBytes) bytes: the plugin offers "
-                    + "nothing on this machine"))
+            return .failure(
+                ExternalUserAgentError(
+                    .pluginDescriptionInvalid,
+                    "describe() returned NULL or more than \(PluginInput.maximumDescriptionBytes) bytes: the plugin offers "
+                        + "nothing on this machine"))
         }
         let checked: PluginInput.CheckedDescription
         switch PluginInput.description(text) {
@@ -315,12 +346,15 @@ public struct PluginLoader: Sendable {
         case .failure(let error): return .failure(error)
         }
         let description = checked.description
-        logger.debug("plugin loaded", metadata: [
-            "path": "\(path)", "id": "\(description.id)",
-            "ms": "\((ContinuousClock.now - opened.started).milliseconds)",
-        ])
-        let plugin = LoadedPlugin(path: path, description: description, table: opened.table,
-                                  logger: logger, callTimeout: callTimeout)
+        logger.debug(
+            "plugin loaded",
+            metadata: [
+                "path": "\(path)", "id": "\(description.id)",
+                "ms": "\((ContinuousClock.now - opened.started).milliseconds)",
+            ])
+        let plugin = LoadedPlugin(
+            path: path, description: description, table: opened.table,
+            logger: logger, callTimeout: callTimeout)
         return .success((plugin, checked))
     }
 
@@ -338,7 +372,9 @@ public struct PluginLoader: Sendable {
 
     /// The `*.so` files directly in `folder`, sorted by name; none when it does not exist.
     static func pluginFiles(in folder: String) -> [String] {
-        SmallFiles.names(in: folder).filter { $0.hasSuffix(".so") }.map { folder.hasSuffix("/") ? folder + $0 : folder + "/" + $0 }
+        SmallFiles.names(in: folder).filter { $0.hasSuffix(".so") }.map {
+            folder.hasSuffix("/") ? folder + $0 : folder + "/" + $0
+        }
     }
 }
 

@@ -64,16 +64,21 @@ public final class PluginReceiver: RedirectReceiver {
         let wire = PluginABI.ReceiverRequest(
             state: request.expectedState, path: options["path"],
             timeoutSeconds: request.timeout.map(PluginAgent.seconds), handOff: request.handOff?.wire)
-        try await instance.start(requestJSON: wire.jsonText,
-                                 returnTimeout: entry.plugin.callTimeout) { event in
+        try await instance.start(
+            requestJSON: wire.jsonText,
+            returnTimeout: entry.plugin.callTimeout
+        ) { event in
             switch event {
             case .listening(let text):
                 switch PluginInput.redirectURI(text) {
                 case .success(let url):
                     if listening.fulfill(.success(url)) { handedOver.signal() }
                 case .failure(let problem):
-                    listening.fulfill(.failure(ExternalUserAgentError(
-                        .receiverFailed, "\(label): \(problem); the receiver is not used: fix the plugin or remove it")))
+                    listening.fulfill(
+                        .failure(
+                            ExternalUserAgentError(
+                                .receiverFailed,
+                                "\(label): \(problem); the receiver is not used: fix the plugin or remove it")))
                 }
             case .callback(let text), .redirect(let text):
                 let url: URL
@@ -86,20 +91,24 @@ public final class PluginReceiver: RedirectReceiver {
                 do {
                     try session.resume(with: url)
                 } catch {
-                    logger.warning("the session refused the receiver's callback: \(error)", metadata: ["plugin": "\(label)"])
+                    logger.warning(
+                        "the session refused the receiver's callback: \(error)", metadata: ["plugin": "\(label)"])
                 }
             case .refused(let status, let reason):
                 switch PluginInput.refusal(status: status, reason: reason) {
                 case .success(let refusal):
-                    logger.info("receiver turned a request away; still waiting",
-                                metadata: ["plugin": "\(label)", "status": "\(refusal.status)"])
+                    logger.info(
+                        "receiver turned a request away; still waiting",
+                        metadata: ["plugin": "\(label)", "status": "\(refusal.status)"])
                     session.noteRefused("\(label) answered HTTP \(refusal.status): \(refusal.reason)")
                 case .failure(let problem):
                     logger.error("receiver sent \(problem); ignored", metadata: ["plugin": "\(label)"])
                 }
             case .finished:
-                listening.fulfill(.failure(ExternalUserAgentError(
-                    .receiverFailed, "\(label) finished without giving a redirect URI")))
+                listening.fulfill(
+                    .failure(
+                        ExternalUserAgentError(
+                            .receiverFailed, "\(label) finished without giving a redirect URI")))
             case .failed(let value):
                 let error = PluginAgent.error(from: value, default: .receiverFailed, label: label)
                 if !listening.fulfill(.failure(error)), handedOver.isSignaled {
@@ -112,12 +121,14 @@ public final class PluginReceiver: RedirectReceiver {
         let deadline = request.timeout.map { timeout in
             Task {
                 try await Task.sleep(for: timeout)
-                listening.fulfill(.failure(ExternalUserAgentError(
-                    .timedOut,
-                    "\(label) did not give its redirect URI within \(PluginAgent.seconds(timeout)) s, so it was told to "
-                        + "cancel; see its log lines (debug level), give it more time (a longer time limit) or remove "
-                        + "the plugin",
-                    remedies: [.seeDebugLog, .allowMoreTime])))
+                listening.fulfill(
+                    .failure(
+                        ExternalUserAgentError(
+                            .timedOut,
+                            "\(label) did not give its redirect URI within \(PluginAgent.seconds(timeout)) s, so it was told to "
+                                + "cancel; see its log lines (debug level), give it more time (a longer time limit) or remove "
+                                + "the plugin",
+                            remedies: [.seeDebugLog, .allowMoreTime])))
             }
         }
         defer { deadline?.cancel() }

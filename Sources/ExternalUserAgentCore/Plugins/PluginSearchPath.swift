@@ -24,7 +24,8 @@ public struct PluginSearchPath: Sendable, Hashable {
     }
 
     /// The standard search path for this process and `environment`.
-    public static func standard(environment: [String: String] = ProcessInfo.processInfo.environment) -> PluginSearchPath {
+    public static func standard(environment: [String: String] = ProcessInfo.processInfo.environment) -> PluginSearchPath
+    {
         var folders: [String] = []
         let executableFolder = executableDirectory()
         if let executableFolder { folders.append(executableFolder) }

@@ -58,8 +58,10 @@ enum SwiftRuntimeNames {
     static func isRuntimeSymbolMissing(_ reason: String) -> Bool {
         guard let range = reason.firstRange(of: "undefined symbol: ") else { return false }
         let symbol = reason[range.upperBound...]
-        let prefixes = ["$ss", "$sS", "swift_", "$s12_Concurrency", "$s20FoundationEssentials", "$s17_StringProcessing",
-                        "$s12_RegexParser", "$s15Synchronization", "$s5Glibc", "$s8Dispatch", "$s22_FoundationCollections"]
+        let prefixes = [
+            "$ss", "$sS", "swift_", "$s12_Concurrency", "$s20FoundationEssentials", "$s17_StringProcessing",
+            "$s12_RegexParser", "$s15Synchronization", "$s5Glibc", "$s8Dispatch", "$s22_FoundationCollections",
+        ]
         return prefixes.contains { symbol.hasPrefix($0) }
     }
 
@@ -75,7 +77,8 @@ enum SwiftRuntimeNames {
     private static func answerNames() -> String? {
         // Loaded (its marker was found): matched by its SONAME, without a search.
         guard let runtime = dlopen(libraryName, RTLD_LAZY | RTLD_NOLOAD) else {
-            return "this program runs on the package's Swift runtime, but \(libraryName) is not loaded under that name; "
+            return
+                "this program runs on the package's Swift runtime, but \(libraryName) is not loaded under that name; "
                 + "plugins are not opened: reinstall eua (scripts/install)"
         }
         defer { dlclose(runtime) }
@@ -84,7 +87,8 @@ enum SwiftRuntimeNames {
             let answered = dlopen(name, RTLD_LAZY)
             if let answered { dlclose(answered) }
             guard answered == runtime else {
-                let why = answered == nil
+                let why =
+                    answered == nil
                     ? "not found beside \(libraryName)"
                     : "another library was loaded under it: a file in place of the link beside \(libraryName), or LD_PRELOAD"
                 return "the Swift runtime library name \(name) is not answered by \(libraryName) (\(why)); plugins are "

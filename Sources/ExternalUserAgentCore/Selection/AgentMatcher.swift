@@ -23,7 +23,8 @@ public struct AgentMatcher: Sendable, Hashable, CustomStringConvertible {
         let id = String(spec[..<idEnd])
         guard id == "*" || ComponentID.isValid(id) else {
             throw VersionRangeSyntaxError(
-                text: text, problem: "expected an agent id (\(ComponentID.grammar)) or '*', then optionally a "
+                text: text,
+                problem: "expected an agent id (\(ComponentID.grammar)) or '*', then optionally a "
                     + "version range, like 'firefox>=115' or 'chromium 120..<130'")
         }
         let rest = spec[idEnd...].trimmingWhitespace()

@@ -62,7 +62,8 @@ extension StringProtocol {
     func trimmingWhitespace() -> String {
         let characters = Array(self)
         guard let first = characters.firstIndex(where: { !$0.isWhitespace }),
-              let last = characters.lastIndex(where: { !$0.isWhitespace }) else { return "" }
+            let last = characters.lastIndex(where: { !$0.isWhitespace })
+        else { return "" }
         return String(characters[first...last])
     }
 }

@@ -22,28 +22,35 @@ public struct SelectionReport: Sendable {
     /// The `noAgentAvailable` error for a report with no winner: every candidate, why it lost, what to change.
     public var error: ExternalUserAgentError {
         var lines = ["no user agent can be selected;"]
-        if let named = configuration.namedAgent, !verdicts.contains(where: { $0.candidate.descriptor.answers(to: named) }) {
-            return ExternalUserAgentError(.noAgentAvailable,
+        if let named = configuration.namedAgent,
+            !verdicts.contains(where: { $0.candidate.descriptor.answers(to: named) })
+        {
+            return ExternalUserAgentError(
+                .noAgentAvailable,
                 "no agent has the id or family '\(named)'; the agents here are: "
-                    + (verdicts.isEmpty ? "none (no plugin offers an agent)"
-                                        : UnmatchedAgentNames.names(verdicts.map(\.candidate.descriptor)))
+                    + (verdicts.isEmpty
+                        ? "none (no plugin offers an agent)"
+                        : UnmatchedAgentNames.names(verdicts.map(\.candidate.descriptor)))
                     + ". Name one of them",
                 remedies: [.chooseAgent, .listAgents])
         }
         if verdicts.isEmpty {
-            lines[0] += " there are no candidates: no plugin offers an agent and the app registered none. "
+            lines[0] +=
+                " there are no candidates: no plugin offers an agent and the app registered none. "
                 + "Build or install the agent plugins, point EUA_PLUGIN_PATH at them, or register an agent in code"
         } else {
             lines[0] += " every candidate lost:"
             for verdict in verdicts {
                 let descriptor = verdict.candidate.descriptor
-                lines.append("  - \(descriptor.id) (\(descriptor.kind), \(verdict.candidate.origin)): "
-                             + verdict.reasons.joined(separator: "; "))
+                lines.append(
+                    "  - \(descriptor.id) (\(descriptor.kind), \(verdict.candidate.origin)): "
+                        + verdict.reasons.joined(separator: "; "))
             }
             lines.append("Change what each reason names (in code, the environment, or the config file it cites).")
         }
-        return ExternalUserAgentError(.noAgentAvailable, lines.joined(separator: "\n"),
-                                      remedies: verdicts.isEmpty ? [.listAgents] : [.explainSelection])
+        return ExternalUserAgentError(
+            .noAgentAvailable, lines.joined(separator: "\n"),
+            remedies: verdicts.isEmpty ? [.listAgents] : [.explainSelection])
     }
 }
 

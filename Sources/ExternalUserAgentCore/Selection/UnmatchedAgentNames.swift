@@ -6,8 +6,10 @@
 /// other names do not matter, and a command may have loaded only that agent's plugin: no warnings then (a
 /// named agent that is missing is an error of its own, ``SelectionReport/error``).
 enum UnmatchedAgentNames {
-    static func warnings(candidates: [AgentDescriptor], configuration: Configuration,
-                         preferenceText: String) -> [String] {
+    static func warnings(
+        candidates: [AgentDescriptor], configuration: Configuration,
+        preferenceText: String
+    ) -> [String] {
         guard configuration.namedAgent == nil else { return [] }
         func known(_ name: String) -> Bool { name == "*" || candidates.contains { $0.answers(to: name) } }
         let here = "agents here: " + (candidates.isEmpty ? "none" : names(candidates))
@@ -25,8 +27,9 @@ enum UnmatchedAgentNames {
         var reported = Set<String>()
         for (key, setting) in configuration.settings.sorted(by: { $0.key.description < $1.key.description }) {
             guard let name = key.agentOptionAgent, !known(name), reported.insert(name).inserted else { continue }
-            warnings.append("\(setting.origin): [agent-options.\(name)] names no agent, so its options are not used "
-                            + "(\(here))")
+            warnings.append(
+                "\(setting.origin): [agent-options.\(name)] names no agent, so its options are not used "
+                    + "(\(here))")
         }
         return warnings
     }

@@ -62,9 +62,12 @@ public struct VersionRange: Sendable, Hashable, CustomStringConvertible {
         let spec = text.trimmingWhitespace()
         func version(_ part: Substring, _ what: String) throws(VersionRangeSyntaxError) -> BrowserVersion {
             let trimmed = part.trimmingWhitespace()
-            guard trimmed.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), let parsed = BrowserVersion(trimmed),
-                  parsed.components.count == trimmed.split(separator: ".", omittingEmptySubsequences: false).count else {
-                throw VersionRangeSyntaxError(text: text, problem: "\(what) '\(trimmed)' is not a dotted version number like 115 or 120.0.6099")
+            guard trimmed.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+                let parsed = BrowserVersion(trimmed),
+                parsed.components.count == trimmed.split(separator: ".", omittingEmptySubsequences: false).count
+            else {
+                throw VersionRangeSyntaxError(
+                    text: text, problem: "\(what) '\(trimmed)' is not a dotted version number like 115 or 120.0.6099")
             }
             return parsed
         }
@@ -98,7 +101,8 @@ public struct VersionRange: Sendable, Hashable, CustomStringConvertible {
             self.init(prefix: try version(spec[...], "the version"))
         } else {
             throw VersionRangeSyntaxError(
-                text: text, problem: "expected '*', '>=V', '>V', '<=V', '<V', '==V', 'A..<B', 'A...B' or a bare version 'V'")
+                text: text,
+                problem: "expected '*', '>=V', '>V', '<=V', '<V', '==V', 'A..<B', 'A...B' or a bare version 'V'")
         }
     }
 

@@ -12,14 +12,19 @@ import ExternalUserAgentABI
 /// (RFC 7523), with the client's public keys (RS256, ES256) or its secret (HS256).
 enum ClientJWT {
     /// The verified claims and header of `jwt`, or why it was refused.
-    static func verify(_ jwt: String, keys: [JSONValue], secret: String?) -> Result<(header: [String: JSONValue],
-                                                                                     claims: [String: JSONValue]), Refusal> {
+    static func verify(_ jwt: String, keys: [JSONValue], secret: String?) -> Result<
+        (
+            header: [String: JSONValue],
+            claims: [String: JSONValue]
+        ), Refusal
+    > {
         let parts = jwt.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let headerData = decode(parts[0]), let payload = decode(parts[1]),
-              let signature = decode(parts[2]),
-              case .object(let header)? = try? JSONDecoder().decode(JSONValue.self, from: headerData),
-              case .object(let claims)? = try? JSONDecoder().decode(JSONValue.self, from: payload),
-              let alg = header["alg"]?.stringValue else {
+            let signature = decode(parts[2]),
+            case .object(let header)? = try? JSONDecoder().decode(JSONValue.self, from: headerData),
+            case .object(let claims)? = try? JSONDecoder().decode(JSONValue.self, from: payload),
+            let alg = header["alg"]?.stringValue
+        else {
             return .failure(Refusal("not a signed JWT"))
         }
         let input = Data("\(parts[0]).\(parts[1])".utf8)
@@ -28,11 +33,14 @@ enum ClientJWT {
         switch alg {
         case "HS256":
             guard let secret else { return .failure(Refusal("HS256 needs a client secret, and this client has none")) }
-            valid = HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: input,
-                                                            using: SymmetricKey(data: Data(secret.utf8)))
+            valid = HMAC<SHA256>.isValidAuthenticationCode(
+                signature, authenticating: input,
+                using: SymmetricKey(data: Data(secret.utf8)))
         case "RS256", "ES256":
             let candidates = keys.compactMap { key -> [String: JSONValue]? in
-                guard case .object(let fields) = key, kid == nil || fields["kid"]?.stringValue == kid else { return nil }
+                guard case .object(let fields) = key, kid == nil || fields["kid"]?.stringValue == kid else {
+                    return nil
+                }
                 return fields
             }
             valid = candidates.contains { verify(signature, of: input, alg: alg, key: $0) }
@@ -51,13 +59,16 @@ enum ClientJWT {
     private static func verify(_ signature: Data, of input: Data, alg: String, key: [String: JSONValue]) -> Bool {
         func bytes(_ name: String) -> Data? { key[name]?.stringValue.flatMap(decode) }
         if alg == "RS256", key["kty"]?.stringValue == "RSA", let n = bytes("n"), let e = bytes("e"),
-           let publicKey = try? _RSA.Signing.PublicKey(n: n, e: e) {
-            return publicKey.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: signature),
-                                              for: SHA256.hash(data: input), padding: .insecurePKCS1v1_5)
+            let publicKey = try? _RSA.Signing.PublicKey(n: n, e: e)
+        {
+            return publicKey.isValidSignature(
+                _RSA.Signing.RSASignature(rawRepresentation: signature),
+                for: SHA256.hash(data: input), padding: .insecurePKCS1v1_5)
         }
         if alg == "ES256", key["kty"]?.stringValue == "EC", let x = bytes("x"), let y = bytes("y"),
-           let publicKey = try? P256.Signing.PublicKey(x963Representation: Data([4]) + x + y),
-           let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature) {
+            let publicKey = try? P256.Signing.PublicKey(x963Representation: Data([4]) + x + y),
+            let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature)
+        {
             return publicKey.isValidSignature(ecdsa, for: input)
         }
         return false
@@ -82,20 +93,25 @@ public struct TestClientKey: Sendable {
     public static func p256(kid: String = "client-key-1") -> TestClientKey {
         let key = P256.Signing.PrivateKey()
         let point = key.publicKey.x963Representation
-        return TestClientKey(privateKeyPEM: key.pemRepresentation, publicJWK: .object([
-            "kty": .string("EC"), "crv": .string("P-256"), "kid": .string(kid), "use": .string("sig"),
-            "x": .string(SigningKey.base64URL(point.dropFirst().prefix(32))),
-            "y": .string(SigningKey.base64URL(point.suffix(32))),
-        ]))
+        return TestClientKey(
+            privateKeyPEM: key.pemRepresentation,
+            publicJWK: .object([
+                "kty": .string("EC"), "crv": .string("P-256"), "kid": .string(kid), "use": .string("sig"),
+                "x": .string(SigningKey.base64URL(point.dropFirst().prefix(32))),
+                "y": .string(SigningKey.base64URL(point.suffix(32))),
+            ]))
     }
 
     /// A new 2048-bit RSA key (RS256).
     public static func rsa(kid: String = "client-key-1") throws -> TestClientKey {
         let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         let primitives = try key.publicKey.getKeyPrimitives()
-        return TestClientKey(privateKeyPEM: key.pemRepresentation, publicJWK: .object([
-            "kty": .string("RSA"), "kid": .string(kid), "use": .string("sig"),
-            "n": .string(SigningKey.base64URL(primitives.modulus)), "e": .string(SigningKey.base64URL(primitives.publicExponent)),
-        ]))
+        return TestClientKey(
+            privateKeyPEM: key.pemRepresentation,
+            publicJWK: .object([
+                "kty": .string("RSA"), "kid": .string(kid), "use": .string("sig"),
+                "n": .string(SigningKey.base64URL(primitives.modulus)),
+                "e": .string(SigningKey.base64URL(primitives.publicExponent)),
+            ]))
     }
 }

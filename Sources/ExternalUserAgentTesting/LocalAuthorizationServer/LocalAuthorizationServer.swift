@@ -141,7 +141,8 @@ public final class LocalAuthorizationServer: Sendable {
     /// Starts a server on 127.0.0.1 (`port` 0: a free one); ``stop()`` stops it. A test uses
     /// ``withServer(_:port:isolation:_:)``, which stops it however the test ends.
     public static func start(_ options: LocalAuthorizationServerOptions = .init(), port: Int = 0) async throws
-        -> LocalAuthorizationServer {
+        -> LocalAuthorizationServer
+    {
         let key = try await SigningKey.make(options.signingAlgorithm, kid: "key-\(randomString(8))")
         let http = try await LocalHTTPServer.bind(host: "127.0.0.1", port: port)
         let server = LocalAuthorizationServer(http: http, options: options, signingKey: key)
@@ -166,10 +167,13 @@ public final class LocalAuthorizationServer: Sendable {
     /// }
     /// ```
     @discardableResult
-    public static func withServer<Result>(_ options: LocalAuthorizationServerOptions = .init(), port: Int = 0,
-                                          isolation: isolated (any Actor)? = #isolation,
-                                          _ body: (LocalAuthorizationServer) async throws -> Result) async throws
-        -> Result {
+    public static func withServer<Result>(
+        _ options: LocalAuthorizationServerOptions = .init(), port: Int = 0,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (LocalAuthorizationServer) async throws -> Result
+    ) async throws
+        -> Result
+    {
         let server = try await start(options, port: port)
         do {
             let result = try await body(server)
@@ -236,7 +240,9 @@ public final class LocalAuthorizationServer: Sendable {
     /// The client an ID token was issued to; `nil` for one this server never issued.
     func client(ofIDToken token: String) -> String? { state.withLock { $0.issuedIDTokens[token] } }
     /// Whether `token` is a refresh token this server would still honour.
-    public func isLiveRefreshToken(_ token: String) -> Bool { state.withLock { $0.refreshTokens[token].map { !$0.used } ?? false } }
+    public func isLiveRefreshToken(_ token: String) -> Bool {
+        state.withLock { $0.refreshTokens[token].map { !$0.used } ?? false }
+    }
     /// Whether `token` is an access token this server would still honour (at UserInfo).
     public func isLiveAccessToken(_ token: String) -> Bool { state.withLock { $0.accessTokens[token] != nil } }
     /// Every request to the UserInfo endpoint so far.
@@ -254,7 +260,9 @@ public final class LocalAuthorizationServer: Sendable {
         }
     }
     /// Notes in the record of token request `index` the OAuth error it was refused with.
-    func refuseTokenRequest(_ index: Int, with error: String) { state.withLock { $0.tokenRequests[index].refusal = error } }
+    func refuseTokenRequest(_ index: Int, with error: String) {
+        state.withLock { $0.tokenRequests[index].refusal = error }
+    }
     /// The grant of an authorization code not used yet, which is used now; `nil` for an unknown or used code.
     func takeCode(_ code: String) -> Grant? {
         state.withLock { state in
@@ -299,8 +307,10 @@ public final class LocalAuthorizationServer: Sendable {
     /// Swift's cooperative pool, so a test process that keeps the pool busy still gets its answers in time.
     private func respond(to request: LocalHTTPServer.Request) -> LocalHTTPServer.Response {
         state.withLock {
-            $0.requestLog.append(RequestRecord(method: request.method, target: request.target, version: request.version,
-                                               headers: request.headers.map { (name: $0.0, value: $0.1) }))
+            $0.requestLog.append(
+                RequestRecord(
+                    method: request.method, target: request.target, version: request.version,
+                    headers: request.headers.map { (name: $0.0, value: $0.1) }))
         }
         switch (request.method, request.path) {
         case ("GET", "/.well-known/openid-configuration"), ("GET", "/.well-known/oauth-authorization-server"):
@@ -335,24 +345,33 @@ public final class LocalAuthorizationServer: Sendable {
     private func metadata() -> LocalHTTPServer.Response {
         let options = self.options
         let issuer = options.misbehaviors.contains(.wrongIssuerInMetadata) ? "http://issuer.invalid" : self.issuer
-        return .json(MetadataDocument(
-            issuer: issuer, authorization_endpoint: self.issuer + "/authorize", token_endpoint: self.issuer + "/token",
-            jwks_uri: self.issuer + "/jwks", userinfo_endpoint: options.servesUserinfo ? self.issuer + "/userinfo" : nil,
-            registration_endpoint: options.offersRegistration ? self.issuer + "/register" : nil,
-            response_types_supported: ["code"],
-            grant_types_supported: ["authorization_code", "refresh_token"], code_challenge_methods_supported: ["S256"],
-            token_endpoint_auth_methods_supported: options.advertisedAuthMethods ?? (options.clientSecret == nil
-                ? ["none"] : ["client_secret_basic", "client_secret_post"]),
-            id_token_signing_alg_values_supported: [options.keylessIDTokens?.rawValue ?? options.signingAlgorithm.rawValue],
-            scopes_supported: ["openid", "email", "profile", "offline_access"], subject_types_supported: ["public"],
-            authorization_response_iss_parameter_supported: options.sendsIssuerInResponse,
-            acr_values_supported: options.acrValuesSupported.isEmpty ? nil : options.acrValuesSupported,
-            device_authorization_endpoint: deviceAuthorization.settings.enabled ? self.issuer + "/device_authorization" : nil,
-            revocation_endpoint: options.offersRevocation ? self.issuer + "/revoke" : nil,
-            end_session_endpoint: options.offersEndSession ? self.issuer + "/end_session" : nil,
-            pushed_authorization_request_endpoint: pushedAuthorization.settings.mode == .off ? nil : self.issuer + "/par",
-            dpop_signing_alg_values_supported: dpop.settings.enabled ? ["ES256"] : nil,
-            require_pushed_authorization_requests: pushedAuthorization.settings.mode == .required ? true : nil))
+        return .json(
+            MetadataDocument(
+                issuer: issuer, authorization_endpoint: self.issuer + "/authorize",
+                token_endpoint: self.issuer + "/token",
+                jwks_uri: self.issuer + "/jwks",
+                userinfo_endpoint: options.servesUserinfo ? self.issuer + "/userinfo" : nil,
+                registration_endpoint: options.offersRegistration ? self.issuer + "/register" : nil,
+                response_types_supported: ["code"],
+                grant_types_supported: ["authorization_code", "refresh_token"],
+                code_challenge_methods_supported: ["S256"],
+                token_endpoint_auth_methods_supported: options.advertisedAuthMethods
+                    ?? (options.clientSecret == nil
+                        ? ["none"] : ["client_secret_basic", "client_secret_post"]),
+                id_token_signing_alg_values_supported: [
+                    options.keylessIDTokens?.rawValue ?? options.signingAlgorithm.rawValue
+                ],
+                scopes_supported: ["openid", "email", "profile", "offline_access"], subject_types_supported: ["public"],
+                authorization_response_iss_parameter_supported: options.sendsIssuerInResponse,
+                acr_values_supported: options.acrValuesSupported.isEmpty ? nil : options.acrValuesSupported,
+                device_authorization_endpoint: deviceAuthorization.settings.enabled
+                    ? self.issuer + "/device_authorization" : nil,
+                revocation_endpoint: options.offersRevocation ? self.issuer + "/revoke" : nil,
+                end_session_endpoint: options.offersEndSession ? self.issuer + "/end_session" : nil,
+                pushed_authorization_request_endpoint: pushedAuthorization.settings.mode == .off
+                    ? nil : self.issuer + "/par",
+                dpop_signing_alg_values_supported: dpop.settings.enabled ? ["ES256"] : nil,
+                require_pushed_authorization_requests: pushedAuthorization.settings.mode == .required ? true : nil))
     }
 
     private func jwks() -> LocalHTTPServer.Response {
@@ -364,9 +383,11 @@ public final class LocalAuthorizationServer: Sendable {
     }
 
     /// The request parameters the login form carries back as hidden fields.
-    private static let requestParameters = ["client_id", "redirect_uri", "response_type", "scope", "state", "nonce",
-                                            "code_challenge", "code_challenge_method", "prompt", "login_hint", "claims",
-                                            "max_age", "acr_values", "ui_locales", "dpop_jkt"]
+    private static let requestParameters = [
+        "client_id", "redirect_uri", "response_type", "scope", "state", "nonce",
+        "code_challenge", "code_challenge_method", "prompt", "login_hint", "claims",
+        "max_age", "acr_values", "ui_locales", "dpop_jkt",
+    ]
 
     /// `GET /authorize`: checks the request, then approves at once or shows the login form.
     private func authorize(_ sent: [String: String]) -> LocalHTTPServer.Response {
@@ -391,8 +412,9 @@ public final class LocalAuthorizationServer: Sendable {
         case .autoApprove:
             return approve(query, subject: options.subject, options: options, back: back)
         case .loginForm:
-            return .text(200, Self.loginPage(query, subject: options.subject, issuer: issuer),
-                         contentType: "text/html; charset=utf-8")
+            return .text(
+                200, Self.loginPage(query, subject: options.subject, issuer: issuer),
+                contentType: "text/html; charset=utf-8")
         }
     }
 
@@ -411,9 +433,12 @@ public final class LocalAuthorizationServer: Sendable {
         case .failure(let refusal): response = refusal.response
         }
         guard response.status == 302, let location = response.headers.first(where: { $0.0 == "Location" })?.1,
-              let url = URL(string: location) else {
-            throw ExternalUserAgentError(.presentationFailed, "the local authorization server refused the request "
-                + "(\(response.status)): \(String(decoding: response.body, as: UTF8.self))")
+            let url = URL(string: location)
+        else {
+            throw ExternalUserAgentError(
+                .presentationFailed,
+                "the local authorization server refused the request "
+                    + "(\(response.status)): \(String(decoding: response.body, as: UTF8.self))")
         }
         return url
     }
@@ -428,15 +453,21 @@ public final class LocalAuthorizationServer: Sendable {
         case .failure(let refusal): return refusal.response
         }
         if form["action"] == "deny" {
-            return back([("error", "access_denied"), ("error_description", "The user pressed Deny"),
-                         ("state", responseState(query, options: options))])
+            return back([
+                ("error", "access_denied"), ("error_description", "The user pressed Deny"),
+                ("state", responseState(query, options: options)),
+            ])
         }
-        let subject = String((form["username"] ?? "").drop(while: \.isWhitespace).reversed()
-            .drop(while: \.isWhitespace).reversed())
+        let subject = String(
+            (form["username"] ?? "").drop(while: \.isWhitespace).reversed()
+                .drop(while: \.isWhitespace).reversed())
         guard !subject.isEmpty else {
-            return .text(200, Self.loginPage(query, subject: options.subject, issuer: issuer,
-                                             problem: "Enter a user name to sign in as."),
-                         contentType: "text/html; charset=utf-8")
+            return .text(
+                200,
+                Self.loginPage(
+                    query, subject: options.subject, issuer: issuer,
+                    problem: "Enter a user name to sign in as."),
+                contentType: "text/html; charset=utf-8")
         }
         return approve(query, subject: subject, options: options, back: back)
     }
@@ -446,12 +477,14 @@ public final class LocalAuthorizationServer: Sendable {
     /// Checks the client and the redirect URI (errors shown here), then the rest (errors sent back).
     /// On success, gives the function that redirects back with parameters.
     private func check(_ query: [String: String], options: LocalAuthorizationServerOptions)
-        -> Result<Back, CheckFailure> {
+        -> Result<Back, CheckFailure>
+    {
         guard query["client_id"] == options.clientID else {
             return .failure(CheckFailure(.text(400, "unknown client_id '\(query["client_id"] ?? "")'")))
         }
         guard let redirectURI = query["redirect_uri"], let target = URLComponents(string: redirectURI),
-              target.scheme == "http" || target.scheme == "https" || target.scheme?.contains(".") == true else {
+            target.scheme == "http" || target.scheme == "https" || target.scheme?.contains(".") == true
+        else {
             // A private-use scheme (RFC 8252 §7.1) is a reverse domain name: it holds a dot.
             return .failure(CheckFailure(.text(400, "missing or invalid redirect_uri")))
         }
@@ -475,8 +508,12 @@ public final class LocalAuthorizationServer: Sendable {
             return .failure(CheckFailure(back([("error", "unsupported_response_type"), ("state", state)])))
         }
         guard query["code_challenge"] != nil, query["code_challenge_method"] == "S256" else {
-            return .failure(CheckFailure(back([("error", "invalid_request"),
-                                               ("error_description", "PKCE with S256 is required"), ("state", state)])))
+            return .failure(
+                CheckFailure(
+                    back([
+                        ("error", "invalid_request"),
+                        ("error_description", "PKCE with S256 is required"), ("state", state),
+                    ])))
         }
         return .success(back)
     }
@@ -487,25 +524,29 @@ public final class LocalAuthorizationServer: Sendable {
     }
 
     /// Approves a checked request as `subject`: a code, or `access_denied` when misbehaving.
-    private func approve(_ query: [String: String], subject: String, options: LocalAuthorizationServerOptions,
-                         back: Back) -> LocalHTTPServer.Response {
+    private func approve(
+        _ query: [String: String], subject: String, options: LocalAuthorizationServerOptions,
+        back: Back
+    ) -> LocalHTTPServer.Response {
         let state = responseState(query, options: options)
         if options.misbehaviors.contains(.denyAccess) {
             return back([("error", "access_denied"), ("error_description", "The user said no"), ("state", state)])
         }
         let code = Self.randomString(32)
-        let grant = Grant(clientID: options.clientID, redirectURI: query["redirect_uri"] ?? "",
-                          codeChallenge: query["code_challenge"] ?? "", nonce: query["nonce"],
-                          scope: query["scope"] ?? "", subject: subject,
-                          idTokenClaims: Self.requestedIDTokenClaims(query["claims"]),
-                          context: LocalAuthenticationContext(query, supported: options.acrValuesSupported),
-                          dpopJKT: query["dpop_jkt"])
+        let grant = Grant(
+            clientID: options.clientID, redirectURI: query["redirect_uri"] ?? "",
+            codeChallenge: query["code_challenge"] ?? "", nonce: query["nonce"],
+            scope: query["scope"] ?? "", subject: subject,
+            idTokenClaims: Self.requestedIDTokenClaims(query["claims"]),
+            context: LocalAuthenticationContext(query, supported: options.acrValuesSupported),
+            dpopJKT: query["dpop_jkt"])
         self.state.withLock { $0.codes[code] = grant }
         return back([("code", code), ("state", state)])
     }
 
     /// The login form: the request in hidden fields, a user name, Sign in and Deny.
-    static func loginPage(_ query: [String: String], subject: String, issuer: String, problem: String? = nil) -> String {
+    static func loginPage(_ query: [String: String], subject: String, issuer: String, problem: String? = nil) -> String
+    {
         let hidden = requestParameters.compactMap { name in
             query[name].map { "    <input type=\"hidden\" name=\"\(name)\" value=\"\(HTMLText.escaped($0))\">" }
         }.joined(separator: "\n")

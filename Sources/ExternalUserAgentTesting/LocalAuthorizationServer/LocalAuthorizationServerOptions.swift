@@ -131,13 +131,15 @@ public struct LocalAuthorizationServerOptions: Sendable {
     /// A well-behaved server for the public client `test-client` that approves `alice` at once, signs RS256,
     /// sends `iss`, issues access tokens for 3600 s and serves UserInfo. Properties not in the list
     /// (``clientPublicKeys``, ``offersRegistration``, ``keylessIDTokens``, ``signsUserInfo``, ``offersRevocation``…) keep their defaults.
-    public init(clientID: String = "test-client", clientSecret: String? = nil, subject: String = "alice",
-                authorizationPage: AuthorizationPage = .autoApprove,
-                signingAlgorithm: SigningAlgorithm = .rs256, sendsIssuerInResponse: Bool = true,
-                accessTokenLifetime: Int = 3600, misbehaviors: Set<Misbehavior> = [],
-                tokenEndpointDelay: Duration = .seconds(30), rotatesRefreshTokens: Bool = false,
-                tokenResponseOverrides: [String: String] = [:], idTokenClaimOverrides: [String: String] = [:],
-                servesUserinfo: Bool = true, userinfoName: String? = nil, advertisedAuthMethods: [String]? = nil) {
+    public init(
+        clientID: String = "test-client", clientSecret: String? = nil, subject: String = "alice",
+        authorizationPage: AuthorizationPage = .autoApprove,
+        signingAlgorithm: SigningAlgorithm = .rs256, sendsIssuerInResponse: Bool = true,
+        accessTokenLifetime: Int = 3600, misbehaviors: Set<Misbehavior> = [],
+        tokenEndpointDelay: Duration = .seconds(30), rotatesRefreshTokens: Bool = false,
+        tokenResponseOverrides: [String: String] = [:], idTokenClaimOverrides: [String: String] = [:],
+        servesUserinfo: Bool = true, userinfoName: String? = nil, advertisedAuthMethods: [String]? = nil
+    ) {
         self.clientID = clientID
         self.clientSecret = clientSecret
         self.subject = subject

@@ -12,10 +12,15 @@ extension LocalHTTPServer.Request {
     var presentedClient: (clientID: String?, secret: String?, method: String) {
         let form = self.form
         if let authorization = header("Authorization"), authorization.hasPrefix("Basic "),
-           let decoded = Data(base64Encoded: String(authorization.dropFirst(6))).map({ String(decoding: $0, as: UTF8.self) }),
-           let colon = decoded.firstIndex(of: ":") {
-            return (Self.decode(String(decoded[..<colon])), Self.decode(String(decoded[decoded.index(after: colon)...])),
-                    "client_secret_basic")
+            let decoded = Data(base64Encoded: String(authorization.dropFirst(6))).map({
+                String(decoding: $0, as: UTF8.self)
+            }),
+            let colon = decoded.firstIndex(of: ":")
+        {
+            return (
+                Self.decode(String(decoded[..<colon])), Self.decode(String(decoded[decoded.index(after: colon)...])),
+                "client_secret_basic"
+            )
         }
         let secret = form["client_secret"]
         return (form["client_id"], secret, secret == nil ? "none" : "client_secret_post")

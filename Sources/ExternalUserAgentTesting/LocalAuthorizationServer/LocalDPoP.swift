@@ -75,28 +75,37 @@ public final class LocalDPoP: Sendable {
     /// P-256 `jwk` (no `d`), the signature, `htm`, `htu` (without query and fragment), `iat` within
     /// ``allowedAge``, a `jti` not in `seen` (added), `nonce` equal to `nonce` when given, and `ath` when
     /// `accessToken` is given. The reason on failure is fixed text naming the check.
-    public static func verify(_ proof: String, method: String, url: String, accessToken: String? = nil, nonce: String? = nil,
-                              now: Date = Date(), seen: inout Set<String>) -> Result<Verified, LocalDPoPRefusal> {
-        func refuse(_ reason: String) -> Result<Verified, LocalDPoPRefusal> { .failure(LocalDPoPRefusal(reason: reason)) }
+    public static func verify(
+        _ proof: String, method: String, url: String, accessToken: String? = nil, nonce: String? = nil,
+        now: Date = Date(), seen: inout Set<String>
+    ) -> Result<Verified, LocalDPoPRefusal> {
+        func refuse(_ reason: String) -> Result<Verified, LocalDPoPRefusal> {
+            .failure(LocalDPoPRefusal(reason: reason))
+        }
         let parts = proof.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerData = ClientJWT.decode(parts[0]), let payloadData = ClientJWT.decode(parts[1]),
-              let signature = ClientJWT.decode(parts[2]),
-              case .object(let header)? = try? JSONDecoder().decode(JSONValue.self, from: headerData),
-              case .object(let claims)? = try? JSONDecoder().decode(JSONValue.self, from: payloadData) else {
+        guard parts.count == 3, let headerData = ClientJWT.decode(parts[0]),
+            let payloadData = ClientJWT.decode(parts[1]),
+            let signature = ClientJWT.decode(parts[2]),
+            case .object(let header)? = try? JSONDecoder().decode(JSONValue.self, from: headerData),
+            case .object(let claims)? = try? JSONDecoder().decode(JSONValue.self, from: payloadData)
+        else {
             return refuse("the proof is not a JWT with JSON header and claims")
         }
         guard header["typ"]?.stringValue == "dpop+jwt" else { return refuse("typ is not dpop+jwt") }
         guard header["alg"]?.stringValue == "ES256" else { return refuse("alg is not ES256") }
-        guard case .object(let jwk)? = header["jwk"], jwk["kty"]?.stringValue == "EC", jwk["crv"]?.stringValue == "P-256",
-              let x = jwk["x"]?.stringValue, let y = jwk["y"]?.stringValue,
-              let xData = ClientJWT.decode(Substring(x)), let yData = ClientJWT.decode(Substring(y)),
-              xData.count == 32, yData.count == 32 else {
+        guard case .object(let jwk)? = header["jwk"], jwk["kty"]?.stringValue == "EC",
+            jwk["crv"]?.stringValue == "P-256",
+            let x = jwk["x"]?.stringValue, let y = jwk["y"]?.stringValue,
+            let xData = ClientJWT.decode(Substring(x)), let yData = ClientJWT.decode(Substring(y)),
+            xData.count == 32, yData.count == 32
+        else {
             return refuse("jwk is not a P-256 public key")
         }
         guard jwk["d"] == nil else { return refuse("jwk holds a private key") }
         guard let key = try? P256.Signing.PublicKey(x963Representation: [0x04] + xData + yData),
-              let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
-              key.isValidSignature(ecdsa, for: Data((parts[0] + "." + parts[1]).utf8)) else {
+            let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature),
+            key.isValidSignature(ecdsa, for: Data((parts[0] + "." + parts[1]).utf8))
+        else {
             return refuse("the signature does not verify with jwk")
         }
         guard claims["htm"]?.stringValue == method else { return refuse("htm is not the request's method") }
@@ -112,8 +121,10 @@ public final class LocalDPoP: Sendable {
             guard claims["ath"]?.stringValue == hash else { return refuse("ath is not the access token's hash") }
         }
         let members = "{\"crv\":\"P-256\",\"kty\":\"EC\",\"x\":\"\(x)\",\"y\":\"\(y)\"}"
-        return .success(Verified(thumbprint: SigningKey.base64URL(Data(SHA256.hash(data: Data(members.utf8)))),
-                                 nonce: claims["nonce"]?.stringValue))
+        return .success(
+            Verified(
+                thumbprint: SigningKey.base64URL(Data(SHA256.hash(data: Data(members.utf8)))),
+                nonce: claims["nonce"]?.stringValue))
     }
 
     /// What the token endpoint makes of a request's `DPoP` header.
@@ -134,9 +145,13 @@ public final class LocalDPoP: Sendable {
             var record = Record()
             defer { state.records.append(record) }
             if let payload = proof.split(separator: ".", omittingEmptySubsequences: false).dropFirst().first,
-               let data = ClientJWT.decode(payload), case .object(let claims)? = try? JSONDecoder().decode(JSONValue.self, from: data) {
-                (record.htm, record.htu, record.nonce) = (claims["htm"]?.stringValue, claims["htu"]?.stringValue,
-                                                          claims["nonce"]?.stringValue)
+                let data = ClientJWT.decode(payload),
+                case .object(let claims)? = try? JSONDecoder().decode(JSONValue.self, from: data)
+            {
+                (record.htm, record.htu, record.nonce) = (
+                    claims["htm"]?.stringValue, claims["htu"]?.stringValue,
+                    claims["nonce"]?.stringValue
+                )
             }
             switch Self.verify(proof, method: request.method, url: url, nonce: nonce, seen: &state.seen) {
             case .success(let verified):
@@ -146,13 +161,17 @@ public final class LocalDPoP: Sendable {
             case .failure(let refusal) where refusal.reason == "nonce is not the server's":
                 record.refusal = "use_dpop_nonce"
                 var response = LocalHTTPServer.Response.json(
-                    ["error": "use_dpop_nonce", "error_description": "Authorization server requires nonce in DPoP proof"],
+                    [
+                        "error": "use_dpop_nonce",
+                        "error_description": "Authorization server requires nonce in DPoP proof",
+                    ],
                     status: 400)
                 response.headers.append(("DPoP-Nonce", state.nonce))
                 return .refused(response)
             case .failure(let refusal):
                 record.refusal = refusal.reason
-                return .refused(.json(["error": "invalid_dpop_proof", "error_description": refusal.reason], status: 400))
+                return .refused(
+                    .json(["error": "invalid_dpop_proof", "error_description": refusal.reason], status: 400))
             }
         }
     }
@@ -161,9 +180,12 @@ public final class LocalDPoP: Sendable {
 extension LocalDPoP {
     /// A resource request's check (RFC 9449 §7): a token bound to a key must come as `Authorization: DPoP` with a
     /// valid proof (`ath` included) by that key; an unbound one must not claim DPoP. The refusal, or `nil`.
-    func checkResource(_ request: LocalHTTPServer.Request, accessToken: String, scheme: String, url: String) -> String? {
+    func checkResource(_ request: LocalHTTPServer.Request, accessToken: String, scheme: String, url: String) -> String?
+    {
         let bound = boundKey(ofAccessToken: accessToken)
-        guard let bound else { return scheme == "dpop" ? "this access token is not DPoP-bound; send it as Bearer" : nil }
+        guard let bound else {
+            return scheme == "dpop" ? "this access token is not DPoP-bound; send it as Bearer" : nil
+        }
         guard scheme == "dpop", let proof = request.header("DPoP") else {
             return "this access token is DPoP-bound: send it as 'Authorization: DPoP' with a proof"
         }

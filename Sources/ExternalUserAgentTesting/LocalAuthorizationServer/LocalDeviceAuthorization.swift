@@ -85,11 +85,16 @@ public final class LocalDeviceAuthorization: Sendable {
     public var requestCount: Int { state.withLock { $0.requests } }
 
     /// `/device_authorization`: checks the client and hands out the codes.
-    func authorize(_ request: LocalHTTPServer.Request, clientID expected: String, issuer: String) -> LocalHTTPServer.Response {
+    func authorize(_ request: LocalHTTPServer.Request, clientID expected: String, issuer: String)
+        -> LocalHTTPServer.Response
+    {
         var clientID = request.form["client_id"]
         if let authorization = request.header("Authorization"), authorization.hasPrefix("Basic "),
-           let decoded = Data(base64Encoded: String(authorization.dropFirst(6))).map({ String(decoding: $0, as: UTF8.self) }),
-           let colon = decoded.firstIndex(of: ":") {
+            let decoded = Data(base64Encoded: String(authorization.dropFirst(6))).map({
+                String(decoding: $0, as: UTF8.self)
+            }),
+            let colon = decoded.firstIndex(of: ":")
+        {
             clientID = LocalHTTPServer.Request.decode(String(decoded[..<colon]))
         }
         let settings = self.settings
@@ -98,15 +103,18 @@ public final class LocalDeviceAuthorization: Sendable {
             return .json(["error": "invalid_client", "error_description": "unknown client"], status: 401)
         }
         let deviceCode = "dc-" + LocalAuthorizationServer.randomString(32)
-        let userCode = LocalAuthorizationServer.randomString(4).uppercased() + "-" + LocalAuthorizationServer.randomString(4).uppercased()
+        let userCode =
+            LocalAuthorizationServer.randomString(4).uppercased() + "-"
+            + LocalAuthorizationServer.randomString(4).uppercased()
         state.withLock {
             $0.requests += 1
             $0.devices[deviceCode] = Device(scope: request.form["scope"] ?? "", remaining: settings.answers)
         }
-        return .json(DeviceDocument(
-            device_code: deviceCode, user_code: userCode, verification_uri: issuer + "/device",
-            verification_uri_complete: settings.sendsCompleteURI ? issuer + "/device?user_code=" + userCode : nil,
-            expires_in: settings.expiresIn, interval: settings.interval))
+        return .json(
+            DeviceDocument(
+                device_code: deviceCode, user_code: userCode, verification_uri: issuer + "/device",
+                verification_uri_complete: settings.sendsCompleteURI ? issuer + "/device?user_code=" + userCode : nil,
+                expires_in: settings.expiresIn, interval: settings.interval))
     }
 
     /// One poll of the token endpoint: the scope granted, or the error response to send.

@@ -28,8 +28,9 @@ extension LocalAuthorizationServer {
     /// "signed out" page.
     func endSession(_ request: LocalHTTPServer.Request) -> LocalHTTPServer.Response {
         let parameters = request.method == "POST" ? request.form : request.query
-        var record = EndSessionRecord(method: request.method, parameters: parameters,
-                                      idTokenHintInURL: request.query["id_token_hint"] != nil, redirectedTo: nil, refusal: nil)
+        var record = EndSessionRecord(
+            method: request.method, parameters: parameters,
+            idTokenHintInURL: request.query["id_token_hint"] != nil, redirectedTo: nil, refusal: nil)
         func refuse(_ reason: String) -> LocalHTTPServer.Response {
             record.refusal = reason
             self.record(record)
@@ -41,16 +42,22 @@ extension LocalAuthorizationServer {
         }
         var clientID = parameters["client_id"]
         if let hint = parameters["id_token_hint"] {
-            guard let issuedTo = client(ofIDToken: hint) else { return refuse("id_token_hint is not an ID token this server issued") }
-            if let clientID, clientID != issuedTo { return refuse("id_token_hint was issued to another client than client_id") }
+            guard let issuedTo = client(ofIDToken: hint) else {
+                return refuse("id_token_hint is not an ID token this server issued")
+            }
+            if let clientID, clientID != issuedTo {
+                return refuse("id_token_hint was issued to another client than client_id")
+            }
             clientID = issuedTo
         }
         if let clientID, options(for: clientID).clientID != clientID { return refuse("unknown client_id") }
         guard let redirect = parameters["post_logout_redirect_uri"] else {
             self.record(record)
-            return .text(200, "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Signed out</title></head>"
-                + "<body><h1>You are signed out</h1><p>of the local authorization server at \(HTMLText.escaped(issuer)).</p>"
-                + "</body></html>", contentType: "text/html; charset=utf-8")
+            return .text(
+                200,
+                "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Signed out</title></head>"
+                    + "<body><h1>You are signed out</h1><p>of the local authorization server at \(HTMLText.escaped(issuer)).</p>"
+                    + "</body></html>", contentType: "text/html; charset=utf-8")
         }
         guard let clientID else { return refuse("post_logout_redirect_uri needs client_id or id_token_hint") }
         guard allowsPostLogout(redirect, clientID: clientID), var target = URLComponents(string: redirect) else {
@@ -71,21 +78,27 @@ extension LocalAuthorizationServer {
     public func signOut(endSessionURL: URL) throws(ExternalUserAgentError) -> URL {
         let components = URLComponents(url: endSessionURL, resolvingAgainstBaseURL: false)
         let request = LocalHTTPServer.Request(
-            method: "GET", target: (components?.percentEncodedPath ?? "") + "?" + (components?.percentEncodedQuery ?? ""),
+            method: "GET",
+            target: (components?.percentEncodedPath ?? "") + "?" + (components?.percentEncodedQuery ?? ""),
             version: "HTTP/1.1", path: components?.path ?? "",
             query: LocalHTTPServer.Request.parseForm(components?.percentEncodedQuery ?? ""), headers: [], body: [])
         let response = endSession(request)
         guard response.status == 302, let location = response.headers.first(where: { $0.0 == "Location" })?.1,
-              let url = URL(string: location) else {
-            throw ExternalUserAgentError(.presentationFailed, "the local authorization server did not send the browser back "
-                + "(HTTP \(response.status)): \(String(decoding: response.body, as: UTF8.self))")
+            let url = URL(string: location)
+        else {
+            throw ExternalUserAgentError(
+                .presentationFailed,
+                "the local authorization server did not send the browser back "
+                    + "(HTTP \(response.status)): \(String(decoding: response.body, as: UTF8.self))")
         }
         return url
     }
 
     /// Whether `uri` is a registered post-logout redirect URI of `clientID` (a loopback one with any port).
     func allowsPostLogout(_ uri: String, clientID: String) -> Bool {
-        guard let given = URLComponents(string: uri), let scheme = given.scheme, given.fragment == nil else { return false }
+        guard let given = URLComponents(string: uri), let scheme = given.scheme, given.fragment == nil else {
+            return false
+        }
         let isLoopback = scheme == "http" && ["127.0.0.1", "[::1]", "::1", "localhost"].contains(given.host ?? "")
         let registered: [String]
         if let client = registeredClient(clientID) {

@@ -68,8 +68,9 @@ struct LocalHTTPServer: Sendable {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             let data = (try? encoder.encode(object)) ?? Data("{}".utf8)
-            return Response(status: status, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
-                            body: Array(data))
+            return Response(
+                status: status, headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
+                body: Array(data))
         }
 
         static func text(_ status: Int, _ text: String, contentType: String = "text/plain; charset=utf-8") -> Response {
@@ -105,7 +106,8 @@ struct LocalHTTPServer: Sendable {
     static func bind(host: String, port: Int) async throws -> LocalHTTPServer {
         let listener = try LoopbackSocket.listen(host: host, port: port)
         do {
-            return LocalHTTPServer(listener: listener, stop: try StopSignal(), port: try LoopbackSocket.port(of: listener))
+            return LocalHTTPServer(
+                listener: listener, stop: try StopSignal(), port: try LoopbackSocket.port(of: listener))
         } catch {
             Glibc.close(listener)
             throw error
@@ -132,8 +134,10 @@ struct LocalHTTPServer: Sendable {
             Glibc.close(listener)
             stop.close()
         }
-        var entries = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: stop.descriptor, events: Int16(POLLIN), revents: 0)]
+        var entries = [
+            pollfd(fd: listener, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: stop.descriptor, events: Int16(POLLIN), revents: 0),
+        ]
         while !stop.isRaised {
             entries[0].revents = 0
             entries[1].revents = 0
@@ -186,7 +190,9 @@ struct LocalHTTPServer: Sendable {
                 return nil
             }
         }
-        guard let head, !head.fields.contains(where: { $0.name.lowercased() == "transfer-encoding" }) else { return nil }
+        guard let head, !head.fields.contains(where: { $0.name.lowercased() == "transfer-encoding" }) else {
+            return nil
+        }
         let lengths = head.fields.filter { $0.name.lowercased() == "content-length" }.map(\.value)
         guard lengths.count <= 1 else { return nil }
         let length = lengths.first.map { Int($0) } ?? 0
@@ -196,9 +202,10 @@ struct LocalHTTPServer: Sendable {
             received += buffer[0..<count]
         }
         let components = URLComponents(string: head.target)
-        return Request(method: head.method, target: head.target, version: "HTTP/1.\(head.minorVersion)",
-                       path: components?.path ?? head.target,
-                       query: Request.parseForm(components?.percentEncodedQuery ?? ""),
-                       headers: head.fields.map { ($0.name, $0.value) }, body: Array(received[0..<length]))
+        return Request(
+            method: head.method, target: head.target, version: "HTTP/1.\(head.minorVersion)",
+            path: components?.path ?? head.target,
+            query: Request.parseForm(components?.percentEncodedQuery ?? ""),
+            headers: head.fields.map { ($0.name, $0.value) }, body: Array(received[0..<length]))
     }
 }

@@ -73,8 +73,10 @@ public final class LocalPushedAuthorization: Sendable {
     public var requestURIUses: [String] { state.withLock { $0.uses } }
 
     /// `POST /par`: `authenticate` checks the client (the token endpoint's rules) and gives its method and refusal.
-    func push(_ form: [(name: String, value: String)], clientID: String?, method: String, refusal: String?,
-              registeredClientID: String) -> LocalHTTPServer.Response {
+    func push(
+        _ form: [(name: String, value: String)], clientID: String?, method: String, refusal: String?,
+        registeredClientID: String
+    ) -> LocalHTTPServer.Response {
         var record = Record(parameters: form, clientAuthentication: method)
         let refuse = { (status: Int, error: String, description: String) -> LocalHTTPServer.Response in
             record.refusal = error
@@ -87,16 +89,21 @@ public final class LocalPushedAuthorization: Sendable {
         guard fields["request_uri"] == nil else {
             return refuse(400, "invalid_request", "request_uri cannot be pushed (RFC 9126 §2.1)")
         }
-        var parameters = fields.filter { !["client_secret", "client_assertion", "client_assertion_type"].contains($0.key) }
+        var parameters = fields.filter {
+            !["client_secret", "client_assertion", "client_assertion_type"].contains($0.key)
+        }
         parameters["client_id"] = clientID
         let settings = self.settings
         let uri = "urn:ietf:params:oauth:request_uri:" + LocalAuthorizationServer.randomString(24)
         record.requestURI = uri
         state.withLock {
             $0.records.append(record)
-            $0.pushed[uri] = Pushed(parameters: parameters, expires: Date().addingTimeInterval(Double(settings.lifetime)))
+            $0.pushed[uri] = Pushed(
+                parameters: parameters, expires: Date().addingTimeInterval(Double(settings.lifetime)))
         }
-        let document: [String: JSONValue] = ["request_uri": .string(uri), "expires_in": .number(Double(settings.lifetime))]
+        let document: [String: JSONValue] = [
+            "request_uri": .string(uri), "expires_in": .number(Double(settings.lifetime)),
+        ]
         let answer = RawJSON.overriding(document, with: settings.responseOverrides)
         return .json(answer, status: 201)
     }
@@ -111,7 +118,9 @@ public final class LocalPushedAuthorization: Sendable {
         }
         return state.withLock { state in
             state.uses.append(uri)
-            guard var pushed = state.pushed[uri] else { return .failure(LocalPushedRefusal(reason: "unknown request_uri")) }
+            guard var pushed = state.pushed[uri] else {
+                return .failure(LocalPushedRefusal(reason: "unknown request_uri"))
+            }
             guard !pushed.used else { return .failure(LocalPushedRefusal(reason: "request_uri already used")) }
             guard pushed.expires > Date() else { return .failure(LocalPushedRefusal(reason: "request_uri expired")) }
             guard pushed.parameters["client_id"] == query["client_id"] else {
@@ -145,7 +154,8 @@ extension LocalAuthorizationServer {
         } else if secret != nil {
             refusal = "this is a public client; it has no secret"
         }
-        return pushedAuthorization.push(request.orderedForm, clientID: clientID, method: method, refusal: refusal,
-                                        registeredClientID: options.clientID)
+        return pushedAuthorization.push(
+            request.orderedForm, clientID: clientID, method: method, refusal: refusal,
+            registeredClientID: options.clientID)
     }
 }

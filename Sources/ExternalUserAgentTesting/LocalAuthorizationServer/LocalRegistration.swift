@@ -36,7 +36,9 @@ public struct RegisteredClient: Sendable {
         guard let given = URLComponents(string: redirectURI) else { return false }
         return redirectURIs.contains { registered in
             guard var expected = URLComponents(string: registered) else { return false }
-            if given.scheme == "http", ["127.0.0.1", "[::1]", "::1"].contains(given.host ?? "") { expected.port = given.port }
+            if given.scheme == "http", ["127.0.0.1", "[::1]", "::1"].contains(given.host ?? "") {
+                expected.port = given.port
+            }
             return expected.string == given.string
         }
     }
@@ -60,7 +62,9 @@ extension LocalAuthorizationServer {
         if !client.publicKeys.isEmpty { options.clientPublicKeys = client.publicKeys }
         if let alg = client.idTokenSignedResponseAlg {
             options.keylessIDTokens = LocalAuthorizationServerOptions.KeylessAlgorithm(rawValue: alg)
-            if let algorithm = LocalAuthorizationServerOptions.SigningAlgorithm(rawValue: alg) { options.signingAlgorithm = algorithm }
+            if let algorithm = LocalAuthorizationServerOptions.SigningAlgorithm(rawValue: alg) {
+                options.signingAlgorithm = algorithm
+            }
         }
         return options
     }
@@ -70,15 +74,19 @@ extension LocalAuthorizationServer {
     /// `invalid_client_metadata`.
     func register(_ request: LocalHTTPServer.Request) -> LocalHTTPServer.Response {
         if options.misbehaviors.contains(.registrationEndpointHTML) {
-            return .text(403, "<!doctype html><html><head><title>403 Forbidden</title><style>h1 { color: red }</style>"
-                + "<script>var x = '<b>';</script></head><body><h1>Forbidden</h1><p>Dynamic registration is closed "
-                + "for this realm: ask the administrator&#39;s desk &amp; try again.</p></body></html>",
-                         contentType: "text/html; charset=utf-8")
+            return .text(
+                403,
+                "<!doctype html><html><head><title>403 Forbidden</title><style>h1 { color: red }</style>"
+                    + "<script>var x = '<b>';</script></head><body><h1>Forbidden</h1><p>Dynamic registration is closed "
+                    + "for this realm: ask the administrator&#39;s desk &amp; try again.</p></body></html>",
+                contentType: "text/html; charset=utf-8")
         }
         guard request.header("Content-Type")?.lowercased().hasPrefix("application/json") == true,
-              case .object(let metadata)? = try? JSONDecoder().decode(JSONValue.self, from: Data(request.body)) else {
-            return .json(["error": "invalid_client_metadata", "error_description": "the body must be a JSON object"],
-                         status: 400)
+            case .object(let metadata)? = try? JSONDecoder().decode(JSONValue.self, from: Data(request.body))
+        else {
+            return .json(
+                ["error": "invalid_client_metadata", "error_description": "the body must be a JSON object"],
+                status: 400)
         }
         func refuse(_ error: String, _ description: String) -> LocalHTTPServer.Response {
             .json(["error": error, "error_description": description], status: 400)
@@ -93,18 +101,27 @@ extension LocalAuthorizationServer {
                 return refuse("invalid_redirect_uri", "'\(uri)' is not a URI")
             }
             // OpenID Connect Registration §2: a native client uses a private-use scheme or http on loopback.
-            if applicationType == "native", scheme == "https" || (scheme == "http"
-                && !["127.0.0.1", "localhost", "[::1]", "::1"].contains(parts.host ?? "")) {
-                return refuse("invalid_redirect_uri", "a native client's redirect URI must be loopback http or a private-use scheme")
+            if applicationType == "native",
+                scheme == "https"
+                    || (scheme == "http"
+                        && !["127.0.0.1", "localhost", "[::1]", "::1"].contains(parts.host ?? ""))
+            {
+                return refuse(
+                    "invalid_redirect_uri",
+                    "a native client's redirect URI must be loopback http or a private-use scheme")
             }
         }
         let method = metadata["token_endpoint_auth_method"]?.stringValue ?? "client_secret_basic"
-        guard ["none", "client_secret_basic", "client_secret_post", "client_secret_jwt", "private_key_jwt"].contains(method) else {
+        guard
+            ["none", "client_secret_basic", "client_secret_post", "client_secret_jwt", "private_key_jwt"].contains(
+                method)
+        else {
             return refuse("invalid_client_metadata", "token_endpoint_auth_method '\(method)' is not supported")
         }
         let alg = metadata["id_token_signed_response_alg"]?.stringValue
         if let alg, LocalAuthorizationServerOptions.SigningAlgorithm(rawValue: alg) == nil,
-           LocalAuthorizationServerOptions.KeylessAlgorithm(rawValue: alg) == nil {
+            LocalAuthorizationServerOptions.KeylessAlgorithm(rawValue: alg) == nil
+        {
             return refuse("invalid_client_metadata", "id_token_signed_response_alg '\(alg)' is not supported")
         }
         let client = RegisteredClient(

@@ -27,7 +27,8 @@ extension LocalAuthorizationServer {
         guard let jwt = query["request"] else { return .success(query) }
         let options = self.options(for: query["client_id"])
         let result = ClientJWT.verify(jwt, keys: options.clientPublicKeys, secret: options.clientSecret)
-        let header = ClientJWT.decode(jwt.split(separator: ".").first ?? "")
+        let header =
+            ClientJWT.decode(jwt.split(separator: ".").first ?? "")
             .flatMap { try? JSONDecoder().decode([String: JSONValue].self, from: $0) } ?? [:]
         var record = RequestObjectRecord(alg: header["alg"]?.stringValue, type: header["typ"]?.stringValue)
         defer { recordRequestObject(record) }
@@ -40,10 +41,14 @@ extension LocalAuthorizationServer {
             claims = verified.claims
         }
         record.claims = claims
-        let problem: String? = if claims["iss"]?.stringValue != query["client_id"] { "its iss is not the client" }
-            else if claims["aud"]?.stringValue != issuer { "its aud is not this issuer" }
-            else if let inner = claims["client_id"]?.stringValue, inner != query["client_id"] { "its client_id differs from the query's" }
-            else { nil }
+        let problem: String? =
+            if claims["iss"]?.stringValue != query["client_id"] {
+                "its iss is not the client"
+            } else if claims["aud"]?.stringValue != issuer {
+                "its aud is not this issuer"
+            } else if let inner = claims["client_id"]?.stringValue, inner != query["client_id"] {
+                "its client_id differs from the query's"
+            } else { nil }
         if let problem {
             record.refusal = problem
             return .failure(ClientJWT.Refusal(problem))
@@ -59,7 +64,8 @@ extension LocalAuthorizationServer {
     /// The client authentication of a token request with a `client_assertion` (RFC 7523): `private_key_jwt` or
     /// `client_secret_jwt` and the assertion's `aud`, or the reason it is refused.
     func checkAssertion(_ form: [String: String], options: LocalAuthorizationServerOptions, audiences: [String]? = nil)
-        -> (method: String, audience: String?, refusal: String?) {
+        -> (method: String, audience: String?, refusal: String?)
+    {
         guard let jwt = form["client_assertion"] else { return ("none", nil, "no client_assertion") }
         guard form["client_assertion_type"] == Self.assertionType else {
             return ("private_key_jwt", nil, "client_assertion_type is not \(Self.assertionType)")
@@ -71,11 +77,16 @@ extension LocalAuthorizationServer {
             let method = verified.header["alg"]?.stringValue == "HS256" ? "client_secret_jwt" : "private_key_jwt"
             let audience = verified.claims["aud"]?.stringValue
             let now = Date().timeIntervalSince1970
-            if verified.claims["iss"]?.stringValue != options.clientID || verified.claims["sub"]?.stringValue != options.clientID {
+            if verified.claims["iss"]?.stringValue != options.clientID
+                || verified.claims["sub"]?.stringValue != options.clientID
+            {
                 return (method, audience, "the assertion's iss and sub must be the client id")
             }
             if !(audiences ?? [issuer + "/token"]).contains(audience ?? "") {
-                return (method, audience, "the assertion's aud is not \(audiences == nil ? "the token endpoint" : "the issuer")")
+                return (
+                    method, audience,
+                    "the assertion's aud is not \(audiences == nil ? "the token endpoint" : "the issuer")"
+                )
             }
             guard case .number(let exp)? = verified.claims["exp"], exp > now else {
                 return (method, audience, "the assertion has expired or has no exp")

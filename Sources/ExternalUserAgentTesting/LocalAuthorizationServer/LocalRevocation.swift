@@ -27,8 +27,9 @@ extension LocalAuthorizationServer {
     func revocation(_ request: LocalHTTPServer.Request) -> LocalHTTPServer.Response {
         let form = request.form
         let (clientID, secret, method) = request.presentedClient
-        var record = RevocationRecord(tokenTypeHint: form["token_type_hint"], revoked: nil, clientAuthentication: method,
-                                      clientID: clientID, refusal: nil)
+        var record = RevocationRecord(
+            tokenTypeHint: form["token_type_hint"], revoked: nil, clientAuthentication: method,
+            clientID: clientID, refusal: nil)
         func refuse(_ status: Int, _ error: String, _ description: String) -> LocalHTTPServer.Response {
             record.refusal = error
             self.record(record)
@@ -41,7 +42,9 @@ extension LocalAuthorizationServer {
         } else if secret != nil {
             return refuse(401, "invalid_client", "this is a public client; it has no secret")
         }
-        guard let token = form["token"], !token.isEmpty else { return refuse(400, "invalid_request", "token is required") }
+        guard let token = form["token"], !token.isEmpty else {
+            return refuse(400, "invalid_request", "token is required")
+        }
         record.revoked = revoke(token: token, clientID: clientID)
         self.record(record)
         return LocalHTTPServer.Response(status: 200, headers: [("Cache-Control", "no-store")])

@@ -38,11 +38,13 @@ public struct LocalSignInDemo: Sendable {
 
     /// Sets the demo up. Without `stateFile`, makes a private folder `eua-demo-XXXXXX` in `$TMPDIR`
     /// (else `/tmp`) for `auth-state.json`, and throws ``LocalAuthorizationServerError`` when it cannot.
-    public init(agent: String = LocalSignInDemo.headlessAgent, subject: String = "alice", loginForm: Bool = false,
-                signingAlgorithm: LocalAuthorizationServerOptions.SigningAlgorithm = .rs256,
-                misbehaviors: Set<LocalAuthorizationServerOptions.Misbehavior> = [], serverPort: Int = 0,
-                stateFile: String? = nil,
-                environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+    public init(
+        agent: String = LocalSignInDemo.headlessAgent, subject: String = "alice", loginForm: Bool = false,
+        signingAlgorithm: LocalAuthorizationServerOptions.SigningAlgorithm = .rs256,
+        misbehaviors: Set<LocalAuthorizationServerOptions.Misbehavior> = [], serverPort: Int = 0,
+        stateFile: String? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws {
         let headless = agent == Self.headlessAgent
         let showsForm = loginForm || !headless
         self.agent = agent
@@ -86,8 +88,9 @@ public struct LocalSignInDemo: Sendable {
         }
         guard let made else {
             let reason = String(cString: strerror(failure))
-            throw LocalAuthorizationServerError("could not make a temporary folder in \(base) for the demo's state file "
-                + "(\(reason)); set TMPDIR to a folder you can write, or choose the state file")
+            throw LocalAuthorizationServerError(
+                "could not make a temporary folder in \(base) for the demo's state file "
+                    + "(\(reason)); set TMPDIR to a folder you can write, or choose the state file")
         }
         return made
     }

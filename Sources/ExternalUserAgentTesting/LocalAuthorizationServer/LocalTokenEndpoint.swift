@@ -25,11 +25,13 @@ extension LocalAuthorizationServer {
         let assertion = form["client_assertion"] == nil ? nil : checkAssertion(form, options: options)
         if let assertion { method = assertion.method }
         let grantType = form["grant_type"] ?? ""
-        let index = record(TokenRequestRecord(grantType: grantType, clientAuthentication: method, clientID: clientID,
-                                              redirectURI: form["redirect_uri"], codeVerifier: form["code_verifier"],
-                                              grantValue: form["code"] ?? form["refresh_token"], clientSecret: secret,
-                                              clientAssertionAudience: assertion?.audience,
-                                              parameters: request.orderedForm))
+        let index = record(
+            TokenRequestRecord(
+                grantType: grantType, clientAuthentication: method, clientID: clientID,
+                redirectURI: form["redirect_uri"], codeVerifier: form["code_verifier"],
+                grantValue: form["code"] ?? form["refresh_token"], clientSecret: secret,
+                clientAssertionAudience: assertion?.audience,
+                parameters: request.orderedForm))
         let refuse = { (refusal: TokenRefusal) -> LocalHTTPServer.Response in
             self.refuseTokenRequest(index, with: refusal.error)
             return .json(["error": refusal.error, "error_description": refusal.description], status: refusal.status)
@@ -55,11 +57,15 @@ extension LocalAuthorizationServer {
         case LocalDeviceAuthorization.grantType:
             let polled = deviceAuthorization.poll(deviceCode: form["device_code"] ?? "")
             guard let scope = polled.scope else { return polled.error ?? .text(500, "no answer") }
-            taken = .success(Grant(clientID: options.clientID, redirectURI: "", codeChallenge: "", nonce: nil,
-                                   scope: scope, subject: options.subject))
+            taken = .success(
+                Grant(
+                    clientID: options.clientID, redirectURI: "", codeChallenge: "", nonce: nil,
+                    scope: scope, subject: options.subject))
         default:
-            taken = .failure(TokenRefusal(status: 400, error: "unsupported_grant_type",
-                                          description: "grant_type '\(grantType)' is not supported"))
+            taken = .failure(
+                TokenRefusal(
+                    status: 400, error: "unsupported_grant_type",
+                    description: "grant_type '\(grantType)' is not supported"))
         }
         let grant: Grant
         switch taken {
@@ -67,12 +73,16 @@ extension LocalAuthorizationServer {
         case .failure(let refusal): return refuse(refusal)
         }
         if let bound = grant.dpopJKT, bound != proofKey {
-            return refuse(TokenRefusal(status: 400, error: "invalid_dpop_proof", description: proofKey == nil
-                ? "this grant is bound to a DPoP key; send a proof"
-                : "the proof's key is not the one the grant is bound to (dpop_jkt or the refresh token's)"))
+            return refuse(
+                TokenRefusal(
+                    status: 400, error: "invalid_dpop_proof",
+                    description: proofKey == nil
+                        ? "this grant is bound to a DPoP key; send a proof"
+                        : "the proof's key is not the one the grant is bound to (dpop_jkt or the refresh token's)"))
         }
-        return issueTokens(for: grant, nonce: grantType == "authorization_code" ? grant.nonce : nil, proofKey: proofKey,
-                           options: options)
+        return issueTokens(
+            for: grant, nonce: grantType == "authorization_code" ? grant.nonce : nil, proofKey: proofKey,
+            options: options)
     }
 
     /// What the token endpoint answers when it misbehaves on purpose, after the delay of a slow one; `nil` to go on.
@@ -91,9 +101,13 @@ extension LocalAuthorizationServer {
 
     /// Why the client is refused (`invalid_client`): an unknown id, a wrong or missing secret or assertion, a secret
     /// from a public client; `nil` when it is accepted.
-    private func checkClient(_ clientID: String?, secret: String?, assertion: (method: String, audience: String?, refusal: String?)?,
-                             options: LocalAuthorizationServerOptions) -> TokenRefusal? {
-        let refusal = { (description: String) in TokenRefusal(status: 401, error: "invalid_client", description: description) }
+    private func checkClient(
+        _ clientID: String?, secret: String?, assertion: (method: String, audience: String?, refusal: String?)?,
+        options: LocalAuthorizationServerOptions
+    ) -> TokenRefusal? {
+        let refusal = { (description: String) in
+            TokenRefusal(status: 401, error: "invalid_client", description: description)
+        }
         guard clientID == options.clientID else { return refusal("unknown client") }
         if let assertion {
             if let problem = assertion.refusal { return refusal(problem) }
@@ -108,7 +122,8 @@ extension LocalAuthorizationServer {
     /// The authorization code grant: the code (once), its `redirect_uri` and the PKCE S256 verifier.
     private func authorizationCodeGrant(_ form: [String: String]) -> Result<Grant, TokenRefusal> {
         let refusal = { (description: String) in
-            Result<Grant, TokenRefusal>.failure(TokenRefusal(status: 400, error: "invalid_grant", description: description))
+            Result<Grant, TokenRefusal>.failure(
+                TokenRefusal(status: 400, error: "invalid_grant", description: description))
         }
         guard let found = takeCode(form["code"] ?? "") else { return refusal("unknown or used code") }
         guard form["redirect_uri"] == found.redirectURI else {
@@ -122,29 +137,40 @@ extension LocalAuthorizationServer {
 
     /// The refresh token grant: a live refresh token, used up when the server rotates them.
     private func refreshTokenGrant(_ form: [String: String], options: LocalAuthorizationServerOptions)
-        -> Result<Grant, TokenRefusal> {
+        -> Result<Grant, TokenRefusal>
+    {
         let taken = takeRefreshToken(form["refresh_token"] ?? "", rotating: options.rotatesRefreshTokens)
         guard let grant = taken.grant else {
-            return .failure(TokenRefusal(status: 400, error: "invalid_grant",
-                                         description: taken.wasUsed ? "refresh token already used" : "unknown refresh token"))
+            return .failure(
+                TokenRefusal(
+                    status: 400, error: "invalid_grant",
+                    description: taken.wasUsed ? "refresh token already used" : "unknown refresh token"))
         }
         return .success(grant)
     }
 
     /// A new refresh token, access token and (for the `openid` scope) ID token for `grant`, bound to `proofKey`
     /// when the request had a DPoP proof.
-    private func issueTokens(for grant: Grant, nonce: String?, proofKey: String?,
-                             options: LocalAuthorizationServerOptions) -> LocalHTTPServer.Response {
+    private func issueTokens(
+        for grant: Grant, nonce: String?, proofKey: String?,
+        options: LocalAuthorizationServerOptions
+    ) -> LocalHTTPServer.Response {
         let refreshToken = "rt-" + Self.randomString(32)
-        store(refreshToken: refreshToken, for: Grant(clientID: grant.clientID, redirectURI: grant.redirectURI,
-                                                     codeChallenge: "", nonce: nil, scope: grant.scope,
-                                                     subject: grant.subject, dpopJKT: proofKey))
+        store(
+            refreshToken: refreshToken,
+            for: Grant(
+                clientID: grant.clientID, redirectURI: grant.redirectURI,
+                codeChallenge: "", nonce: nil, scope: grant.scope,
+                subject: grant.subject, dpopJKT: proofKey))
         var idToken: String?
         if grant.scope.split(separator: " ").contains("openid") {
             do {
-                idToken = try makeIDToken(subject: grant.subject, nonce: nonce,
-                                          options: grant.context.adding(to: Self.adding(grant.idTokenClaims,
-                                                                                        subject: grant.subject, to: options)))
+                idToken = try makeIDToken(
+                    subject: grant.subject, nonce: nonce,
+                    options: grant.context.adding(
+                        to: Self.adding(
+                            grant.idTokenClaims,
+                            subject: grant.subject, to: options)))
             } catch {
                 return .text(500, "signing failed: \(error)")
             }
@@ -153,20 +179,23 @@ extension LocalAuthorizationServer {
         recordIssued(accessToken: accessToken, idToken: idToken, for: grant)
         if let proofKey { dpop.bind(accessToken: accessToken, to: proofKey) }
         let tokenType = proofKey != nil && !dpop.settings.issuesBearer ? "DPoP" : "Bearer"
-        let document = TokenDocument(access_token: accessToken, token_type: tokenType,
-                                     expires_in: options.accessTokenLifetime, refresh_token: refreshToken,
-                                     id_token: idToken, scope: grant.scope)
+        let document = TokenDocument(
+            access_token: accessToken, token_type: tokenType,
+            expires_in: options.accessTokenLifetime, refresh_token: refreshToken,
+            id_token: idToken, scope: grant.scope)
         guard !options.tokenResponseOverrides.isEmpty else { return .json(document) }
         return .json(RawJSON.overriding(document, with: options.tokenResponseOverrides))
     }
 
     /// An ID token for `subject`, signed (or not) as `options` say, misbehaving as they say.
     private func makeIDToken(subject: String, nonce: String?, options: LocalAuthorizationServerOptions) throws
-        -> String {
+        -> String
+    {
         let now = Int(Date().timeIntervalSince1970)
-        var claims = ServerIDTokenClaims(iss: issuer, sub: subject, aud: options.clientID, exp: now + 3600,
-                                         iat: now, nonce: nonce, azp: nil, email: "\(subject)@example.com",
-                                         preferred_username: subject)
+        var claims = ServerIDTokenClaims(
+            iss: issuer, sub: subject, aud: options.clientID, exp: now + 3600,
+            iat: now, nonce: nonce, azp: nil, email: "\(subject)@example.com",
+            preferred_username: subject)
         let misbehaviors = options.misbehaviors
         if misbehaviors.contains(.wrongIssuerInIDToken) { claims.iss = "http://issuer.invalid" }
         if misbehaviors.contains(.wrongAudience) { claims.aud = "another-client" }
@@ -175,7 +204,8 @@ extension LocalAuthorizationServer {
             claims.iat = now - 7200
             claims.exp = now - 3600
         }
-        let key = misbehaviors.contains(.unknownKeyID)
+        let key =
+            misbehaviors.contains(.unknownKeyID)
             ? try SigningKey.generate(options.signingAlgorithm, kid: "unpublished-\(Self.randomString(8))")
             : currentSigningKey
         let payload = RawClaims(values: RawJSON.overriding(claims, with: options.idTokenClaimOverrides))

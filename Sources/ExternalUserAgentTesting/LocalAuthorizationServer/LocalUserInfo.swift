@@ -34,10 +34,14 @@ extension LocalAuthorizationServer {
             token = value
             placement = "body"
         }
-        if let token, let refusal = dpop.checkResource(request, accessToken: token, scheme: placement,
-                                                       url: issuer + "/userinfo") {
+        if let token,
+            let refusal = dpop.checkResource(
+                request, accessToken: token, scheme: placement,
+                url: issuer + "/userinfo")
+        {
             record(UserInfoRequestRecord(tokenPlacement: placement, knownToken: true, answeredSubject: nil))
-            var response = LocalHTTPServer.Response.json(["error": "invalid_token", "error_description": refusal], status: 401)
+            var response = LocalHTTPServer.Response.json(
+                ["error": "invalid_token", "error_description": refusal], status: 401)
             response.headers.append(("WWW-Authenticate", "DPoP error=\"invalid_token\""))
             return response
         }
@@ -58,7 +62,8 @@ extension LocalAuthorizationServer {
             claims["aud"] = .string(options.clientID)
         }
         for (key, text) in options.userInfoClaimOverrides {
-            claims[key] = text.isEmpty ? nil : (try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))) ?? .string(text)
+            claims[key] =
+                text.isEmpty ? nil : (try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))) ?? .string(text)
         }
         guard options.signsUserInfo else { return .json(claims) }
         do {

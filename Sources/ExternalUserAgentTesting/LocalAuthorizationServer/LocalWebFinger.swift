@@ -9,10 +9,13 @@ extension LocalAuthorizationServer {
         guard let resource = query["resource"], resource == "acct:\(options.subject)@127.0.0.1:\(port)" else {
             return .json(["error": "unknown resource"], status: 404)
         }
-        var response = LocalHTTPServer.Response.json(JSONValue.object([
-            "subject": .string(resource),
-            "links": .array([.object(["rel": .string("http://openid.net/specs/connect/1.0/issuer"), "href": .string(issuer)])]),
-        ]))
+        var response = LocalHTTPServer.Response.json(
+            JSONValue.object([
+                "subject": .string(resource),
+                "links": .array([
+                    .object(["rel": .string("http://openid.net/specs/connect/1.0/issuer"), "href": .string(issuer)])
+                ]),
+            ]))
         response.headers = [("Content-Type", "application/jrd+json")]
         return response
     }

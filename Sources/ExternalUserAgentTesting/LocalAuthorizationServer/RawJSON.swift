@@ -11,7 +11,10 @@ enum RawJSON {
     /// The fields of `document` with `overrides` (raw JSON text per key; empty: left out) applied.
     /// An override that is not JSON is sent as a string.
     static func overriding(_ document: some Encodable, with overrides: [String: String]) -> [String: JSONValue] {
-        var fields = (try? JSONEncoder().encode(document)).flatMap { try? JSONDecoder().decode([String: JSONValue].self, from: $0) }
+        var fields =
+            (try? JSONEncoder().encode(document)).flatMap {
+                try? JSONDecoder().decode([String: JSONValue].self, from: $0)
+            }
             ?? [:]
         for (key, text) in overrides {
             if text.isEmpty {

@@ -25,38 +25,50 @@ struct SigningKey: Sendable {
     /// A new key, made on a thread of its own (``BlockingCall``): an RSA key takes seconds in a debug build, and
     /// Dispatch's global queue is no way out — on Linux its threads are the cooperative pool's, so two keys made there
     /// at once stall every task of the process.
-    static func make(_ algorithm: LocalAuthorizationServerOptions.SigningAlgorithm, kid: String) async throws -> SigningKey {
+    static func make(_ algorithm: LocalAuthorizationServerOptions.SigningAlgorithm, kid: String) async throws
+        -> SigningKey
+    {
         try await BlockingCall.run(name: "eua-test-key") { try generate(algorithm, kid: kid) }
     }
 
     /// A new key, made on the calling thread, which it blocks for seconds (RSA): for threads that are not the pool's,
     /// such as the server's connection threads.
-    static func generate(_ algorithm: LocalAuthorizationServerOptions.SigningAlgorithm, kid: String) throws -> SigningKey {
+    static func generate(_ algorithm: LocalAuthorizationServerOptions.SigningAlgorithm, kid: String) throws
+        -> SigningKey
+    {
         switch algorithm {
         case .rs256:
             let privateKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
             let primitives = try privateKey.publicKey.getKeyPrimitives()
-            return SigningKey(kid: kid, algorithm: algorithm, privateKey: .rsa(privateKey), publicJWK: [
-                "kty": "RSA", "use": "sig", "alg": "RS256", "kid": kid,
-                "n": base64URL(primitives.modulus), "e": base64URL(primitives.publicExponent),
-            ])
+            return SigningKey(
+                kid: kid, algorithm: algorithm, privateKey: .rsa(privateKey),
+                publicJWK: [
+                    "kty": "RSA", "use": "sig", "alg": "RS256", "kid": kid,
+                    "n": base64URL(primitives.modulus), "e": base64URL(primitives.publicExponent),
+                ])
         case .es256:
             let privateKey = P256.Signing.PrivateKey()
             let point = privateKey.publicKey.rawRepresentation
-            return SigningKey(kid: kid, algorithm: algorithm, privateKey: .p256(privateKey), publicJWK: [
-                "kty": "EC", "use": "sig", "alg": "ES256", "crv": "P-256", "kid": kid,
-                "x": base64URL(point.prefix(32)), "y": base64URL(point.suffix(32)),
-            ])
+            return SigningKey(
+                kid: kid, algorithm: algorithm, privateKey: .p256(privateKey),
+                publicJWK: [
+                    "kty": "EC", "use": "sig", "alg": "ES256", "crv": "P-256", "kid": kid,
+                    "x": base64URL(point.prefix(32)), "y": base64URL(point.suffix(32)),
+                ])
         }
     }
 
     /// `claims` as a compact JWS: `{"alg","kid","typ":"JWT"}`, the claims as JSON, and the signature.
     func sign(_ claims: some Encodable) throws -> String {
-        let input = try Self.signingInput(header: ["alg": algorithm.rawValue, "kid": kid, "typ": "JWT"], claims: claims)
-        let signature: Data = switch privateKey {
-        case .rsa(let key): try key.signature(for: SHA256.hash(data: Data(input.utf8)), padding: .insecurePKCS1v1_5).rawRepresentation
-        case .p256(let key): try key.signature(for: Data(input.utf8)).rawRepresentation
-        }
+        let input = try Self.signingInput(
+            header: ["alg": algorithm.rawValue, "kid": kid, "typ": "JWT"], claims: claims)
+        let signature: Data =
+            switch privateKey {
+            case .rsa(let key):
+                try key.signature(for: SHA256.hash(data: Data(input.utf8)), padding: .insecurePKCS1v1_5)
+                    .rawRepresentation
+            case .p256(let key): try key.signature(for: Data(input.utf8)).rawRepresentation
+            }
         return input + "." + Self.base64URL(signature)
     }
 

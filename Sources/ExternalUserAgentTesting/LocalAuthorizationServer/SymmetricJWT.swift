@@ -10,8 +10,10 @@ import Crypto
 /// with the client secret (`HS256`, OpenID Connect Core §10.1).
 enum SymmetricJWT {
     /// `payload` as a compact JWS: `header.payload.` for `none`, `header.payload.HMAC` for `HS256`.
-    static func make(_ payload: some Encodable, algorithm: LocalAuthorizationServerOptions.KeylessAlgorithm,
-                     secret: String?) throws -> String {
+    static func make(
+        _ payload: some Encodable, algorithm: LocalAuthorizationServerOptions.KeylessAlgorithm,
+        secret: String?
+    ) throws -> String {
         let input = try SigningKey.signingInput(header: ["alg": algorithm.rawValue, "typ": "JWT"], claims: payload)
         switch algorithm {
         case .none:
@@ -20,7 +22,8 @@ enum SymmetricJWT {
             guard let secret else {
                 throw LocalAuthorizationServerError("HS256 ID tokens need a client secret; set clientSecret")
             }
-            let mac = HMAC<SHA256>.authenticationCode(for: Data(input.utf8), using: SymmetricKey(data: Data(secret.utf8)))
+            let mac = HMAC<SHA256>.authenticationCode(
+                for: Data(input.utf8), using: SymmetricKey(data: Data(secret.utf8)))
             return input + "." + SigningKey.base64URL(Data(mac))
         }
     }
