@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-/// Which submit button follow mode presses on a form — the rule the README documents:
+/// Which submit button follow mode presses on a form — the rule docs/reference/agents-and-receivers.md documents:
 ///
 /// 1. the button the `submit=NAME` or `submit=NAME=VALUE` option names, when the form has it;
 /// 2. else the button a `form.NAME=VALUE` option names (a button with that name and value, else the first

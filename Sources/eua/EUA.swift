@@ -38,7 +38,7 @@ struct EUA: ParsableCommand {
             try command.run()
         } catch {
             if exitCode(for: error) == .validationFailure, CommandLine.arguments.dropFirst().first == "receive" {
-                // `eua receive`'s contract (README): bad usage exits 2, like a port that is taken.
+                // `eua receive`'s contract (docs/reference/exit-codes.md): bad usage exits 2, like a port that is taken.
                 Output.errorLine(fullMessage(for: error))
                 Output.exit(2)
             }

@@ -96,7 +96,7 @@ struct ReceiveCommandTests {
         #expect(RawConnection.isRefused(port: port))
     }
 
-    @Test("bad usage exits 2 with ArgumentParser's message, as the README's contract says (not EX_USAGE 64)")
+    @Test("bad usage exits 2 with ArgumentParser's message, as the exit-code contract says (not EX_USAGE 64)")
     func badUsageExitsTwo() throws {
         let eua = try TestPaths.product("eua")
         for arguments in [
