@@ -243,15 +243,22 @@ public struct SignOut: Sendable {
 }
 
 extension SignOut {
+    /// The time limit of the probe that tells a provider needing an `id_token_hint` (one small GET).
+    static let probeTimeout: Duration = .seconds(5)
+
     /// Whether the provider answers an end-session request with `client_id` alone (no session cookie, so nobody is
     /// signed out by it) with HTTP 200, no form and next to no text: a provider that ends a session only for an
     /// `id_token_hint` (Glewlwyd). A provider that asks the person to confirm shows a form instead.
+    ///
+    /// It runs after the end-session wait failed, often because that wait used the whole sign-out time, so it has
+    /// a time limit of its own (``probeTimeout``) instead of what is left of the client's deadline (nothing, then).
     func endSessionAnswersEmptyPage() async -> Bool {
         guard
             let request = try? EndSessionRequest(
                 configuration: configuration, clientID: state.client.clientID,
                 postLogoutRedirectURI: nil),
-            let response = try? await http.get(request.url), response.status == 200
+            let response = try? await http.ending(after: Self.probeTimeout).get(request.url),
+            response.status == 200
         else { return false }
         let text = String(decoding: response.body.prefix(64 * 1024), as: UTF8.self)
         let words = ProviderPageText.words(of: response.body, contentType: response.contentType) ?? ""
