@@ -153,7 +153,7 @@ extension PluginABI {
     /// whose value is its own redirect URI.
     public struct HandOff: Codable, Sendable, Equatable {
         /// One form field.
-        public struct Field: Codable, Sendable, Equatable {
+        public struct Field: Codable, Sendable, Hashable {
             /// The field's name.
             public var name: String
             /// Its value.

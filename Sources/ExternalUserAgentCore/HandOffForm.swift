@@ -19,18 +19,8 @@ public struct HandOffForm: Sendable, Hashable {
         case get
     }
 
-    /// One form field.
-    public struct Field: Sendable, Hashable {
-        /// The field's name.
-        public var name: String
-        /// Its value.
-        public var value: String
-        /// A field `name` = `value`.
-        public init(name: String, value: String) {
-            self.name = name
-            self.value = value
-        }
-    }
+    /// One form field: the plugin ABI's own, which the hand-off carries to the receiver as it is.
+    public typealias Field = PluginABI.HandOff.Field
 
     /// The one-time path: `/eua-hand-off/` and 43 random URL-safe characters (256 bits).
     public var path: String
@@ -67,7 +57,7 @@ public struct HandOffForm: Sendable, Hashable {
     var wire: PluginABI.HandOff {
         PluginABI.HandOff(
             path: path, action: action.absoluteString, method: method.rawValue,
-            fields: fields.map { PluginABI.HandOff.Field(name: $0.name, value: $0.value) },
+            fields: fields,
             redirectURIField: redirectURIField)
     }
 }

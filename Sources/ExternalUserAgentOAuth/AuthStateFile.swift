@@ -102,7 +102,7 @@ public struct AuthStateFile: Sendable, Hashable {
         }
         var contents = contents
         contents.revision = max(current ?? 0, base ?? 0) + 1
-        var data = Data(try contents.jsonValue().indentedJSONText.utf8)
+        var data = try Self.encoded(contents)
         let subject = contents.idTokenClaims?.subject ?? contents.identity?.subject
         let key = AccountKey(
             issuer: contents.configuration.issuer, clientID: contents.client.clientID, subject: subject)
@@ -115,11 +115,8 @@ public struct AuthStateFile: Sendable, Hashable {
             try SecretService.store(
                 String(decoding: data, as: UTF8.self), key: key,
                 label: "eua: \(key.issuer) \(account) (\(key.clientID))", file: path)
-            data = Data(
-                Index(
-                    revision: contents.revision, issuer: key.issuer, client_id: key.clientID,
-                    subject: subject ?? ""
-                ).jsonValue.indentedJSONText.utf8)
+            data = try Self.encoded(
+                Index(revision: contents.revision, issuer: key.issuer, client_id: key.clientID, subject: subject ?? ""))
         } else if let index = savedIndex {
             try SecretService.clear(key: index.key, file: path)
         }

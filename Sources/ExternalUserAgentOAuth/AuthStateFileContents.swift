@@ -10,7 +10,17 @@ import ExternalUserAgentABI
 /// What an ``AuthStateFile`` holds, and how it is read and written: the state itself (``Contents``), the parts of it
 /// saved in a form of their own, the marker read before every save, and the Secret Service index.
 extension AuthStateFile {
-    struct Contents: Decodable {
+    /// The JSON text of `value` (``Contents``, an ``Index``) as a state file holds it: keys sorted, two-space indents,
+    /// a newline at the end; on one line when not `indented` (a state kept in a Secret Service item).
+    static func encoded(_ value: some Encodable, indented: Bool = true) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard indented else { return try encoder.encode(value) }
+        encoder.outputFormatting.insert(.prettyPrinted)
+        return try encoder.encode(value) + Data("\n".utf8)
+    }
+
+    struct Contents: Codable {
         var format = AuthStateFile.format
         var version = AuthStateFile.version
         /// Counts the saves of this file; absent (0) in files written before revisions.
@@ -47,7 +57,7 @@ extension AuthStateFile {
             self.authorizationError = authorizationError
         }
 
-        enum CodingKeys: String, CodingKey {
+        enum CodingKeys: String, CodingKey, CaseIterable {
             case format, version, revision, configuration, client, scope
             case tokenResponse = "token_response"
             case idTokenClaims = "id_token_claims"
@@ -80,37 +90,38 @@ extension AuthStateFile {
             revokedTokens = try container.decodeIfPresent(RevokedTokens.self, forKey: .revokedTokens)
         }
 
-        /// The file's JSON object; throws what ``IDTokenClaims`` throws for a time it cannot write.
-        func jsonValue() throws -> JSONValue {
-            var members = JSONMembers<CodingKeys>()
-            members.set(.format, format)
-            members.set(.version, version)
-            members.set(.revision, revision)
-            members.set(.configuration, configuration.jsonValue)
-            members.set(.client, client.jsonValue)
-            members.set(.scope, scope)
-            members.set(.tokenResponse, tokenResponse.map(SavedTokens.jsonValue))
-            members.set(.idTokenClaims, try idTokenClaims?.jsonValue())
-            members.set(.identity, identity?.jsonValue)
-            members.set(.authorizationError, authorizationError?.jsonValue)
-            members.set(.dpopKey, dpopKey?.jsonValue)
-            members.set(.revokedTokens, revokedTokens?.jsonValue)
+        /// Writes what ``init(from:)`` reads; throws what ``IDTokenClaims`` throws for a time it cannot write.
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(format, forKey: .format)
+            try container.encode(version, forKey: .version)
+            try container.encode(revision, forKey: .revision)
+            try container.encode(configuration, forKey: .configuration)
+            try container.encode(client, forKey: .client)
+            try container.encodeIfPresent(scope, forKey: .scope)
+            try container.encodeIfPresent(tokenResponse.map(SavedTokens.init), forKey: .tokenResponse)
+            try container.encodeIfPresent(idTokenClaims, forKey: .idTokenClaims)
+            try container.encodeIfPresent(identity, forKey: .identity)
+            try container.encodeIfPresent(authorizationError, forKey: .authorizationError)
+            try container.encodeIfPresent(dpopKey, forKey: .dpopKey)
             if !refreshParameters.isEmpty {
-                members.set(
-                    .refreshParameters,
-                    JSONValue.array(
-                        refreshParameters.map {
-                            .object(["name": .string($0.name), "value": .string($0.value)])
-                        }))
+                try container.encode(
+                    refreshParameters.map { SavedParameter(name: $0.name, value: $0.value) },
+                    forKey: .refreshParameters)
             }
-            return members.object
+            try container.encodeIfPresent(revokedTokens, forKey: .revokedTokens)
         }
     }
 
     /// One saved refresh parameter: `{"name": …, "value": …}`, both strings, the name not empty.
-    struct SavedParameter: Decodable {
+    struct SavedParameter: Codable {
         var name: String
         var value: String
+
+        init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -121,12 +132,12 @@ extension AuthStateFile {
             }
         }
 
-        enum CodingKeys: String, CodingKey { case name, value }
+        enum CodingKeys: String, CodingKey, CaseIterable { case name, value }
     }
 
     /// A token response as saved: the server's fields, and `received_at`, this client's own time,
     /// which only the file may set (the server's JSON never does).
-    struct SavedTokens: Decodable {
+    struct SavedTokens: Codable {
         var tokens: TokenResponse
 
         enum CodingKeys: String, CodingKey { case receivedAt = "received_at" }
@@ -139,10 +150,10 @@ extension AuthStateFile {
         }
 
         /// The server's fields, and `received_at` in seconds since 1970.
-        static func jsonValue(_ tokens: TokenResponse) -> JSONValue {
-            guard case .object(var members) = tokens.jsonValue else { return tokens.jsonValue }
-            members[CodingKeys.receivedAt.stringValue] = .number(tokens.receivedAt.timeIntervalSince1970)
-            return .object(members)
+        func encode(to encoder: any Encoder) throws {
+            try tokens.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(tokens.receivedAt.timeIntervalSince1970, forKey: .receivedAt)
         }
     }
 
@@ -171,7 +182,7 @@ extension AuthStateFile {
     }
 
     /// What the file holds with the secret-service back end: where to find the state, no secret.
-    struct Index: Decodable {
+    struct Index: Codable {
         var format = AuthStateFile.format
         var version = AuthStateFile.version
         var revision: Int
@@ -182,14 +193,6 @@ extension AuthStateFile {
 
         var key: AccountKey {
             AccountKey(issuer: issuer, clientID: client_id, subject: subject.isEmpty ? nil : subject)
-        }
-
-        var jsonValue: JSONValue {
-            .object([
-                "format": .string(format), "version": .number(Double(version)), "revision": .number(Double(revision)),
-                "storage": .string(storage), "issuer": .string(issuer), "client_id": .string(client_id),
-                "subject": .string(subject),
-            ])
         }
     }
 }

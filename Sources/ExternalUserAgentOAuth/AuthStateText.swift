@@ -12,7 +12,7 @@ import Logging
 extension AuthState {
     /// The state as a state file holds it (tokens, ID token claims, the DPoP key): a secret, never to be logged.
     package func storedText() throws -> String {
-        try contents.jsonValue().jsonText
+        String(decoding: try AuthStateFile.encoded(contents, indented: false), as: UTF8.self)
     }
 
     /// A state read back from ``storedText()``, kept in memory only (no file): a refresh changes this value,

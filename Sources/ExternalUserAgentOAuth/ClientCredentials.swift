@@ -90,7 +90,7 @@ public struct ClientCredentials: Sendable, Hashable, Codable {
         return clientSecret
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case clientID = "client_id"
         case authenticationMethod = "token_endpoint_auth_method"
         case idTokenAlgorithm = "id_token_signed_response_alg"
@@ -109,16 +109,10 @@ public struct ClientCredentials: Sendable, Hashable, Codable {
 
     /// Writes the id, the method and whether the client is confidential; never the secret.
     public func encode(to encoder: any Encoder) throws {
-        try jsonValue.encode(to: encoder)
-    }
-
-    /// The client as a JSON object (``encode(to:)``): no secret.
-    var jsonValue: JSONValue {
-        var members = JSONMembers<CodingKeys>()
-        members.set(.clientID, clientID)
-        members.set(.authenticationMethod, authenticationMethod.rawValue)
-        members.set(.idTokenAlgorithm, idTokenAlgorithm?.name)
-        members.set(.confidential, isConfidential)
-        return members.object
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(clientID, forKey: .clientID)
+        try container.encode(authenticationMethod, forKey: .authenticationMethod)
+        try container.encodeIfPresent(idTokenAlgorithm, forKey: .idTokenAlgorithm)
+        try container.encode(isConfidential, forKey: .confidential)
     }
 }

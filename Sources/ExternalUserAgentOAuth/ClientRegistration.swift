@@ -48,7 +48,7 @@ public struct ClientRegistration: Sendable, Hashable, Codable, CustomStringConve
         self.idTokenAlgorithm = idTokenAlgorithm
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case issuer
         case clientID = "client_id"
         case clientSecret = "client_secret"

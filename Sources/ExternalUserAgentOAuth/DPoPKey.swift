@@ -28,12 +28,14 @@ public struct DPoPKey: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// The public key as a JWK, as the proof's `jwk` header carries it.
     public var publicJWK: [String: JSONValue] {
+        let (x, y) = coordinates
+        return ["kty": .string("EC"), "crv": .string("P-256"), "x": .string(x), "y": .string(y)]
+    }
+
+    /// The public point's `x` and `y`, base64url.
+    private var coordinates: (x: String, y: String) {
         let point = privateKey.publicKey.x963Representation
-        return [
-            "kty": .string("EC"), "crv": .string("P-256"),
-            "x": .string(Base64URL.encode(point.dropFirst().prefix(32))),
-            "y": .string(Base64URL.encode(point.suffix(32))),
-        ]
+        return (Base64URL.encode(point.dropFirst().prefix(32)), Base64URL.encode(point.suffix(32)))
     }
 
     /// The RFC 7638 thumbprint of the public key (base64url SHA-256): the `dpop_jkt` and `cnf.jkt` value.
@@ -65,26 +67,20 @@ public struct DPoPKey: Sendable, Hashable, Codable, CustomStringConvertible {
             throw InvalidFieldError(field: "d", problem: "is not a P-256 private scalar in base64url")
         }
         scalar = key.rawRepresentation
-        let jwk = publicJWK
-        guard try fields.string(.x) == jwk["x"]?.stringValue, try fields.string(.y) == jwk["y"]?.stringValue else {
+        let (x, y) = coordinates
+        guard try fields.string(.x) == x, try fields.string(.y) == y else {
             throw InvalidFieldError(field: "x", problem: "and 'y' are not the public key of 'd'")
         }
     }
 
     /// Writes the private JWK.
     public func encode(to encoder: any Encoder) throws {
-        try jsonValue.encode(to: encoder)
-    }
-
-    /// The private JWK as a JSON object.
-    var jsonValue: JSONValue {
-        var members = JSONMembers<CodingKeys>()
-        let jwk = publicJWK
-        members.set(.kty, "EC")
-        members.set(.crv, "P-256")
-        members.set(.x, jwk["x"] ?? .null)
-        members.set(.y, jwk["y"] ?? .null)
-        members.set(.d, Base64URL.encode(scalar))
-        return members.object
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        let (x, y) = coordinates
+        try container.encode("EC", forKey: .kty)
+        try container.encode("P-256", forKey: .crv)
+        try container.encode(x, forKey: .x)
+        try container.encode(y, forKey: .y)
+        try container.encode(Base64URL.encode(scalar), forKey: .d)
     }
 }

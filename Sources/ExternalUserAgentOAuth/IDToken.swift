@@ -109,26 +109,28 @@ public struct IDTokenClaims: Sendable, Hashable, Codable {
     /// Writes the claims back as JSON: ``allClaims``, with the typed properties over them; a time outside
     /// 1970…9999 (set through the initializer) throws `EncodingError.invalidValue` rather than trapping.
     public func encode(to encoder: any Encoder) throws {
-        try jsonValue().encode(to: encoder)
-    }
-
-    /// The claims as a JSON object (``encode(to:)``): ``allClaims``, with the typed properties over them.
-    func jsonValue() throws -> JSONValue {
-        var members = JSONMembers<CodingKeys>()
-        members.set(.issuer, issuer)
-        members.set(.subject, subject)
-        members.set(.audience, audience.count == 1 ? .string(audience[0]) : .array(audience.map(JSONValue.string)))
-        members.set(.expiration, try Self.seconds(expiration, .expiration))
-        members.set(.issuedAt, try Self.seconds(issuedAt, .issuedAt))
-        members.set(.nonce, nonce)
-        members.set(.authorizedParty, authorizedParty)
-        members.set(.authTime, try authTime.map { try Self.seconds($0, .authTime) })
-        members.set(.name, name)
-        members.set(.email, email)
-        members.set(.preferredUsername, preferredUsername)
-        members.set(.authenticationContextClass, authenticationContextClass)
         let typed = Set(CodingKeys.allCases.map(\.stringValue))
-        return .object(members.members.merging(allClaims.filter { !typed.contains($0.key) }) { checked, _ in checked })
+        var every = encoder.container(keyedBy: ClaimName.self)
+        for (name, value) in allClaims where !typed.contains(name) {
+            try every.encode(value, forKey: ClaimName(name))
+        }
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(issuer, forKey: .issuer)
+        try container.encode(subject, forKey: .subject)
+        if audience.count == 1 {
+            try container.encode(audience[0], forKey: .audience)
+        } else {
+            try container.encode(audience, forKey: .audience)
+        }
+        try container.encode(Self.seconds(expiration, .expiration), forKey: .expiration)
+        try container.encode(Self.seconds(issuedAt, .issuedAt), forKey: .issuedAt)
+        try container.encodeIfPresent(nonce, forKey: .nonce)
+        try container.encodeIfPresent(authorizedParty, forKey: .authorizedParty)
+        try container.encodeIfPresent(authTime.map { try Self.seconds($0, .authTime) }, forKey: .authTime)
+        try container.encodeIfPresent(name, forKey: .name)
+        try container.encodeIfPresent(email, forKey: .email)
+        try container.encodeIfPresent(preferredUsername, forKey: .preferredUsername)
+        try container.encodeIfPresent(authenticationContextClass, forKey: .authenticationContextClass)
     }
 
     /// The claims for display (`eua login --json`): ``allClaims`` without the values that belong to one

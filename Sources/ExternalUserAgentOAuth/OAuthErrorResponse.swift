@@ -18,24 +18,10 @@ public struct OAuthErrorResponse: Error, Sendable, Hashable, Codable, CustomStri
         self.errorURI = errorURI
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case error
         case errorDescription = "error_description"
         case errorURI = "error_uri"
-    }
-
-    /// Writes the JSON object the saved state holds.
-    public func encode(to encoder: any Encoder) throws {
-        try jsonValue.encode(to: encoder)
-    }
-
-    /// The error as a JSON object, as the server sends it and the saved state holds it.
-    var jsonValue: JSONValue {
-        var members = JSONMembers<CodingKeys>()
-        members.set(.error, error)
-        members.set(.errorDescription, errorDescription)
-        members.set(.errorURI, errorURI)
-        return members.object
     }
 
     public var description: String {

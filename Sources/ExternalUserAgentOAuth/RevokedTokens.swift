@@ -33,15 +33,9 @@ public struct RevokedTokens: Sendable, Hashable {
             "signed out: a sign-out revoked this sign-in's \(words) at \(date.formatted(.iso8601))\(saved), so they "
                 + "are not used again; sign in again", remedies: [.signIn])
     }
-
-    var jsonValue: JSONValue {
-        .object([
-            "tokens": .array(kinds.map { .string($0.rawValue) }), "at": .number(date.timeIntervalSince1970.rounded()),
-        ])
-    }
 }
 
-extension RevokedTokens: Decodable {
+extension RevokedTokens: Codable {
     private enum CodingKeys: String, CodingKey { case tokens, at }
 
     /// Reads the saved record: `tokens` names only `refresh_token` and `access_token`, `at` is a time in 0001…9999.
@@ -60,5 +54,12 @@ extension RevokedTokens: Decodable {
             throw InvalidFieldError(field: "revoked.at", problem: "is \(seconds), not a time in seconds since 1970")
         }
         date = Date(timeIntervalSince1970: seconds)
+    }
+
+    /// Writes the record: the tokens' names and the time in whole seconds since 1970.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(kinds.map(\.rawValue), forKey: .tokens)
+        try container.encode(date.timeIntervalSince1970.rounded(), forKey: .at)
     }
 }

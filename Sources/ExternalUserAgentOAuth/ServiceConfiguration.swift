@@ -72,7 +72,7 @@ public struct ServiceConfiguration: Sendable, Hashable, Codable {
         self.deviceAuthorizationEndpoint = deviceAuthorizationEndpoint
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case issuer
         case authorizationEndpoint = "authorization_endpoint"
         case tokenEndpoint = "token_endpoint"
@@ -94,34 +94,6 @@ public struct ServiceConfiguration: Sendable, Hashable, Codable {
 
     public init(from decoder: any Decoder) throws {
         try self.init(fields: JSONFields(decoder))
-    }
-
-    /// Writes every member that has a value, URLs as strings (the object the saved state holds).
-    public func encode(to encoder: any Encoder) throws {
-        try jsonValue.encode(to: encoder)
-    }
-
-    /// The metadata as a JSON object, as the saved state holds it.
-    var jsonValue: JSONValue {
-        var members = JSONMembers<CodingKeys>()
-        members.set(.issuer, issuer)
-        members.set(.authorizationEndpoint, authorizationEndpoint)
-        members.set(.tokenEndpoint, tokenEndpoint)
-        members.set(.jwksURI, jwksURI)
-        members.set(.userinfoEndpoint, userinfoEndpoint)
-        members.set(.authorizationResponseIssParameterSupported, authorizationResponseIssParameterSupported)
-        members.set(.codeChallengeMethodsSupported, codeChallengeMethodsSupported)
-        members.set(.tokenEndpointAuthMethodsSupported, tokenEndpointAuthMethodsSupported)
-        members.set(.idTokenSigningAlgValuesSupported, idTokenSigningAlgValuesSupported)
-        members.set(.deviceAuthorizationEndpoint, deviceAuthorizationEndpoint)
-        members.set(.registrationEndpoint, registrationEndpoint)
-        members.set(.endSessionEndpoint, endSessionEndpoint)
-        members.set(.revocationEndpoint, revocationEndpoint)
-        members.set(.revocationEndpointAuthMethodsSupported, revocationEndpointAuthMethodsSupported)
-        members.set(.acrValuesSupported, acrValuesSupported)
-        members.set(.pushedAuthorizationRequestEndpoint, pushedAuthorizationRequestEndpoint)
-        members.set(.requirePushedAuthorizationRequests, requirePushedAuthorizationRequests)
-        return members.object
     }
 
     /// Reads the metadata with the rules of ``JSONFields``: issuer and the two endpoints required, the rest

@@ -50,7 +50,7 @@ public struct TokenResponse: Sendable, Hashable, Codable {
         expiresIn.map { receivedAt.addingTimeInterval(TimeInterval($0)) }
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case accessToken = "access_token"
         case tokenType = "token_type"
         case expiresIn = "expires_in"
@@ -73,21 +73,5 @@ public struct TokenResponse: Sendable, Hashable, Codable {
         idToken = try fields.optionalString(.idToken)
         scope = try fields.optionalString(.scope)
         receivedAt = Date()
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        try jsonValue.encode(to: encoder)
-    }
-
-    /// The server's fields as a JSON object (``encode(to:)``); ``receivedAt`` is not one of them.
-    var jsonValue: JSONValue {
-        var members = JSONMembers<CodingKeys>()
-        members.set(.accessToken, accessToken)
-        members.set(.tokenType, tokenType)
-        members.set(.expiresIn, expiresIn)
-        members.set(.refreshToken, refreshToken)
-        members.set(.idToken, idToken)
-        members.set(.scope, scope)
-        return members.object
     }
 }

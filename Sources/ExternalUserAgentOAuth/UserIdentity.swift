@@ -21,7 +21,7 @@ public struct UserIdentity: Sendable, Hashable, Codable {
     /// `email`: the person's e-mail address; `nil` when absent or not a string.
     public var email: String?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case subject = "sub"
         case name, email
         case preferredUsername = "preferred_username"
@@ -43,21 +43,6 @@ public struct UserIdentity: Sendable, Hashable, Codable {
         name = fields.lenientString(.name)
         preferredUsername = fields.lenientString(.preferredUsername)
         email = fields.lenientString(.email)
-    }
-
-    /// Writes the JSON object the saved state holds.
-    public func encode(to encoder: any Encoder) throws {
-        try jsonValue.encode(to: encoder)
-    }
-
-    /// Who signed in as a JSON object, as the saved state holds it.
-    var jsonValue: JSONValue {
-        var members = JSONMembers<CodingKeys>()
-        members.set(.subject, subject)
-        members.set(.name, name)
-        members.set(.preferredUsername, preferredUsername)
-        members.set(.email, email)
-        return members.object
     }
 
     /// Who `userInfo` names: its `sub`, and `name`, `preferred_username` and `email` when they are strings.
