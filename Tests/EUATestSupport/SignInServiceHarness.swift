@@ -37,6 +37,20 @@ public enum SignInServiceHarness {
         return managedPath
     }
 
+    /// The environment of a script that signs in through the service: `$SERVICE` (this build's service), `$CLIENT`
+    /// (`client`, a test client of the C library), `$ISSUER`, `managed` as the managed layer (`EUA_MANAGED_CONFIG`,
+    /// from ``writeConfiguration(home:managed:mode:)``), `pluginPath` as `EUA_PLUGIN_PATH` (this build's plugins
+    /// unless given), and `more` over them.
+    public static func environment(
+        client: URL, issuer: String, managed: String, pluginPath: String = TestPaths.productsFolder.path,
+        _ more: [String: String] = [:]
+    ) throws -> [String: String] {
+        [
+            "SERVICE": try TestPaths.product("eua-signin-service").path, "CLIENT": client.path, "ISSUER": issuer,
+            "EUA_MANAGED_CONFIG": managed, "EUA_PLUGIN_PATH": pluginPath,
+        ].merging(more) { _, given in given }
+    }
+
     /// Runs `steps` (shell, with `$SERVICE` and the rest of `environment`) in `session`, the service started on the
     /// bus first (or, unless `startsService`, left to D-Bus activation). The steps may call `start_service` to start
     /// it again (after `kill $service`); the script ends the service and any bubblewrap proxies (`$proxies`).

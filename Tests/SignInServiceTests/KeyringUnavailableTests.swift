@@ -69,11 +69,9 @@ extension SignInServiceEndToEndTests {
                     echo "== host-new"; "$CLIENT" signin "$ISSUER" my-app
                     \(Self.afterwards)
                     """,
-                environment: [
-                    "SERVICE": try TestPaths.product("eua-signin-service").path, "CLIENT": client.path,
-                    "ISSUER": server.issuer, "EUA_MANAGED_CONFIG": managed,
-                    "EUA_PLUGIN_PATH": TestPaths.productsFolder.path,
-                ], session: session
+                environment: try SignInServiceHarness.environment(
+                    client: client, issuer: server.issuer, managed: managed),
+                session: session
             ).sections
 
             #expect(sections["before"]?["response"] == "0", "before locking: \(sections["before"] ?? [:])")
@@ -117,11 +115,9 @@ extension SignInServiceEndToEndTests {
                     echo "== host-new"; "$CLIENT" signin "$ISSUER" my-app
                     \(Self.afterwards)
                     """,
-                environment: [
-                    "SERVICE": try TestPaths.product("eua-signin-service").path, "CLIENT": client.path,
-                    "ISSUER": server.issuer, "EUA_MANAGED_CONFIG": managed,
-                    "EUA_PLUGIN_PATH": TestPaths.productsFolder.path,
-                ], session: session
+                environment: try SignInServiceHarness.environment(
+                    client: client, issuer: server.issuer, managed: managed),
+                session: session
             ).sections
 
             #expect(sections["bus"]?["activatable"] == "0")

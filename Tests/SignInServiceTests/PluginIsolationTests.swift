@@ -52,11 +52,10 @@ struct PluginIsolationTests {
                     echo "== version"; gdbus call --session --dest org.externaluseragent.SignIn --object-path /org/externaluseragent/SignIn \
                         --method org.freedesktop.DBus.Properties.Get org.externaluseragent.SignIn1 version | sed 's/^/reply=/'
                     """,
-                environment: [
-                    "SERVICE": try TestPaths.product("eua-signin-service").path, "CLIENT": client.path,
-                    "ISSUER": server.issuer, "EUA_MANAGED_CONFIG": managed,
-                    "EUA_PLUGIN_PATH": TestPaths.productsFolder.path + ":" + plugins.path,
-                ], session: session
+                environment: try SignInServiceHarness.environment(
+                    client: client, issuer: server.issuer, managed: managed,
+                    pluginPath: TestPaths.productsFolder.path + ":" + plugins.path),
+                session: session
             ).sections
 
             let log = sections["log"] ?? [:]
@@ -95,11 +94,10 @@ struct PluginIsolationTests {
                 echo "== after"; kill -0 $service && echo "running=yes"
                 echo "== again"; "$CLIENT" signin "$ISSUER" my-app
                 """,
-                environment: [
-                    "SERVICE": try TestPaths.product("eua-signin-service").path, "CLIENT": client.path,
-                    "ISSUER": server.issuer, "EUA_MANAGED_CONFIG": managed,
-                    "EUA_PLUGIN_PATH": plugins.path + ":" + TestPaths.productsFolder.path,
-                ], session: session
+                environment: try SignInServiceHarness.environment(
+                    client: client, issuer: server.issuer, managed: managed,
+                    pluginPath: plugins.path + ":" + TestPaths.productsFolder.path),
+                session: session
             ).sections
             let log = sections["log"] ?? [:]
             #expect(sections["signin"]?["response"] == "0", "\(sections["signin"] ?? [:]); service log: \(log)")

@@ -69,11 +69,9 @@ struct SignInServiceEndToEndTests {
                     echo "== version"; gdbus call --session --dest org.externaluseragent.SignIn --object-path /org/externaluseragent/SignIn \
                         --method org.freedesktop.DBus.Properties.Get org.externaluseragent.SignIn1 version | sed 's/^/reply=/'
                     """,
-                    environment: [
-                        "SERVICE": try TestPaths.product("eua-signin-service").path, "CLIENT": client.path,
-                        "ISSUER": server.issuer, "SLOW": slow.issuer, "EUA_MANAGED_CONFIG": managed,
-                        "EUA_PLUGIN_PATH": TestPaths.productsFolder.path,
-                    ], session: session
+                    environment: try SignInServiceHarness.environment(
+                        client: client, issuer: server.issuer, managed: managed, ["SLOW": slow.issuer]),
+                    session: session
                 ).sections
 
                 let signIn = sections["signin"] ?? [:]
@@ -189,11 +187,9 @@ struct SignInServiceEndToEndTests {
                         echo "refresh_length=${#refresh}"
                         [ -n "$refresh" ] && echo "leaks=$(cat "$HOME"/a-*.out | grep -c -F "$refresh")"
                         """,
-                    environment: [
-                        "SERVICE": try TestPaths.product("eua-signin-service").path, "CLIENT": client.path,
-                        "ISSUER": server.issuer, "SLOW": slow.issuer, "EUA_MANAGED_CONFIG": managed,
-                        "EUA_PLUGIN_PATH": TestPaths.productsFolder.path,
-                    ], session: session
+                    environment: try SignInServiceHarness.environment(
+                        client: client, issuer: server.issuer, managed: managed, ["SLOW": slow.issuer]),
+                    session: session
                 ).sections
 
                 let signIn = sections["a-signin"] ?? [:]
@@ -311,11 +307,9 @@ struct SignInServiceEndToEndTests {
                 sleep 0.5
                 echo "== left"; echo "ports=$(ports)"
                 """,
-                environment: [
-                    "SERVICE": try TestPaths.product("eua-signin-service").path, "CLIENT": client.path,
-                    "ISSUER": server.issuer, "EUA_MANAGED_CONFIG": managed,
-                    "EUA_PLUGIN_PATH": TestPaths.productsFolder.path,
-                ], session: session
+                environment: try SignInServiceHarness.environment(
+                    client: client, issuer: server.issuer, managed: managed),
+                session: session
             ).sections
             #expect(sections["idle"]?["ports"] == "0")
             // The loopback receiver listens (on 127.0.0.1, and on ::1 where it can) while the browser is open.
@@ -360,11 +354,9 @@ struct SignInServiceEndToEndTests {
                             echo "== signin"; "$CLIENT" signin "$ISSUER" my-app
                             echo "== list"; "$CLIENT" list
                             """,
-                            environment: [
-                                "SERVICE": try TestPaths.product("eua-signin-service").path, "CLIENT": client.path,
-                                "ISSUER": issuer, "EUA_MANAGED_CONFIG": managed,
-                                "EUA_PLUGIN_PATH": TestPaths.productsFolder.path,
-                            ], session: session
+                            environment: try SignInServiceHarness.environment(
+                                client: client, issuer: issuer, managed: managed),
+                            session: session
                         ).sections
                         results[name] = sections["signin"] ?? [:]
                         #expect(sections["list"]?["accounts"] == "0")
@@ -404,11 +396,9 @@ struct SignInServiceEndToEndTests {
                     --data-urlencode "refresh_token=$refresh" "$endpoint")"
                 echo "== refresh"; "$CLIENT" token "$account" 7200
                 """,
-                environment: [
-                    "SERVICE": try TestPaths.product("eua-signin-service").path, "CLIENT": client.path,
-                    "ISSUER": server.issuer, "EUA_MANAGED_CONFIG": managed,
-                    "EUA_PLUGIN_PATH": TestPaths.productsFolder.path,
-                ], session: session
+                environment: try SignInServiceHarness.environment(
+                    client: client, issuer: server.issuer, managed: managed),
+                session: session
             ).sections
             #expect(sections["signin"]?["response"] == "0")
             #expect(sections["spent"]?["status"] == "200", "\(sections)")
