@@ -21,10 +21,11 @@ public enum CPluginBuilder {
         return folder
     }()
 
-    /// Builds `Tests/Fixtures/<source>` with `defines` into `folder/<name>` and returns its path.
+    /// Builds `Tests/Fixtures/<source>` with `defines` into `folder/<name>`, linked with `linking` (the compiler's
+    /// arguments after the source: libraries it needs), and returns its path.
     public static func build(
         _ source: String = "misbehaving_plugin.c", defines: [String] = [],
-        name: String, in folder: URL
+        name: String, in folder: URL, linking: [String] = []
     ) throws -> URL {
         guard let compiler = ProcessRunner.which("clang") ?? ProcessRunner.which("cc") ?? ProcessRunner.which("gcc")
         else {
@@ -40,7 +41,7 @@ public enum CPluginBuilder {
                 "-shared", "-fPIC", "-fvisibility=hidden", "-o", kept.path,
                 "-I", TestPaths.pluginHeaderFolder.path,
             ]
-            + defines.map { "-D\($0)" } + [TestPaths.fixture(source).path]
+            + defines.map { "-D\($0)" } + [TestPaths.fixture(source).path] + linking
         let result = try ProcessRunner.run(compiler, arguments)
         guard result.status == 0 else {
             throw TestSupportError("compiling \(source) with \(defines) failed:\n\(result.stderr)")

@@ -220,4 +220,35 @@ struct PluginLoaderTests {
         let catalog = load([folder.url])
         #expect(catalog.agent(id: "webview")?.descriptor.kind == .embeddedWebView)
     }
+
+    @Test("a plugin that needs an installed eua's Swift runtime library is refused here, before dlopen, saying why")
+    func installedRuntimePlugin() throws {
+        // This test process runs on the toolchain's Swift runtime, as an app built with SwiftPM does. A stand-in
+        // for the installed runtime library (same name, no code) makes a plugin that needs it, as an installed
+        // eua's own plugins do; opened, the real one would be a second Swift runtime in the process.
+        let runtime = try TemporaryFolder()
+        let compiler = try #require(ProcessRunner.which("cc") ?? ProcessRunner.which("clang"))
+        let made = try ProcessRunner.run(
+            compiler,
+            [
+                "-shared", "-fPIC", "-Wl,-soname,libeua-swift.so.0", "-o",
+                runtime.url.appendingPathComponent("libeua-swift.so.0").path,
+                "-x", "c", "/dev/null",
+            ])
+        #expect(made.status == 0, "\(made.stderr)")
+        let folder = try TemporaryFolder()
+        let lib = try CPluginBuilder.build(
+            defines: ["PLUGIN_ID=\"installed\""], name: "libinstalled.so", in: folder.url,
+            linking: ["-Wl,--no-as-needed", "-L", runtime.path, "-l:libeua-swift.so.0", "-Wl,-rpath," + runtime.path])
+        let error = try onlyFailure(load([folder.url]), path: lib)
+        #expect(error.code == .pluginNotLoadable)
+        #expect(error.message.contains("libeua-swift.so.0") && error.message.contains("another Swift runtime"))
+        #expect(error.message.contains(folder.path), "says which folder to leave out")
+        #expect(dlopen("libeua-swift.so.0", RTLD_LAZY | RTLD_NOLOAD) == nil, "never opened")
+
+        // The same plugin without that need loads.
+        let plain = try TemporaryFolder()
+        _ = try CPluginBuilder.build(defines: ["PLUGIN_ID=\"installed\""], name: "libinstalled.so", in: plain.url)
+        #expect(load([plain.url]).agent(id: "installed") != nil)
+    }
 }

@@ -252,6 +252,9 @@ public struct PluginLoader: Sendable {
         if SwiftRuntimeNames.mustAnswerNames(before: resolved), let problem = SwiftRuntimeNames.problem {
             return .failure(ExternalUserAgentError(.pluginNotLoadable, problem))
         }
+        if let problem = SwiftRuntimeNames.otherRuntimeProblem(resolved) {
+            return .failure(ExternalUserAgentError(.pluginNotLoadable, problem))
+        }
         let library: DynamicLibrary
         // The checked file itself, not the path again: a link changed in between is not followed.
         switch DynamicLibrary.open(resolved) {
