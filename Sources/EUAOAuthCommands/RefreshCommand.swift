@@ -95,7 +95,7 @@ package struct RefreshCommand: ParsableCommand {
         let (tokens, claims, identity, client, issuer, file, refreshed) = outcome
         if json {
             Output.json(
-                TokenOutput(
+                try TokenOutput(
                     tokens: tokens, claims: claims, identity: identity, client: client, issuer: issuer,
                     stateFile: file.path
                 ).jsonText())
