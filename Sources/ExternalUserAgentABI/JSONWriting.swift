@@ -14,8 +14,8 @@ extension JSONValue {
         return out
     }
 
-    /// This value as indented JSON text for files people may read: two spaces a level, object keys sorted,
-    /// `"name" : value` as `JSONEncoder`'s `.prettyPrinted` writes it (so files look as they did).
+    /// This value as indented JSON text for people to read: two spaces a level, object keys sorted, `"name" : value`
+    /// as `JSONEncoder`'s `.prettyPrinted` writes it (an empty list or object stays `[]`, `{}`).
     public var indentedJSONText: String {
         var out = ""
         write(to: &out, indent: "")

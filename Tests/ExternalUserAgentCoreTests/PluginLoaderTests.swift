@@ -245,6 +245,14 @@ struct PluginLoaderTests {
         #expect(error.message.contains("libeua-swift.so.0") && error.message.contains("another Swift runtime"))
         #expect(error.message.contains(folder.path), "says which folder to leave out")
         #expect(dlopen("libeua-swift.so.0", RTLD_LAZY | RTLD_NOLOAD) == nil, "never opened")
+        // Refused for this program's runtime, not for the file: the shared plugin index does not record it.
+        let cache = try TemporaryFolder()
+        let index = PluginIndexFile(path: cache.path + "/plugin-index")
+        let indexed = PluginLoader(searchPath: PluginSearchPath(folders: [folder.path]), index: index)
+            .load(offering: ["installed"])
+        #expect(indexed.failures.count == 1)
+        let recorded = (try? String(contentsOfFile: index.path, encoding: .utf8)) ?? ""
+        #expect(!recorded.contains(lib.path), "\(recorded)")
 
         // The same plugin without that need loads.
         let plain = try TemporaryFolder()

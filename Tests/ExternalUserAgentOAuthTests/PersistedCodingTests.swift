@@ -8,8 +8,8 @@ import Testing
 /// Every type a state file (or a registration file) holds has one coding, its `Codable` conformance, which the file
 /// is written and read with (`AuthStateFile.encoded`, `JSONDecoder`). These tests keep the writer and the reader from
 /// drifting apart: each sample sets every stored property (a property added later and left `nil` fails here), each
-/// property is either a coding key or named here as not saved (with why), and what is written reads back as the
-/// value it came from and writes the same bytes again.
+/// property is either a coding key or named here with why it has none, every key is written, and what is written
+/// reads back as the value it came from and writes the same bytes again.
 @Suite("One coding per saved type: every property written, read back, written the same")
 struct PersistedCodingTests {
     // MARK: the samples
@@ -80,23 +80,28 @@ struct PersistedCodingTests {
         }
     }
 
-    /// `value` sets every stored property, and has a coding key for each one but `notSaved` (plus `derived`, keys
-    /// written from other properties): a property added without its key, or left out of the sample, fails here.
-    private func expectEveryPropertyCoded<Keys: CodingKey & CaseIterable>(
-        _ value: Any, keys: Keys.Type, notSaved: Set<String> = [], derived: Int = 0,
+    /// `value` sets every stored property, has a coding key for each one but `withoutKey` (not saved, or saved under
+    /// other keys: each named with why where it is called), plus `derived` keys written from other properties, and
+    /// writes every one of its keys: a property added without its key, a member the writer leaves out, or a property
+    /// left out of the sample fails here.
+    private func expectEveryPropertyCoded<Value: Encodable, Keys: CodingKey & CaseIterable>(
+        _ value: Value, keys: Keys.Type, withoutKey: Set<String> = [], derived: Int = 0,
         sourceLocation: SourceLocation = #_sourceLocation
-    ) {
-        let properties = Mirror(reflecting: value).children.compactMap(\.label).filter { !notSaved.contains($0) }
+    ) throws {
+        let properties = Mirror(reflecting: value).children.compactMap(\.label).filter { !withoutKey.contains($0) }
         let keys = Keys.allCases.map(\.stringValue)
         let counts =
             "\(properties.count) properties saved (\(properties)) and \(derived) derived, but \(keys.count) coding keys "
             + "(\(keys)): each saved property needs its key, and each other one its reason here"
         #expect(
             properties.count + derived == keys.count, "\(type(of: value)): \(counts)", sourceLocation: sourceLocation)
-        let unset = nilProperties(of: value).filter { !notSaved.contains($0) }
+        let unset = nilProperties(of: value).filter { !withoutKey.contains($0) }
         #expect(
             unset.isEmpty, "the sample leaves \(unset) nil: set it, so that its coding is tested",
             sourceLocation: sourceLocation)
+        let written = try members(value)
+        let unwritten = keys.filter { written[$0] == nil }
+        #expect(unwritten.isEmpty, "\(type(of: value)) does not write \(unwritten)", sourceLocation: sourceLocation)
     }
 
     /// `value` written, read back and written again: the same bytes twice; returns what was read.
@@ -127,16 +132,16 @@ struct PersistedCodingTests {
 
     @Test("server metadata: every member written, URLs as strings, read back equal")
     func serviceConfiguration() throws {
-        expectEveryPropertyCoded(Self.configuration, keys: ServiceConfiguration.CodingKeys.self)
+        try expectEveryPropertyCoded(Self.configuration, keys: ServiceConfiguration.CodingKeys.self)
         #expect(try roundTrip(Self.configuration) == Self.configuration)
         #expect(try members(Self.configuration)["end_session_endpoint"] == .string("https://id.example.com/logout"))
     }
 
     @Test("tokens: the server's fields, and received_at beside them in the saved form only")
     func tokenResponse() throws {
-        expectEveryPropertyCoded(
+        try expectEveryPropertyCoded(
             Self.tokens, keys: TokenResponse.CodingKeys.self,
-            notSaved: ["receivedAt"])  // this client's own time: saved by SavedTokens, never read from a server
+            withoutKey: ["receivedAt"])  // this client's own time: saved by SavedTokens, never read from a server
         #expect(
             String(decoding: try JSONEncoder.sorted.encode(Self.tokens), as: UTF8.self)
                 == #"{"access_token":"at","expires_in":3600,"id_token":"h.p.s","refresh_token":"rt","scope":"openid email","token_type":"Bearer"}"#
@@ -149,11 +154,11 @@ struct PersistedCodingTests {
     @Test("client: id, method, algorithm and confidential written; the secret never")
     func client() throws {
         let client = try Self.client()
-        expectEveryPropertyCoded(
+        try expectEveryPropertyCoded(
             client, keys: ClientCredentials.CodingKeys.self,
             // Given again by the app each time, never saved: the secret and the signing key, and how the client
             // signs its requests; read back, the method counts as explicit.
-            notSaved: ["clientSecret", "signingKey", "signsRequestObjects", "authenticationMethodIsExplicit"],
+            withoutKey: ["clientSecret", "signingKey", "signsRequestObjects", "authenticationMethodIsExplicit"],
             derived: 1)  // confidential: from the method
         let read = try roundTrip(client)
         #expect(read.clientID == "app" && read.authenticationMethod == .clientSecretPost)
@@ -165,7 +170,8 @@ struct PersistedCodingTests {
 
     @Test("ID token claims: typed ones over allClaims, aud as a list or one string; a time past 9999 throws")
     func idTokenClaims() throws {
-        expectEveryPropertyCoded(Self.claims, keys: IDTokenClaims.CodingKeys.self, notSaved: ["allClaims"])
+        // allClaims: its members are written beside the typed claims, not under a key of its own.
+        try expectEveryPropertyCoded(Self.claims, keys: IDTokenClaims.CodingKeys.self, withoutKey: ["allClaims"])
         let read = try roundTrip(Self.claims)
         #expect(read.subject == "alice" && read.audience == ["app", "other"] && read.authTime == Self.claims.authTime)
         #expect(read.allClaims["groups"] == .array([.string("admins")]))
@@ -183,9 +189,9 @@ struct PersistedCodingTests {
 
     @Test("identity, error, DPoP key and revoked tokens: read back equal")
     func smallTypes() throws {
-        expectEveryPropertyCoded(Self.identity, keys: UserIdentity.CodingKeys.self)
+        try expectEveryPropertyCoded(Self.identity, keys: UserIdentity.CodingKeys.self)
         #expect(try roundTrip(Self.identity) == Self.identity)
-        expectEveryPropertyCoded(Self.error, keys: OAuthErrorResponse.CodingKeys.self)
+        try expectEveryPropertyCoded(Self.error, keys: OAuthErrorResponse.CodingKeys.self)
         #expect(try roundTrip(Self.error) == Self.error)
         let key = DPoPKey()
         #expect(try roundTrip(key) == key)
@@ -201,7 +207,7 @@ struct PersistedCodingTests {
     @Test("the whole state: every part written and read back; the index and a registration too")
     func wholeState() throws {
         let contents = try Self.contents()
-        expectEveryPropertyCoded(contents, keys: AuthStateFile.Contents.CodingKeys.self)
+        try expectEveryPropertyCoded(contents, keys: AuthStateFile.Contents.CodingKeys.self)
         let read = try roundTrip(contents)
         #expect(read.revision == 4 && read.configuration == Self.configuration && read.tokenResponse == Self.tokens)
         #expect(try read.idTokenClaims.map { try AuthStateFile.encoded($0) } == AuthStateFile.encoded(Self.claims))
@@ -223,7 +229,7 @@ struct PersistedCodingTests {
             registrationClientURI: URL(string: "https://id.example.com/register/app"),
             redirectURIs: [URL(string: "http://127.0.0.1/callback")!], tokenEndpointAuthMethod: .clientSecretBasic,
             idTokenAlgorithm: try IDTokenAlgorithm("RS256"))
-        expectEveryPropertyCoded(registration, keys: ClientRegistration.CodingKeys.self)
+        try expectEveryPropertyCoded(registration, keys: ClientRegistration.CodingKeys.self)
         #expect(try roundTrip(registration) == registration)
     }
 }

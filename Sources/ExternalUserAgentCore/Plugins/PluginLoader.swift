@@ -147,6 +147,8 @@ public struct PluginLoader: Sendable {
         var catalog = PluginCatalog()
         for (file, opening) in zip(files, opened) {
             add(opening.flatMap(described), path: file, to: &catalog)
+            // Refused for this program's runtime alone: the index is shared with programs that may open it.
+            if case .failure = opening, SwiftRuntimeNames.needsPackageRuntime(file) { continue }
             table?.record(file, ids: Self.ids(offeredBy: file, in: catalog))
         }
         return catalog
@@ -252,8 +254,10 @@ public struct PluginLoader: Sendable {
         if SwiftRuntimeNames.mustAnswerNames(before: resolved), let problem = SwiftRuntimeNames.problem {
             return .failure(ExternalUserAgentError(.pluginNotLoadable, problem))
         }
-        if let problem = SwiftRuntimeNames.otherRuntimeProblem(resolved) {
-            return .failure(ExternalUserAgentError(.pluginNotLoadable, problem))
+        if SwiftRuntimeNames.needsPackageRuntime(resolved) {
+            return .failure(
+                ExternalUserAgentError(
+                    .pluginNotLoadable, SwiftRuntimeNames.otherRuntimeProblem(folder: SmallFiles.folder(of: path))))
         }
         let library: DynamicLibrary
         // The checked file itself, not the path again: a link changed in between is not followed.

@@ -53,20 +53,23 @@ enum SwiftRuntimeNames {
         return needed.contains { names.contains($0) }
     }
 
-    /// Why the plugin at `path` is not opened in a program on another Swift runtime (the toolchain's: a debug build,
-    /// the tests, an app built with SwiftPM); `nil` when it may be. An installed eua's own plugins need the package's
-    /// runtime library by name: opened here, it would be a second Swift runtime in the process, and the first value
-    /// that crosses from one runtime to the other (a dictionary hashed by one and read by the other) stops the
-    /// program. Read from the file's needed libraries, before `dlopen`.
-    static func otherRuntimeProblem(_ path: String) -> String? {
-        guard !onPackageRuntime, let needed = ELFNeededLibraries.read(path), needed.contains(libraryName) else {
-            return nil
-        }
-        return "built for an installed eua's own Swift runtime (it needs \(libraryName)), and this program runs on "
-            + "another Swift runtime; two runtimes in one process crash, so it is not opened. Use the plugins built "
-            + "with this program (its agent plugin products, in its own build folder), or leave \(SmallFiles.folder(of: path)) "
-            + "out of its plugin search path; or sign in through the eua command or the sign-in service, which run on "
-            + "that runtime"
+    /// Whether the plugin at `path` needs the package's runtime library while this program runs on another Swift
+    /// runtime (the toolchain's: a debug build, the tests, an app built with SwiftPM). An installed eua's own plugins
+    /// (and those of a `scripts/build-release` folder) need that library by name: opened here, it would be a second
+    /// Swift runtime in the process, and the first value that crosses from one runtime to the other (a dictionary
+    /// hashed by one and read by the other) stops the program. Read from the file's needed libraries, before `dlopen`.
+    static func needsPackageRuntime(_ path: String) -> Bool {
+        guard !onPackageRuntime, let needed = ELFNeededLibraries.read(path) else { return false }
+        return needed.contains(libraryName)
+    }
+
+    /// Why a plugin found in `folder` that ``needsPackageRuntime(_:)`` is not opened, and what to do.
+    static func otherRuntimeProblem(folder: String) -> String {
+        "built for an installed eua's own Swift runtime (it needs \(libraryName)), and this program runs on another "
+            + "Swift runtime; two runtimes in one process crash, so it is not opened. Use plugins built with this "
+            + "program's toolchain (its agent plugin products, as swift build links them), or leave \(folder) out of "
+            + "its plugin search path; or sign in through the eua command or the sign-in service, which run on that "
+            + "runtime"
     }
 
     /// Whether `dlerror` text says a symbol of the Swift runtime or of Foundation is missing (not one of the plugin's
