@@ -211,15 +211,7 @@ public struct SignOut: Sendable {
                 return .sent
             }
             let expectedState = SecureRandom.token(bits: 256)
-            let session = ExternalUserAgentSession(
-                agent: agent, receiver: receiver,
-                configuration: .init(
-                    expectedState: expectedState, timeout: timeout,
-                    onRefused: { [logger] reason in
-                        logger.info(
-                            "a request to the post-logout redirect URI was turned away; still waiting",
-                            metadata: ["why": "\(reason)"])
-                    }, purpose: .signOut))
+            let session = redirectSession(agent: agent, receiver: receiver, expectedState: expectedState)
             let box = EndSessionBox()
             let callback = try await session.run { redirectURI in
                 let request = try EndSessionRequest(
@@ -265,6 +257,23 @@ extension SignOut {
         return !text.lowercased().contains("<form") && words.count < 40
     }
 
+    /// A sign-out's session that waits, up to ``timeout``, for the post-logout redirect with `expectedState` (a request
+    /// to that URI with another `state` is turned away, logged, and the wait goes on); `handOff`, the form the receiver
+    /// serves for an end-session request with `id_token_hint`.
+    private func redirectSession(
+        agent: any ExternalUserAgent, receiver: any RedirectReceiver, expectedState: String, handOff: HandOffForm? = nil
+    ) -> ExternalUserAgentSession {
+        ExternalUserAgentSession(
+            agent: agent, receiver: receiver,
+            configuration: .init(
+                expectedState: expectedState, timeout: timeout,
+                onRefused: { [logger] reason in
+                    logger.info(
+                        "a request to the post-logout redirect URI was turned away; still waiting",
+                        metadata: ["why": "\(reason)"])
+                }, purpose: .signOut, handOff: handOff))
+    }
+
     /// The end-session request with `id_token_hint`, in a form the loopback `receiver` serves once: the agent is given
     /// only the receiver's one-time URL, the browser sends the form to the provider, and the post-logout redirect
     /// comes back to the receiver with this request's `state`.
@@ -297,15 +306,7 @@ extension SignOut {
         let form = HandOffForm(
             action: endpoint, method: delivery == .hintGet ? .get : .post, fields: fields,
             redirectURIField: "post_logout_redirect_uri")
-        let session = ExternalUserAgentSession(
-            agent: agent, receiver: receiver,
-            configuration: .init(
-                expectedState: expectedState, timeout: timeout,
-                onRefused: { [logger] reason in
-                    logger.info(
-                        "a request to the post-logout redirect URI was turned away; still waiting",
-                        metadata: ["why": "\(reason)"])
-                }, purpose: .signOut, handOff: form))
+        let session = redirectSession(agent: agent, receiver: receiver, expectedState: expectedState, handOff: form)
         let callback = try await session.run { redirectURI in
             guard redirectURI.scheme == "http", let url = form.url(on: redirectURI) else {
                 throw ExternalUserAgentError(
