@@ -43,74 +43,67 @@ struct ClientLibraryTests {
             ["all", "qt-example", "\(folder.path)/build/asan/eua-client-stress"], build: folder,
             timeout: 600)
         try #require(built.status == 0, "the library did not build:\n\(built.stdout)\n\(built.stderr)")
-        try await LocalAuthorizationServer.withServer(.init(clientID: "my-app", subject: "alice")) { server in
-            try await LocalAuthorizationServer.withServer(
-                .init(
-                    clientID: "my-app", subject: "bob",
-                    misbehaviors: [.slowTokenEndpoint],
-                    tokenEndpointDelay: .seconds(20))
-            ) { slow in
-                let session = try SecretServiceSession()
-                _ = try SignInServiceHarness.writeConfiguration(home: session.folder.path)
-                let steps = """
-                    echo "== example"; "$BUILD/eua-signin-example" "$ISSUER" my-app; echo "status=$?"
-                    echo "== qt"; QT_QPA_PLATFORM=offscreen "$BUILD/eua-qt-signin" "$ISSUER" my-app --click 2>/dev/null; echo "status=$?"
-                    echo "== python"
-                    (cd "$PYTHON_EXAMPLE" && EUA_LIBRARY="$BUILD/libexternaluseragent.so.1" EUA_TEST_ISSUER="$ISSUER" \
-                        python3 -m pytest -q -p no:cacheprovider test_externaluseragent.py >"$HOME/pytest.out" 2>&1)
-                    echo "status=$?"
-                    awk '{ print "out" NR "=" $0 }' "$HOME/pytest.out" | tail -n 40
-                    echo "== stress"
-                    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 LSAN_OPTIONS=suppressions="$CLIB/tests/lsan.supp":print_suppressions=0 \
-                        UBSAN_OPTIONS=halt_on_error=1 "$BUILD/asan/eua-client-stress" "$ISSUER" "$SLOW" my-app 2>"$HOME/stress.err"
-                    echo "status=$?"
-                    awk '{ print "stderr" NR "=" $0 }' "$HOME/stress.err" | head -n 60
-                    """
-                let outcome = try await SignInServiceHarness.run(
-                    steps,
-                    environment: [
-                        "SERVICE": try TestPaths.product("eua-signin-service").path, "BUILD": folder.path + "/build",
-                        "CLIB": Self.clib.path, "ISSUER": server.issuer,
-                        "PYTHON_EXAMPLE": TestPaths.packageRoot.appendingPathComponent("Examples/Python").path,
-                        "SLOW": slow.issuer,
-                        "EUA_PLUGIN_PATH": TestPaths.productsFolder.path,
-                    ], session: session, timeout: 400)
-                let (sections, report) = (outcome.sections, outcome.report)
+        try await SignInServiceHarness.withServers { server, slow in
+            let session = try SecretServiceSession()
+            _ = try SignInServiceHarness.writeConfiguration(home: session.folder.path)
+            let steps = """
+                echo "== example"; "$BUILD/eua-signin-example" "$ISSUER" my-app; echo "status=$?"
+                echo "== qt"; QT_QPA_PLATFORM=offscreen "$BUILD/eua-qt-signin" "$ISSUER" my-app --click 2>/dev/null; echo "status=$?"
+                echo "== python"
+                (cd "$PYTHON_EXAMPLE" && EUA_LIBRARY="$BUILD/libexternaluseragent.so.1" EUA_TEST_ISSUER="$ISSUER" \
+                    python3 -m pytest -q -p no:cacheprovider test_externaluseragent.py >"$HOME/pytest.out" 2>&1)
+                echo "status=$?"
+                awk '{ print "out" NR "=" $0 }' "$HOME/pytest.out" | tail -n 40
+                echo "== stress"
+                ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 LSAN_OPTIONS=suppressions="$CLIB/tests/lsan.supp":print_suppressions=0 \
+                    UBSAN_OPTIONS=halt_on_error=1 "$BUILD/asan/eua-client-stress" "$ISSUER" "$SLOW" my-app 2>"$HOME/stress.err"
+                echo "status=$?"
+                awk '{ print "stderr" NR "=" $0 }' "$HOME/stress.err" | head -n 60
+                """
+            let outcome = try await SignInServiceHarness.run(
+                steps,
+                environment: [
+                    "SERVICE": try TestPaths.product("eua-signin-service").path, "BUILD": folder.path + "/build",
+                    "CLIB": Self.clib.path, "ISSUER": server.issuer,
+                    "PYTHON_EXAMPLE": TestPaths.packageRoot.appendingPathComponent("Examples/Python").path,
+                    "SLOW": slow.issuer,
+                    "EUA_PLUGIN_PATH": TestPaths.productsFolder.path,
+                ], session: session, timeout: 400)
+            let (sections, report) = (outcome.sections, outcome.report)
 
-                let example = sections["example"] ?? [:]
-                #expect(example["status"] == "0", "example: \(report)")
-                #expect(example["subject"] == "alice")
-                #expect(example["account"]?.count == 32)
-                #expect(Int(example["access_token_length"] ?? "") ?? 0 > 0)
-                #expect(example["expires_at_present"] == "yes")
-                #expect(Int(example["sync_access_token_length"] ?? "") ?? 0 > 0)
-                #expect(example["listed_own_account"] == "yes")
-                #expect(example["signed_out"] == "yes")
-                #expect(example["listed_after_sign_out"] == "no")
-                #expect(example["maps_library"] == "yes")
-                #expect(example["maps_swift_runtime"] == "no")
-                #expect(example["maps_plugin"] == "no")
+            let example = sections["example"] ?? [:]
+            #expect(example["status"] == "0", "example: \(report)")
+            #expect(example["subject"] == "alice")
+            #expect(example["account"]?.count == 32)
+            #expect(Int(example["access_token_length"] ?? "") ?? 0 > 0)
+            #expect(example["expires_at_present"] == "yes")
+            #expect(Int(example["sync_access_token_length"] ?? "") ?? 0 > 0)
+            #expect(example["listed_own_account"] == "yes")
+            #expect(example["signed_out"] == "yes")
+            #expect(example["listed_after_sign_out"] == "no")
+            #expect(example["maps_library"] == "yes")
+            #expect(example["maps_swift_runtime"] == "no")
+            #expect(example["maps_plugin"] == "no")
 
-                let qt = sections["qt"] ?? [:]
-                #expect(qt["status"] == "0", "Qt: \(qt)")
-                #expect(qt["label"] == "Signed in as alice", "Qt: \(qt)")
-                #expect(qt["done_on_main_thread"] == "yes")
+            let qt = sections["qt"] ?? [:]
+            #expect(qt["status"] == "0", "Qt: \(qt)")
+            #expect(qt["label"] == "Signed in as alice", "Qt: \(qt)")
+            #expect(qt["done_on_main_thread"] == "yes")
 
-                let python = sections["python"] ?? [:]
-                #expect(python["status"] == "0", "pytest: \(python)")
-                #expect(python.values.contains { $0.contains("4 passed") }, "pytest: \(python)")
+            let python = sections["python"] ?? [:]
+            #expect(python["status"] == "0", "pytest: \(python)")
+            #expect(python.values.contains { $0.contains("4 passed") }, "pytest: \(python)")
 
-                let stress = sections["stress"] ?? [:]
-                #expect(stress["status"] == "0" && stress["stress"] == "ok", "stress: \(report)")
-                #expect(stress["cancel_thread_calls"] == "1")
-                #expect(stress["cancel_in_done_calls"] == "1")
-                #expect(stress["freed_calls"] == "0")
-                #expect(stress["parallel_ended"] == "100")
-                #expect(stress["parallel_twice"] == "0")
-                // The service lets 4 requests of a caller be in flight. The three slow sign-ins cancelled or freed before
-                // would hold three of them for 20 s had their requests not been closed: 4 signed in proves they were.
-                #expect(Int(stress["parallel_signed_in"] ?? "") ?? 0 >= 4, "stress: \(stress)")
-            }
+            let stress = sections["stress"] ?? [:]
+            #expect(stress["status"] == "0" && stress["stress"] == "ok", "stress: \(report)")
+            #expect(stress["cancel_thread_calls"] == "1")
+            #expect(stress["cancel_in_done_calls"] == "1")
+            #expect(stress["freed_calls"] == "0")
+            #expect(stress["parallel_ended"] == "100")
+            #expect(stress["parallel_twice"] == "0")
+            // The service lets 4 requests of a caller be in flight. The three slow sign-ins cancelled or freed before
+            // would hold three of them for 20 s had their requests not been closed: 4 signed in proves they were.
+            #expect(Int(stress["parallel_signed_in"] ?? "") ?? 0 >= 4, "stress: \(stress)")
         }
     }
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+import ExternalUserAgentTesting
 import Foundation
 import Testing
 
@@ -16,6 +17,24 @@ public enum SignInServiceHarness {
         public var sections: Sections
         /// The script's whole output, for failure messages.
         public var report: String
+    }
+
+    /// Runs `body` with the two local servers of the service's tests, both for client `my-app`, and stops them however
+    /// `body` ends: `server` signs `alice` in; `slow` signs `bob` in with a token endpoint that answers after 20 s, for a
+    /// sign-in still in flight when `Close` comes or its caller leaves.
+    public static func withServers<Result>(
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (LocalAuthorizationServer, LocalAuthorizationServer) async throws -> Result
+    ) async throws -> Result {
+        try await LocalAuthorizationServer.withServer(.init(clientID: "my-app", subject: "alice")) { server in
+            try await LocalAuthorizationServer.withServer(
+                .init(
+                    clientID: "my-app", subject: "bob", misbehaviors: [.slowTokenEndpoint],
+                    tokenEndpointDelay: .seconds(20))
+            ) { slow in
+                try await body(server, slow)
+            }
+        }
     }
 
     /// Writes the host's configuration into `home` (`$HOME/.config/eua/config.toml`): the headless agent in `mode`
