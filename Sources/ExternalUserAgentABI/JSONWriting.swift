@@ -14,41 +14,6 @@ extension JSONValue {
         return out
     }
 
-    /// This value as indented JSON text for people to read: two spaces a level, object keys sorted, `"name" : value`
-    /// as `JSONEncoder`'s `.prettyPrinted` writes it (an empty list or object stays `[]`, `{}`).
-    public var indentedJSONText: String {
-        var out = ""
-        write(to: &out, indent: "")
-        out += "\n"
-        return out
-    }
-
-    private func write(to out: inout String, indent: String) {
-        let inner = indent + "  "
-        switch self {
-        case .array(let values) where !values.isEmpty:
-            out += "[\n"
-            for (index, value) in values.enumerated() {
-                if index > 0 { out += ",\n" }
-                out += inner
-                value.write(to: &out, indent: inner)
-            }
-            out += "\n" + indent + "]"
-        case .object(let members) where !members.isEmpty:
-            out += "{\n"
-            for (index, key) in members.keys.sorted().enumerated() {
-                if index > 0 { out += ",\n" }
-                out += inner
-                JSONValue.writeString(key, to: &out)
-                out += " : "
-                members[key]!.write(to: &out, indent: inner)
-            }
-            out += "\n" + indent + "}"
-        default:
-            write(to: &out)
-        }
-    }
-
     func write(to out: inout String) {
         switch self {
         case .string(let value): JSONValue.writeString(value, to: &out)

@@ -23,16 +23,6 @@ struct JSONReadingTests {
         let value = try JSONValue(parsing: text)
         #expect(value == foundation(text), "\(text)")
         #expect(try JSONValue(parsing: value.jsonText) == value, "what it reads, written and read again, is the same")
-        #expect(try JSONValue(parsing: value.indentedJSONText) == value, "indented too")
-    }
-
-    @Test("indented text: two spaces a level, keys sorted, `name : value` as JSONEncoder's prettyPrinted writes it")
-    func indented() throws {
-        let value = JSONValue.object(["b": .array([.number(1), .string("x")]), "a": .object([:]), "c": .array([])])
-        #expect(value.indentedJSONText == "{\n  \"a\" : {},\n  \"b\" : [\n    1,\n    \"x\"\n  ],\n  \"c\" : []\n}\n")
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        #expect(foundation(String(decoding: try encoder.encode(value), as: UTF8.self)) == value)
     }
 
     @Test("a zero with an unsigned exponent is a number (RFC 8259), though JSONDecoder refuses it")
