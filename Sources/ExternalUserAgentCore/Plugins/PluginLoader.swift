@@ -116,6 +116,18 @@ public struct PluginLoader: Sendable {
         return files
     }
 
+    /// Why a plugin's `kind` (`agent`, `receiver`) `id` is skipped: `taken`, found first, offers that id already.
+    private static func duplicate(_ kind: String, _ id: String, takenBy taken: String, path: String)
+        -> PluginLoadFailure
+    {
+        PluginLoadFailure(
+            path: path,
+            error: ExternalUserAgentError(
+                .pluginDuplicateID,
+                "\(kind) id '\(id)' is already taken by \(taken), which was found first (agents and receivers share one "
+                    + "namespace); this one is skipped"))
+    }
+
     /// The valid agent and receiver ids the plugin loaded from `file` offers, and its agents' families (the
     /// names `--agent` may use); none when it was refused.
     private static func ids(offeredBy file: String, in catalog: PluginCatalog) -> [String] {
@@ -184,13 +196,7 @@ public struct PluginLoader: Sendable {
         catalog.failures += checked.skipped.map { PluginLoadFailure(path: plugin.path, error: $0) }
         for (component, kind) in checked.agents {
             if let taken = Self.owner(of: component.id, in: catalog) {
-                catalog.failures.append(
-                    PluginLoadFailure(
-                        path: plugin.path,
-                        error: ExternalUserAgentError(
-                            .pluginDuplicateID,
-                            "agent id '\(component.id)' is already taken by \(taken), which was found first (agents and "
-                                + "receivers share one namespace); this one is skipped")))
+                catalog.failures.append(Self.duplicate("agent", component.id, takenBy: taken, path: plugin.path))
                 continue
             }
             let descriptor = AgentDescriptor(
@@ -203,13 +209,7 @@ public struct PluginLoader: Sendable {
         }
         for component in checked.receivers {
             if let taken = Self.owner(of: component.id, in: catalog) {
-                catalog.failures.append(
-                    PluginLoadFailure(
-                        path: plugin.path,
-                        error: ExternalUserAgentError(
-                            .pluginDuplicateID,
-                            "receiver id '\(component.id)' is already taken by \(taken), which was found first (agents and "
-                                + "receivers share one namespace); this one is skipped")))
+                catalog.failures.append(Self.duplicate("receiver", component.id, takenBy: taken, path: plugin.path))
                 continue
             }
             catalog.receivers.append(
